@@ -1,0 +1,106 @@
+//! What a run measured: per-tick series per node and for the whole system,
+//! unique request ids per named window, and the final accounting.
+
+use serde::Serialize;
+
+/// Per-tick counters of one node. Index `t` holds tick `t`; index 0 is unused.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeSeries {
+    /// The node's name.
+    pub name: String,
+    /// Calls the node saw (served or not).
+    pub calls: Vec<u32>,
+    /// Calls it answered with success.
+    pub ok: Vec<u32>,
+    /// Calls it answered with failure (refused, or its own tries used up).
+    pub failed: Vec<u32>,
+    /// Calls refused by its own capacity.
+    pub refused: Vec<u32>,
+    /// Request ids seen at the node this tick that it had not seen earlier
+    /// in the same tick.
+    pub unique: Vec<u32>,
+}
+
+impl NodeSeries {
+    fn new(name: &str, ticks: u64) -> Self {
+        let n = ticks as usize + 1;
+        NodeSeries {
+            name: name.to_string(),
+            calls: vec![0; n],
+            ok: vec![0; n],
+            failed: vec![0; n],
+            refused: vec![0; n],
+            unique: vec![0; n],
+        }
+    }
+}
+
+/// Where every request ended up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+pub struct Accounting {
+    /// Requests that entered from sources.
+    pub entered: u64,
+    /// Requests answered with success.
+    pub completed: u64,
+    /// Requests that failed after their last try.
+    pub dropped: u64,
+    /// Requests still waiting (for a retry) when the run ended.
+    pub in_flight: u64,
+}
+
+impl Accounting {
+    /// True when every request is accounted for.
+    pub fn balances(&self) -> bool {
+        self.entered == self.completed + self.dropped + self.in_flight
+    }
+}
+
+/// Everything one run measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Observations {
+    /// Length of the run in ticks.
+    pub ticks: u64,
+    /// Per-node series, in node order.
+    pub nodes: Vec<NodeSeries>,
+    /// New requests per tick.
+    pub arrivals: Vec<u32>,
+    /// Requests answered with success per tick.
+    pub completed: Vec<u32>,
+    /// Requests dropped per tick.
+    pub dropped: Vec<u32>,
+    /// Distinct request ids seen per window (outer) and node (inner).
+    pub window_unique: Vec<Vec<u64>>,
+    /// The final accounting.
+    pub accounting: Accounting,
+    /// Events processed.
+    pub events: u64,
+    /// The most requests in flight at once.
+    pub peak_in_flight: u64,
+}
+
+impl Observations {
+    pub(crate) fn new(ticks: u64, node_names: &[&str], windows: usize) -> Self {
+        let n = ticks as usize + 1;
+        Observations {
+            ticks,
+            nodes: node_names
+                .iter()
+                .map(|name| NodeSeries::new(name, ticks))
+                .collect(),
+            arrivals: vec![0; n],
+            completed: vec![0; n],
+            dropped: vec![0; n],
+            window_unique: vec![vec![0; node_names.len()]; windows],
+            accounting: Accounting::default(),
+            events: 0,
+            peak_in_flight: 0,
+        }
+    }
+
+    /// Sum of `series` over ticks `from..=to`.
+    pub fn sum(series: &[u32], from: u64, to: u64) -> u64 {
+        let to = (to as usize).min(series.len().saturating_sub(1));
+        let from = (from as usize).min(to + 1);
+        series[from..=to].iter().map(|&x| u64::from(x)).sum()
+    }
+}

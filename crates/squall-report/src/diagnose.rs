@@ -1,0 +1,202 @@
+//! Telling demand from a retry storm.
+//!
+//! When the calls a node sees rise between a baseline window and a window
+//! under suspicion, two causes give the same symptom:
+//!
+//! * **demand** — more requests arrive at the edge, and the node sees more
+//!   distinct request ids; calls per id (amplification) stay flat;
+//! * **retry storm** — the edge rate and the distinct ids stay flat, the
+//!   amplification rises and the success rate falls: the same requests come
+//!   back again and again.
+//!
+//! A rise is a change of more than [`TOLERANCE`] (10 %). Separately, the node
+//! sits at its **capacity limit** when it refused calls for capacity in at
+//! least [`SATURATED_SHARE`] of the window's ticks: served calls per tick
+//! (call rate x success) then cannot grow, and extra tries only take a share
+//! from other requests. With `against V`, the served rate is compared with
+//! variant `V`'s in the same window.
+
+use squall_lang::{DiagnoseSpec, Metric, RunKey};
+
+use crate::eval::window_metric;
+use crate::number::to_fixed;
+use crate::study::Study;
+
+/// A change larger than this fraction counts as a rise.
+pub const TOLERANCE: f64 = 0.10;
+/// Share of ticks with refusals that marks a node at its capacity limit.
+pub const SATURATED_SHARE: f64 = 0.90;
+
+/// The cause a diagnosis names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// Calls did not rise.
+    NoRise,
+    /// More requests.
+    Demand,
+    /// The same requests, retried.
+    RetryStorm,
+    /// Both more requests and more calls per request.
+    Both,
+    /// Calls rose, but neither pattern fits.
+    Unclear,
+}
+
+impl Cause {
+    /// Words for the report.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Cause::NoRise => "no rise in calls",
+            Cause::Demand => "demand (more requests, not more calls per request)",
+            Cause::RetryStorm => "retry storm (the same requests, called again and again)",
+            Cause::Both => "demand and retries together",
+            Cause::Unclear => "calls rose, but neither demand nor retries explain it",
+        }
+    }
+}
+
+/// Classifies a change from the ratios of window to baseline.
+pub fn classify(calls: f64, edge: f64, unique: f64, amplification: f64) -> Cause {
+    let rose = |r: f64| r > 1.0 + TOLERANCE;
+    if !rose(calls) {
+        return Cause::NoRise;
+    }
+    match (rose(unique) || rose(edge), rose(amplification)) {
+        (true, false) => Cause::Demand,
+        (false, true) => Cause::RetryStorm,
+        (true, true) => Cause::Both,
+        (false, false) => Cause::Unclear,
+    }
+}
+
+struct Side {
+    edge: f64,
+    unique: f64,
+    calls: f64,
+    amplification: Option<f64>,
+    success: Option<f64>,
+    served: f64,
+    saturated: f64,
+    ticks: f64,
+}
+
+impl Study<'_> {
+    fn side(&self, key: RunKey, window: usize, node: usize) -> Option<Side> {
+        let run = self.runs.get(&key)?;
+        let w = run.model.windows.get(window)?;
+        let m = |metric| window_metric(&run.obs, metric, w.from, w.to, window, Some(node));
+        Some(Side {
+            edge: m(Metric::EdgeRate)?,
+            unique: m(Metric::UniqueRate)?,
+            calls: m(Metric::CallRate)?,
+            amplification: m(Metric::Amplification),
+            success: m(Metric::SuccessRate),
+            served: m(Metric::ServedRate)?,
+            saturated: m(Metric::SaturatedTicks)?,
+            ticks: m(Metric::Ticks)?,
+        })
+    }
+
+    /// One verdict line per selected variant.
+    pub fn diagnose(&self, d: &DiagnoseSpec) -> Vec<String> {
+        let s = self.scenario;
+        let node = &s.nodes[d.node].name;
+        let (wname, bname) = (&s.windows[d.window].0, &s.windows[d.baseline].0);
+        let unit = s.clock.unit_name();
+        let mut out = Vec::new();
+        for v in (0..s.variants.len()).filter(|&v| self.includes_variant(v)) {
+            let key = RunKey::Variant(v);
+            let (Some(w), Some(b)) = (
+                self.side(key, d.window, d.node),
+                self.side(key, d.baseline, d.node),
+            ) else {
+                continue;
+            };
+            let r = |a: f64, b: f64| {
+                if b == 0.0 {
+                    if a == 0.0 {
+                        1.0
+                    } else {
+                        f64::INFINITY
+                    }
+                } else {
+                    a / b
+                }
+            };
+            let amp_ratio = match (w.amplification, b.amplification) {
+                (Some(a), Some(bb)) => r(a, bb),
+                _ => 1.0,
+            };
+            let cause = classify(
+                r(w.calls, b.calls),
+                r(w.edge, b.edge),
+                r(w.unique, b.unique),
+                amp_ratio,
+            );
+            let f2 = |x: f64| to_fixed(x, 2);
+            let opt = |x: Option<f64>, d: usize| x.map_or("—".to_string(), |x| to_fixed(x, d));
+            let saturated = w.saturated >= SATURATED_SHARE * w.ticks;
+            let mut capacity = if saturated {
+                format!(
+                    "`{node}` is at its capacity limit (calls refused in {} of {} {unit}s): it serves {}/{unit} however many calls arrive",
+                    w.saturated, w.ticks, f2(w.served)
+                )
+            } else {
+                format!(
+                    "`{node}` is not at its capacity limit (calls refused in {} of {} {unit}s); it serves {}/{unit}",
+                    w.saturated, w.ticks, f2(w.served)
+                )
+            };
+            if let Some(a) = d.against {
+                if a != v && saturated {
+                    if let Some(other) = self.side(RunKey::Variant(a), d.window, d.node) {
+                        let same =
+                            (w.served - other.served).abs() <= TOLERANCE * other.served.max(1e-12);
+                        capacity.push_str(&format!(
+                            "; {} served {}/{unit} with {} calls/{unit}{}",
+                            s.variants[a].label,
+                            f2(other.served),
+                            f2(other.calls),
+                            if same && w.calls > other.calls * (1.0 + TOLERANCE) {
+                                ": the extra calls served nothing"
+                            } else {
+                                ""
+                            }
+                        ));
+                    }
+                }
+            }
+            out.push(format!(
+                "diagnosis, {}: {wname} vs {bname} at `{node}`: {}. edge {} -> {}/{unit}, unique ids {} -> {}/{unit}, calls {} -> {}/{unit}, amplification {} -> {}, success {} -> {}. {}.",
+                s.variants[v].label,
+                cause.describe(),
+                f2(b.edge),
+                f2(w.edge),
+                f2(b.unique),
+                f2(w.unique),
+                f2(b.calls),
+                f2(w.calls),
+                opt(b.amplification, 2),
+                opt(w.amplification, 2),
+                opt(b.success, 4),
+                opt(w.success, 4),
+                capacity
+            ));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classification() {
+        assert_eq!(classify(1.0, 1.0, 1.0, 1.0), Cause::NoRise);
+        assert_eq!(classify(2.0, 2.0, 2.0, 1.0), Cause::Demand);
+        assert_eq!(classify(6.25, 1.0, 1.0, 6.25), Cause::RetryStorm);
+        assert_eq!(classify(4.0, 2.0, 2.0, 2.0), Cause::Both);
+        assert_eq!(classify(1.5, 1.0, 1.0, 1.05), Cause::Unclear);
+    }
+}

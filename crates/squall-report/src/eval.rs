@@ -1,0 +1,207 @@
+//! Evaluating report expressions against finished runs.
+//!
+//! A value is `Some(x)` or `None` ("n/a": a ratio with a zero denominator, a
+//! recovery from a fault the run does not have, a value that never came).
+//! Arithmetic on `None` gives `None`.
+
+use squall_engine::Observations;
+use squall_lang::ast::BinOp;
+use squall_lang::{Func, Metric, RExpr, RunKey};
+
+use crate::study::{Run, Study};
+
+/// Where an expression is evaluated: a run, and optionally a window and node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ctx {
+    /// The run.
+    pub run: RunKey,
+    /// The window, by index.
+    pub window: Option<usize>,
+    /// The node, by index.
+    pub node: Option<usize>,
+}
+
+/// Deepest nesting of measures (guards a measure that refers to itself).
+const DEPTH: usize = 64;
+
+impl Study<'_> {
+    /// The value of `e` in `ctx`.
+    pub fn eval(&self, e: &RExpr, ctx: Ctx) -> Option<f64> {
+        self.eval_depth(e, ctx, 0)
+    }
+
+    fn run_of(&self, key: RunKey) -> Option<&Run> {
+        self.runs.get(&key)
+    }
+
+    fn eval_depth(&self, e: &RExpr, ctx: Ctx, depth: usize) -> Option<f64> {
+        if depth > DEPTH {
+            return None;
+        }
+        match e {
+            RExpr::Number(x) => Some(*x),
+            RExpr::Param(name) => {
+                let run = self.run_of(ctx.run)?;
+                self.scenario.param_number(name, &run.overrides)
+            }
+            RExpr::Metric {
+                variant,
+                window,
+                node,
+                metric,
+            } => {
+                let key = variant.map_or(ctx.run, RunKey::Variant);
+                let run = self.run_of(key)?;
+                let w = window.or(ctx.window)?;
+                let spec = run.model.windows.get(w)?;
+                let n = if metric.needs_node() {
+                    Some(node.or(ctx.node)?)
+                } else {
+                    None
+                };
+                window_metric(&run.obs, *metric, spec.from, spec.to, w, n)
+            }
+            RExpr::Measure { variant, measure } => {
+                let m = self.scenario.report.measures.get(*measure)?;
+                let run = variant.map_or(ctx.run, RunKey::Variant);
+                self.eval_depth(&m.expr, Ctx { run, ..ctx }, depth + 1)
+            }
+            RExpr::Neg(x) => self.eval_depth(x, ctx, depth + 1).map(|v| -v),
+            RExpr::Binary(op, a, b) => {
+                let a = self.eval_depth(a, ctx, depth + 1)?;
+                let b = self.eval_depth(b, ctx, depth + 1)?;
+                let v = match op {
+                    BinOp::Add => a + b,
+                    BinOp::Sub => a - b,
+                    BinOp::Mul => a * b,
+                    BinOp::Div => {
+                        if b == 0.0 {
+                            return None;
+                        }
+                        a / b
+                    }
+                    BinOp::Pow => a.powf(b),
+                };
+                v.is_finite().then_some(v)
+            }
+            RExpr::Call(f, args) => self.call(f, args, ctx, depth),
+        }
+    }
+
+    fn call(&self, f: &Func, args: &[RExpr], ctx: Ctx, depth: usize) -> Option<f64> {
+        let run = self.run_of(ctx.run)?;
+        match f {
+            Func::Recovery { node, fault } => {
+                let threshold = self.eval_depth(args.first()?, ctx, depth + 1)?;
+                let name = &self.scenario.faults.get(*fault)?.name;
+                let spec = run.model.faults.iter().find(|x| x.name == *name)?;
+                let calls = &run.obs.nodes.get(*node)?.calls;
+                (spec.to + 1..=run.obs.ticks)
+                    .find(|&t| f64::from(calls[t as usize]) <= threshold)
+                    .map(|t| (t - spec.to) as f64)
+            }
+            Func::Peak { node } => {
+                let calls = &run.obs.nodes.get(*node)?.calls;
+                calls.iter().skip(1).max().map(|&m| f64::from(m))
+            }
+            Func::PeakTick { node } => {
+                let calls = &run.obs.nodes.get(*node)?.calls;
+                let max = calls.iter().skip(1).max()?;
+                calls
+                    .iter()
+                    .skip(1)
+                    .position(|c| c == max)
+                    .map(|i| (i + 1) as f64)
+            }
+            Func::CallBound { node } => call_bound(&run.model, *node),
+            Func::Min | Func::Max | Func::Abs => {
+                let vals: Option<Vec<f64>> = args
+                    .iter()
+                    .map(|a| self.eval_depth(a, ctx, depth + 1))
+                    .collect();
+                let vals = vals?;
+                match f {
+                    Func::Min => vals.into_iter().reduce(f64::min),
+                    Func::Max => vals.into_iter().reduce(f64::max),
+                    _ => vals.first().map(|v| v.abs()),
+                }
+            }
+        }
+    }
+}
+
+/// The most calls one request can make at `node`: the product of the tries
+/// of every service above it on a source's path (the largest over sources).
+pub fn call_bound(model: &squall_lang::Model, node: usize) -> Option<f64> {
+    let mut best: Option<f64> = None;
+    for s in &model.sources {
+        let mut product = 1.0;
+        let mut cur = s.entry;
+        let mut steps = 0;
+        loop {
+            if cur == node {
+                best = Some(best.map_or(product, |b: f64| b.max(product)));
+                break;
+            }
+            let n = model.nodes.get(cur)?;
+            product *= n.retry.as_ref().map_or(1.0, |r| f64::from(r.attempts));
+            match n.downstream {
+                Some(d) if steps < model.nodes.len() => {
+                    cur = d;
+                    steps += 1;
+                }
+                _ => break,
+            }
+        }
+    }
+    best
+}
+
+/// A window metric: `w` is the window's index (for unique counts), `node`
+/// the node for node metrics.
+pub fn window_metric(
+    obs: &Observations,
+    metric: Metric,
+    from: u64,
+    to: u64,
+    w: usize,
+    node: Option<usize>,
+) -> Option<f64> {
+    let ticks = (to + 1 - from) as f64;
+    let sum = Observations::sum;
+    let ratio = |a: f64, b: f64| if b == 0.0 { None } else { Some(a / b) };
+    if !metric.needs_node() {
+        return match metric {
+            Metric::Arrivals => Some(sum(&obs.arrivals, from, to) as f64),
+            Metric::EdgeRate => Some(sum(&obs.arrivals, from, to) as f64 / ticks),
+            Metric::Dropped => Some(sum(&obs.dropped, from, to) as f64),
+            Metric::DroppedRate => Some(sum(&obs.dropped, from, to) as f64 / ticks),
+            Metric::Completed => Some(sum(&obs.completed, from, to) as f64),
+            _ => Some(ticks),
+        };
+    }
+    let s = obs.nodes.get(node?)?;
+    let calls = sum(&s.calls, from, to) as f64;
+    let served = sum(&s.ok, from, to) as f64;
+    let unique = *obs.window_unique.get(w)?.get(node?)? as f64;
+    Some(match metric {
+        Metric::Calls => calls,
+        Metric::Served => served,
+        Metric::Failed => sum(&s.failed, from, to) as f64,
+        Metric::Refused => sum(&s.refused, from, to) as f64,
+        Metric::Unique => unique,
+        Metric::SaturatedTicks => {
+            let to_i = (to as usize).min(s.refused.len().saturating_sub(1));
+            s.refused[from as usize..=to_i]
+                .iter()
+                .filter(|&&r| r > 0)
+                .count() as f64
+        }
+        Metric::CallRate => calls / ticks,
+        Metric::ServedRate => served / ticks,
+        Metric::UniqueRate => unique / ticks,
+        Metric::Amplification => return ratio(calls, unique),
+        Metric::SuccessRate => return ratio(served, calls),
+        _ => return None,
+    })
+}

@@ -1,0 +1,36 @@
+//! # squall-report
+//!
+//! Turns a scenario's runs into a report: the tables, lines and diagnoses its
+//! `report` block asks for, an accounting of every request, and the results
+//! of its `expect` lines; rendered as aligned text, markdown or JSON. Same
+//! input, same bytes out.
+//!
+//! ```
+//! let text = r#"scenario "tiny" {
+//!   run 10 rounds
+//!   source users { rate 2/round enters api }
+//!   chain api -> db
+//!   service db { capacity 5/round }
+//!   window all 1..10
+//!   report {
+//!     table "load" { rows windows  at db  column "calls/round" = call_rate }
+//!   }
+//! }"#;
+//! let scenario = squall_lang::load("tiny.squall", text).unwrap();
+//! let study = squall_report::Study::run(&scenario, Default::default()).unwrap();
+//! let report = study.report();
+//! assert!(report.to_text().contains("all           2.00"));
+//! ```
+#![warn(missing_docs)]
+
+pub mod build;
+pub mod diagnose;
+pub mod document;
+pub mod eval;
+pub mod number;
+pub mod render;
+pub mod study;
+
+pub use document::{Block, Cell, Report, Table};
+pub use render::Format;
+pub use study::{Run, Study, StudyError, StudyOptions};
