@@ -6,21 +6,19 @@
 //! request. The engine knows nothing about reports or files.
 //!
 //! ```
-//! use squall_lang::{Model, Clock, NodeSpec, SourceSpec, Arrivals};
+//! use squall_lang::{Model, NodeSpec, SourceSpec};
 //! use squall_engine::Simulation;
 //!
 //! let model = Model {
 //!     name: "two nodes".into(),
-//!     clock: Clock::Round,
 //!     ticks: 10,
-//!     seed: 1,
+//!     start: 1,
 //!     nodes: vec![
-//!         NodeSpec { name: "api".into(), downstream: Some(1), capacity: None, retry: None },
-//!         NodeSpec { name: "db".into(), downstream: None, capacity: Some(5), retry: None },
+//!         NodeSpec { name: "api".into(), downstream: Some(1), ..Default::default() },
+//!         NodeSpec { name: "db".into(), capacity: Some(5), ..Default::default() },
 //!     ],
-//!     sources: vec![SourceSpec { name: "users".into(), entry: 0, arrivals: Arrivals::Uniform, rate: 2.0, periods: vec![] }],
-//!     faults: vec![],
-//!     windows: vec![],
+//!     sources: vec![SourceSpec { name: "users".into(), entry: 0, rate: 2.0, ..Default::default() }],
+//!     ..Default::default()
 //! };
 //! let obs = Simulation::builder(&model).build()?.run()?;
 //! assert_eq!(obs.accounting.entered, 20);
@@ -29,10 +27,12 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod breaker;
 pub mod observations;
+pub mod outcome;
 pub mod queue;
 pub mod rng;
 pub mod simulation;
 
-pub use observations::{Accounting, NodeSeries, Observations};
+pub use observations::{Accounting, NodeSeries, Observations, OpRecord, TraceRow};
 pub use simulation::{SimError, Simulation, SimulationBuilder};

@@ -19,6 +19,8 @@ pub struct NodeSeries {
     /// Request ids seen at the node this tick that it had not seen earlier
     /// in the same tick.
     pub unique: Vec<u32>,
+    /// Calls its circuit breaker failed fast instead of sending.
+    pub blocked: Vec<u32>,
 }
 
 impl NodeSeries {
@@ -31,6 +33,7 @@ impl NodeSeries {
             failed: vec![0; n],
             refused: vec![0; n],
             unique: vec![0; n],
+            blocked: vec![0; n],
         }
     }
 }
@@ -76,6 +79,52 @@ pub struct Observations {
     pub events: u64,
     /// The most requests in flight at once.
     pub peak_in_flight: u64,
+    /// Calls each scripted route answered: `[node][route]`.
+    pub route_calls: Vec<Vec<u64>>,
+    /// Operations of each sequential source, in order: `[source][op]`.
+    pub ops: Vec<Vec<OpRecord>>,
+    /// Decisions of each node's circuit breaker: `[node][row]`, at most
+    /// [`TRACE_LIMIT`] rows per node.
+    pub traces: Vec<Vec<TraceRow>>,
+    /// Breaker decisions left out of `traces` past the limit.
+    pub trace_dropped: u64,
+}
+
+/// The most breaker decisions kept per node.
+pub const TRACE_LIMIT: usize = 100_000;
+
+/// How one operation of a sequential source went.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OpRecord {
+    /// Its label.
+    pub label: String,
+    /// Tick it started.
+    pub start: u64,
+    /// Tick it ended.
+    pub end: u64,
+    /// Tries the entry node made.
+    pub tries: u32,
+    /// Its outcome, in words.
+    pub outcome: String,
+    /// True when it succeeded.
+    pub success: bool,
+    /// The entry node's waits before each retry \[ticks\].
+    pub waits: Vec<u64>,
+}
+
+/// One decision of a circuit breaker.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TraceRow {
+    /// The tick of the call.
+    pub time: u64,
+    /// Whether the call was sent.
+    pub sent: bool,
+    /// The state the call found.
+    pub before: &'static str,
+    /// The call's outcome, in words.
+    pub outcome: String,
+    /// The state after the answer.
+    pub after: &'static str,
 }
 
 impl Observations {
@@ -94,6 +143,10 @@ impl Observations {
             accounting: Accounting::default(),
             events: 0,
             peak_in_flight: 0,
+            route_calls: Vec::new(),
+            ops: Vec::new(),
+            traces: Vec::new(),
+            trace_dropped: 0,
         }
     }
 

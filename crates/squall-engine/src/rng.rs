@@ -79,7 +79,7 @@ impl Stream {
     /// A Poisson-distributed count with the given mean, by inversion in
     /// chunks of mean at most 30 (exact, and cheap for small means).
     pub fn poisson(&mut self, mean: f64) -> u64 {
-        if !(mean > 0.0) || !mean.is_finite() {
+        if mean.is_nan() || mean <= 0.0 || !mean.is_finite() {
             return 0;
         }
         let mut left = mean;
@@ -144,5 +144,45 @@ mod tests {
         let total: u64 = (0..2000).map(|_| s.poisson(75.0)).sum();
         let mean = total as f64 / 2000.0;
         assert!((mean - 75.0).abs() < 1.0, "mean {mean}");
+    }
+}
+
+/// A named generator of a run: mulberry32 or a SplitMix64 stream.
+#[derive(Debug, Clone)]
+pub enum Generator {
+    /// mulberry32, bit for bit as the seed documents' JavaScript.
+    Mulberry32(Mulberry32),
+    /// A SplitMix64 stream (squall's default).
+    SplitMix(Stream),
+}
+
+impl Generator {
+    /// The generator a model's [`squall_lang::RngSpec`] describes, in a run
+    /// whose root seed is `root`. A spec without an explicit seed derives
+    /// one from the root and its name (`rng/<name>`).
+    pub fn from_spec(spec: &squall_lang::RngSpec, root: u64) -> Self {
+        let seed = spec
+            .seed
+            .unwrap_or_else(|| derive_seed(root, &format!("rng/{}", spec.name)));
+        match spec.algorithm {
+            // mulberry32 keeps the low 32 bits of the seed.
+            squall_lang::RngAlgorithm::Mulberry32 => {
+                Generator::Mulberry32(Mulberry32::new(seed as u32))
+            }
+            squall_lang::RngAlgorithm::SplitMix64 => Generator::SplitMix(Stream { state: seed }),
+        }
+    }
+
+    /// The default generator of a run (`rng/default`).
+    pub fn default_for(root: u64) -> Self {
+        Generator::SplitMix(Stream::new(root, "rng/default"))
+    }
+
+    /// The next uniform float in `[0, 1)`.
+    pub fn next_f64(&mut self) -> f64 {
+        match self {
+            Generator::Mulberry32(g) => g.next_f64(),
+            Generator::SplitMix(s) => s.next_f64(),
+        }
     }
 }

@@ -2,11 +2,14 @@
 //!
 //! # How a run proceeds
 //!
-//! Time is an integer count of ticks (`1..=ticks`). Two kinds of event exist:
+//! Time is an integer count of ticks (`start..=ticks`, by default `1..=ticks`).
+//! Three kinds of event exist:
 //!
 //! * **source tick** — a source adds its rate for the tick to an accumulator
 //!   (or draws a Poisson count) and sends one new request for each whole unit
-//!   into its entry node; it then schedules its own next tick.
+//!   into its entry node; it then schedules its own next tick. A source with
+//!   `at [..]` times sends one request at each; a `sequential` source sends
+//!   its next operation in the tick its previous one ends.
 //! * **retry** — a service that saw its downstream call fail makes its next
 //!   try.
 //!
@@ -16,10 +19,26 @@
 //!
 //! Calls take no time: a call made in tick `t` is answered in tick `t`. A call
 //! walks down the request's path (entry node, its downstream, and so on):
-//! every node counts the call, then checks its per-tick capacity (a fault may
-//! change it). A node with no capacity left refuses the call, which fails
-//! back to its caller. A node at the bottom of the path that accepts the call
-//! answers success, and success travels all the way up.
+//! every node counts the call; a node under a fault with `fail` answers with
+//! that response; then it checks its per-tick capacity (a fault may change
+//! it). A node with no capacity left refuses the call, which fails back to
+//! its caller. A node at the bottom of the path answers from its scripted
+//! routes (the first route matching the request's method and path; 404 when
+//! none does), or with success when it has none. Before a service sends a try
+//! downstream, its circuit breaker (if any) decides whether the try is sent or
+//! fails fast as "circuit open".
+//!
+//! # Retries
+//!
+//! When a failure reaches a service with a retry policy, the failure is
+//! classified ([`crate::outcome::classify`]): terminal failures go straight
+//! up; retryable ones are retried up to `attempts` tries, unknown ones up to
+//! `unknown_attempts`. The wait before retry `n` comes from the backoff
+//! policy; a jittered policy draws one number from its generator at that
+//! moment (so draws happen in event order, and only when a retry is decided).
+//! A server's Retry-After is a lower bound on the wait when the policy
+//! honours it. With a `deadline`, a retry that would start more than the
+//! deadline after the service's first try is not made.
 //!
 //! A failure travels up until it reaches a service with tries left; that
 //! service schedules its next try after its backoff and the request waits.
@@ -38,11 +57,15 @@
 //! window starting at `w` when the request was last seen at that node before
 //! `w`. No set of ids is kept.
 
-use squall_lang::{Arrivals, Model};
+use squall_lang::{Arrivals, Model, RequestSpec, RetrySpec, Schedule};
 
-use crate::observations::Observations;
+use crate::breaker::{Breaker, State};
+use crate::observations::{Observations, OpRecord, TraceRow, TRACE_LIMIT};
+use crate::outcome::{
+    answer_of, classify, counts_against_dependency, describe, Answer, Class, FailKind, Failure,
+};
 use crate::queue::{EventQueue, SchedulingError};
-use crate::rng::Stream;
+use crate::rng::{Generator, Stream};
 
 /// A problem with a model or a run; never a panic.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -64,7 +87,7 @@ pub enum SimError {
         node: String,
     },
     /// A window or fault lies outside the run.
-    #[error("{what} {from}..{to} is outside the run 1..{ticks}")]
+    #[error("{what} {from}..{to} is outside the run {start}..{ticks}")]
     OutOfRun {
         /// What.
         what: String,
@@ -72,7 +95,9 @@ pub enum SimError {
         from: u64,
         /// Last tick.
         to: u64,
-        /// Run length.
+        /// First tick of the run.
+        start: u64,
+        /// Last tick of the run.
         ticks: u64,
     },
     /// A retry policy with no tries.
@@ -80,6 +105,16 @@ pub enum SimError {
     NoAttempts {
         /// The node.
         node: String,
+    },
+    /// A backoff names a generator the model does not have.
+    #[error("a backoff of node `{node}` draws from generator {index}, but the model has {count}")]
+    BadRng {
+        /// The node.
+        node: String,
+        /// The index.
+        index: usize,
+        /// How many generators there are.
+        count: usize,
     },
     /// An event was scheduled in the past.
     #[error(transparent)]
@@ -89,8 +124,12 @@ pub enum SimError {
 /// An event in the queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
-    /// A source's tick.
+    /// A rate source's tick.
     Source { source: u32 },
+    /// An `at` source's `index`-th send.
+    At { source: u32, index: u32 },
+    /// A sequential source's `index`-th operation.
+    Op { source: u32, index: u32 },
     /// The service at `pos` of a request's path makes its next try.
     Retry { slot: u32, pos: u32 },
 }
@@ -98,14 +137,23 @@ enum Event {
 /// Tick sentinel: never seen.
 const NEVER: u64 = u64::MAX;
 
-/// Per-request state, in flat arrays indexed by slot.
+/// Per-request state, in flat arrays indexed by slot (and path position).
 struct Requests {
     /// Request id per slot.
     id: Vec<u64>,
-    /// Which path (by source) the request follows.
-    path: Vec<u32>,
+    /// Which source (and so which path) the request came from.
+    source: Vec<u32>,
+    /// Which request kind (method, path, retry override) it is.
+    kind: Vec<u32>,
     /// Tries used per path position: `slot * depth + pos`.
     tries: Vec<u32>,
+    /// Tick of the first try per path position.
+    started: Vec<u64>,
+    /// Previous wait per path position (decorrelated jitter), or `NEVER`.
+    prev_wait: Vec<u64>,
+    /// Tick the current try was sent, and the breaker state it found.
+    sent_at: Vec<u64>,
+    admitted: Vec<State>,
     /// Last tick seen per node: `slot * nodes + node`.
     last_seen: Vec<u64>,
     free: Vec<u32>,
@@ -118,8 +166,13 @@ impl Requests {
     fn new(depth: usize, nodes: usize) -> Self {
         Requests {
             id: Vec::new(),
-            path: Vec::new(),
+            source: Vec::new(),
+            kind: Vec::new(),
             tries: Vec::new(),
+            started: Vec::new(),
+            prev_wait: Vec::new(),
+            sent_at: Vec::new(),
+            admitted: Vec::new(),
             last_seen: Vec::new(),
             free: Vec::new(),
             depth,
@@ -128,22 +181,29 @@ impl Requests {
         }
     }
 
-    fn alloc(&mut self, id: u64, path: u32) -> u32 {
+    fn alloc(&mut self, id: u64, source: u32, kind: u32) -> u32 {
         self.live += 1;
+        let (d, n) = (self.depth, self.nodes);
         if let Some(slot) = self.free.pop() {
             let s = slot as usize;
             self.id[s] = id;
-            self.path[s] = path;
-            self.tries[s * self.depth..(s + 1) * self.depth].fill(0);
-            self.last_seen[s * self.nodes..(s + 1) * self.nodes].fill(NEVER);
+            self.source[s] = source;
+            self.kind[s] = kind;
+            self.tries[s * d..(s + 1) * d].fill(0);
+            self.prev_wait[s * d..(s + 1) * d].fill(NEVER);
+            self.last_seen[s * n..(s + 1) * n].fill(NEVER);
             slot
         } else {
             let slot = self.id.len() as u32;
             self.id.push(id);
-            self.path.push(path);
-            self.tries.extend(std::iter::repeat_n(0, self.depth));
-            self.last_seen
-                .extend(std::iter::repeat_n(NEVER, self.nodes));
+            self.source.push(source);
+            self.kind.push(kind);
+            self.tries.extend(std::iter::repeat_n(0, d));
+            self.started.extend(std::iter::repeat_n(0, d));
+            self.prev_wait.extend(std::iter::repeat_n(NEVER, d));
+            self.sent_at.extend(std::iter::repeat_n(0, d));
+            self.admitted.extend(std::iter::repeat_n(State::Closed, d));
+            self.last_seen.extend(std::iter::repeat_n(NEVER, n));
             slot
         }
     }
@@ -163,8 +223,14 @@ struct NodeState {
     left: u64,
     /// Base capacity.
     capacity: Option<u64>,
-    /// Faults on this node: (from, to, capacity), in declaration order.
-    faults: Vec<(u64, u64, Option<u64>)>,
+    /// Capacity faults on this node: (from, to, capacity), in declaration order.
+    faults: Vec<(u64, u64, u64)>,
+    /// Failing faults on this node: (from, to, fault index).
+    failing: Vec<(u64, u64, usize)>,
+    /// The breaker on its downstream calls.
+    breaker: Option<Breaker>,
+    /// Calls each scripted route has answered.
+    route_calls: Vec<u64>,
 }
 
 impl NodeState {
@@ -175,8 +241,8 @@ impl NodeState {
             self.tick = t;
             let mut cap = self.capacity;
             for &(from, to, c) in &self.faults {
-                if from <= t && t <= to && c.is_some() {
-                    cap = c;
+                if from <= t && t <= to {
+                    cap = Some(c);
                 }
             }
             self.left = cap.unwrap_or(u64::MAX);
@@ -187,6 +253,16 @@ impl NodeState {
         self.left -= 1;
         true
     }
+}
+
+/// What a request is: its method and path, and the retry policy its entry
+/// node uses for it (an operation's own, or the node's).
+#[derive(Debug, Clone)]
+struct Kind {
+    request: RequestSpec,
+    entry_retry: Option<RetrySpec>,
+    /// The operation, for sequential sources.
+    op: Option<usize>,
 }
 
 /// Builds a [`Simulation`].
@@ -218,14 +294,38 @@ impl<'m> SimulationBuilder<'m> {
                 })
             }
         };
+        let out_of_run = |what: String, from: u64, to: u64| {
+            if from < m.start || to > m.ticks || from > to {
+                Err(SimError::OutOfRun {
+                    what,
+                    from,
+                    to,
+                    start: m.start,
+                    ticks: m.ticks,
+                })
+            } else {
+                Ok(())
+            }
+        };
         for node in &m.nodes {
             if let Some(d) = node.downstream {
                 check(format!("node `{}`", node.name), d)?;
             }
-            if node.retry.as_ref().is_some_and(|r| r.attempts == 0) {
-                return Err(SimError::NoAttempts {
-                    node: node.name.clone(),
-                });
+            if let Some(r) = &node.retry {
+                if r.attempts == 0 {
+                    return Err(SimError::NoAttempts {
+                        node: node.name.clone(),
+                    });
+                }
+                if let Some(index) = r.backoff.rng() {
+                    if index >= m.rngs.len() {
+                        return Err(SimError::BadRng {
+                            node: node.name.clone(),
+                            index,
+                            count: m.rngs.len(),
+                        });
+                    }
+                }
             }
         }
         for s in &m.sources {
@@ -233,24 +333,10 @@ impl<'m> SimulationBuilder<'m> {
         }
         for f in &m.faults {
             check(format!("fault `{}`", f.name), f.node)?;
-            if f.from < 1 || f.to > m.ticks || f.from > f.to {
-                return Err(SimError::OutOfRun {
-                    what: format!("fault `{}`", f.name),
-                    from: f.from,
-                    to: f.to,
-                    ticks: m.ticks,
-                });
-            }
+            out_of_run(format!("fault `{}`", f.name), f.from, f.to)?;
         }
         for w in &m.windows {
-            if w.from < 1 || w.to > m.ticks || w.from > w.to {
-                return Err(SimError::OutOfRun {
-                    what: format!("window `{}`", w.name),
-                    from: w.from,
-                    to: w.to,
-                    ticks: m.ticks,
-                });
-            }
+            out_of_run(format!("window `{}`", w.name), w.from, w.to)?;
         }
         // Paths: from each source's entry down the downstream links.
         let mut paths = Vec::with_capacity(m.sources.len());
@@ -268,10 +354,34 @@ impl<'m> SimulationBuilder<'m> {
             }
             paths.push(path);
         }
+        let mut kinds = Vec::new();
+        let mut kind_base = Vec::new();
+        for s in &m.sources {
+            kind_base.push(kinds.len() as u32);
+            let entry_retry = m.nodes[s.entry].retry.clone();
+            match &s.schedule {
+                Schedule::Sequential(ops) => {
+                    for (i, op) in ops.iter().enumerate() {
+                        kinds.push(Kind {
+                            request: op.request.clone(),
+                            entry_retry: op.retry.clone().or_else(|| entry_retry.clone()),
+                            op: Some(i),
+                        });
+                    }
+                }
+                Schedule::Rate | Schedule::At(_) => kinds.push(Kind {
+                    request: s.request.clone(),
+                    entry_retry,
+                    op: None,
+                }),
+            }
+        }
         Ok(Simulation {
             model: m,
             seed: self.seed,
             paths,
+            kinds,
+            kind_base,
         })
     }
 }
@@ -282,6 +392,9 @@ pub struct Simulation<'m> {
     model: &'m Model,
     seed: u64,
     paths: Vec<Vec<usize>>,
+    /// Request kinds, and where each source's kinds start.
+    kinds: Vec<Kind>,
+    kind_base: Vec<u32>,
 }
 
 impl<'m> Simulation<'m> {
@@ -310,18 +423,17 @@ struct Runner<'s, 'm> {
     acc: Vec<f64>,
     /// Random streams of Poisson sources.
     streams: Vec<Stream>,
+    /// Named generators, then the run's default one.
+    gens: Vec<Generator>,
+    /// Waits of the running operation of each sequential source.
+    op_waits: Vec<Vec<u64>>,
+    /// Start tick of the running operation of each sequential source.
+    op_start: Vec<u64>,
     next_id: u64,
     /// Window bounds, for unique counting.
     windows: Vec<(u64, u64)>,
     /// Requests whose next try falls after the last tick.
     past_end: u64,
-}
-
-/// How a call ended, seen from its caller.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Outcome {
-    Ok,
-    Fail,
 }
 
 impl<'s, 'm> Runner<'s, 'm> {
@@ -341,20 +453,42 @@ impl<'s, 'm> Runner<'s, 'm> {
                     .faults
                     .iter()
                     .filter(|f| f.node == i)
-                    .map(|f| (f.from, f.to, f.capacity))
+                    .filter_map(|f| f.capacity.map(|c| (f.from, f.to, c)))
                     .collect(),
+                failing: m
+                    .faults
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.node == i && f.fail.is_some())
+                    .map(|(k, f)| (f.from, f.to, k))
+                    .collect(),
+                breaker: n.breaker.clone().map(Breaker::new),
+                route_calls: vec![0; n.routes.len()],
             })
             .collect();
+        let mut gens: Vec<Generator> = m
+            .rngs
+            .iter()
+            .map(|r| Generator::from_spec(r, sim.seed))
+            .collect();
+        gens.push(Generator::default_for(sim.seed));
+        let mut obs = Observations::new(m.ticks, &names, m.windows.len());
+        obs.route_calls = m.nodes.iter().map(|n| vec![0; n.routes.len()]).collect();
+        obs.ops = vec![Vec::new(); m.sources.len()];
+        obs.traces = vec![Vec::new(); m.nodes.len()];
         Runner {
             sim,
             queue: EventQueue::new(),
             requests: Requests::new(depth, m.nodes.len()),
             nodes,
-            obs: Observations::new(m.ticks, &names, m.windows.len()),
+            obs,
             acc: vec![0.0; m.sources.len()],
             streams: (0..m.sources.len())
                 .map(|i| Stream::new(sim.seed, &format!("source/{i}")))
                 .collect(),
+            gens,
+            op_waits: vec![Vec::new(); m.sources.len()],
+            op_start: vec![0; m.sources.len()],
             next_id: 1,
             windows: m.windows.iter().map(|w| (w.from, w.to)).collect(),
             past_end: 0,
@@ -362,14 +496,28 @@ impl<'s, 'm> Runner<'s, 'm> {
     }
 
     fn run(mut self) -> Result<Observations, SimError> {
-        let ticks = self.sim.model.ticks;
-        if ticks >= 1 {
-            for s in 0..self.sim.model.sources.len() {
-                self.queue.schedule(1, Event::Source { source: s as u32 })?;
+        let m = self.sim.model;
+        if m.start <= m.ticks {
+            for (s, spec) in m.sources.iter().enumerate() {
+                let source = s as u32;
+                match &spec.schedule {
+                    Schedule::Rate => self.queue.schedule(m.start, Event::Source { source })?,
+                    Schedule::At(times) => {
+                        if let Some(&t) = times.first() {
+                            self.queue.schedule(t, Event::At { source, index: 0 })?;
+                        }
+                    }
+                    Schedule::Sequential(ops) => {
+                        if !ops.is_empty() {
+                            self.queue
+                                .schedule(m.start, Event::Op { source, index: 0 })?;
+                        }
+                    }
+                }
             }
         }
         while let Some(t) = self.queue.peek_time() {
-            if t > ticks {
+            if t > m.ticks {
                 break;
             }
             let Some((t, ev)) = self.queue.pop() else {
@@ -378,10 +526,34 @@ impl<'s, 'm> Runner<'s, 'm> {
             self.obs.events += 1;
             match ev {
                 Event::Source { source } => self.source_tick(t, source as usize)?,
+                Event::At { source, index } => {
+                    let s = source as usize;
+                    self.enter(t, s, self.sim.kind_base[s])?;
+                    if let Schedule::At(times) = &m.sources[s].schedule {
+                        if let Some(&next) = times.get(index as usize + 1) {
+                            self.queue.schedule(
+                                next,
+                                Event::At {
+                                    source,
+                                    index: index + 1,
+                                },
+                            )?;
+                        }
+                    }
+                }
+                Event::Op { source, index } => {
+                    let s = source as usize;
+                    self.op_waits[s].clear();
+                    self.op_start[s] = t;
+                    self.enter(t, s, self.sim.kind_base[s] + index)?;
+                }
                 Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
             }
         }
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
+        for (i, n) in self.nodes.iter().enumerate() {
+            self.obs.route_calls[i].clone_from(&n.route_calls);
+        }
         Ok(self.obs)
     }
 
@@ -397,15 +569,9 @@ impl<'s, 'm> Runner<'s, 'm> {
             }
             Arrivals::Poisson => self.streams[s].poisson(rate),
         };
+        let kind = self.sim.kind_base[s];
         for _ in 0..n {
-            let id = self.next_id;
-            self.next_id += 1;
-            let slot = self.requests.alloc(id, s as u32);
-            self.obs.arrivals[t as usize] += 1;
-            self.obs.accounting.entered += 1;
-            self.obs.peak_in_flight = self.obs.peak_in_flight.max(self.requests.live);
-            let (outcome, pos) = self.descend(t, slot, 0);
-            self.ascend(t, slot, pos, outcome)?;
+            self.enter(t, s, kind)?;
         }
         if t < self.sim.model.ticks {
             self.queue
@@ -414,11 +580,21 @@ impl<'s, 'm> Runner<'s, 'm> {
         Ok(())
     }
 
+    /// A new request of `kind` from source `s` enters its entry node.
+    fn enter(&mut self, t: u64, s: usize, kind: u32) -> Result<(), SimError> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let slot = self.requests.alloc(id, s as u32, kind);
+        self.obs.arrivals[t as usize] += 1;
+        self.obs.accounting.entered += 1;
+        self.obs.peak_in_flight = self.obs.peak_in_flight.max(self.requests.live);
+        self.arrive(t, slot, 0)
+    }
+
     fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
         let depth = self.requests.depth;
         self.requests.tries[slot as usize * depth + pos] += 1;
-        let (outcome, end) = self.descend(t, slot, pos + 1);
-        self.ascend(t, slot, end, outcome)
+        self.send(t, slot, pos)
     }
 
     /// Counts a call at `node` from the request in `slot`.
@@ -440,82 +616,326 @@ impl<'s, 'm> Runner<'s, 'm> {
         }
     }
 
-    /// Sends a call down the path from position `pos`; returns the outcome
-    /// and the position of the node that answered it.
-    fn descend(&mut self, t: u64, slot: u32, mut pos: usize) -> (Outcome, usize) {
-        let path_id = self.requests.path[slot as usize] as usize;
+    /// The answer a node gives by itself, without calling downstream: a
+    /// failing fault, no capacity, or (at the bottom of a path) its script.
+    fn own_answer(&mut self, t: u64, slot: u32, node: usize, leaf: bool) -> Option<Answer> {
+        let m = self.sim.model;
+        let failing = &self.nodes[node].failing;
+        if let Some(&(_, _, k)) = failing
+            .iter()
+            .rev()
+            .find(|&&(from, to, _)| from <= t && t <= to)
+        {
+            if let Some(resp) = &m.faults[k].fail {
+                return Some(answer_of(resp, t));
+            }
+        }
+        if !self.nodes[node].take(t) {
+            self.obs.nodes[node].refused[t as usize] += 1;
+            return Some(Answer::Fail(Failure {
+                kind: FailKind::Refused,
+                not_before: None,
+            }));
+        }
+        if !leaf {
+            return None;
+        }
+        let routes = &m.nodes[node].routes;
+        if routes.is_empty() {
+            return Some(Answer::Ok);
+        }
+        let req = &self.sim.kinds[self.requests.kind[slot as usize] as usize].request;
+        let Some(r) = routes.iter().position(|r| {
+            r.method.is_none_or(|mm| mm == req.method)
+                && r.path.as_ref().is_none_or(|p| *p == req.path)
+        }) else {
+            return Some(Answer::Fail(Failure {
+                kind: FailKind::Status(404),
+                not_before: None,
+            }));
+        };
+        let count = self.nodes[node].route_calls[r];
+        self.nodes[node].route_calls[r] += 1;
+        let script = &routes[r].script;
+        let mut used = 0u64;
+        let mut chosen = script.last();
+        for (i, step) in script.iter().enumerate() {
+            if i + 1 == script.len() {
+                chosen = Some(step);
+                break;
+            }
+            if let Some(n) = step.times {
+                if count < used + n {
+                    chosen = Some(step);
+                    break;
+                }
+                used += n;
+            } else if let Some(u) = step.until {
+                if t < u {
+                    chosen = Some(step);
+                    break;
+                }
+            } else {
+                chosen = Some(step);
+                break;
+            }
+        }
+        Some(chosen.map_or(Answer::Ok, |s| answer_of(&s.response, t)))
+    }
+
+    /// A call arrives at path position `pos`: walk down until some node
+    /// answers by itself, then carry the answer up.
+    fn arrive(&mut self, t: u64, slot: u32, mut pos: usize) -> Result<(), SimError> {
+        let source = self.requests.source[slot as usize] as usize;
         let depth = self.requests.depth;
         loop {
-            let node = self.sim.paths[path_id][pos];
+            let path_len = self.sim.paths[source].len();
+            let node = self.sim.paths[source][pos];
             self.observe(t, slot, node);
-            if !self.nodes[node].take(t) {
-                let s = &mut self.obs.nodes[node];
-                s.refused[t as usize] += 1;
-                s.failed[t as usize] += 1;
-                return (Outcome::Fail, pos);
+            let leaf = pos + 1 == path_len;
+            if let Some(answer) = self.own_answer(t, slot, node, leaf) {
+                self.count_answer(t, node, answer);
+                return self.deliver(t, slot, pos as isize - 1, answer, true);
             }
-            if pos + 1 < self.sim.paths[path_id].len() {
-                // The node's first try at its downstream.
-                self.requests.tries[slot as usize * depth + pos] = 1;
-                pos += 1;
-            } else {
-                self.obs.nodes[node].ok[t as usize] += 1;
-                return (Outcome::Ok, pos);
+            // The node's first try at its downstream.
+            let k = slot as usize * depth + pos;
+            self.requests.tries[k] = 1;
+            self.requests.started[k] = t;
+            self.requests.prev_wait[k] = NEVER;
+            if let Some(blocked) = self.admit(t, slot, pos) {
+                return self.deliver(t, slot, pos as isize, blocked, false);
             }
+            pos += 1;
         }
     }
 
-    /// Carries the answer of the node at `pos` up to its callers.
-    fn ascend(
+    /// The service at `pos` sends a try downstream (after its breaker agrees).
+    fn send(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
+        if let Some(blocked) = self.admit(t, slot, pos) {
+            return self.deliver(t, slot, pos as isize, blocked, false);
+        }
+        self.arrive(t, slot, pos + 1)
+    }
+
+    /// Asks the breaker of the service at `pos`; `Some(answer)` when the try
+    /// fails fast.
+    fn admit(&mut self, t: u64, slot: u32, pos: usize) -> Option<Answer> {
+        let source = self.requests.source[slot as usize] as usize;
+        let node = self.sim.paths[source][pos];
+        let breaker = self.nodes[node].breaker.as_mut()?;
+        let a = breaker.admit(t);
+        let k = slot as usize * self.requests.depth + pos;
+        self.requests.sent_at[k] = t;
+        self.requests.admitted[k] = a.before;
+        if a.sent {
+            return None;
+        }
+        self.obs.nodes[node].blocked[t as usize] += 1;
+        let answer = Answer::Fail(Failure {
+            kind: FailKind::CircuitOpen {
+                remaining: a.remaining,
+            },
+            not_before: None,
+        });
+        self.trace(
+            node,
+            TraceRow {
+                time: t,
+                sent: false,
+                before: a.before.name(),
+                outcome: if a.remaining > 0 {
+                    format!(
+                        "not sent ({} {} left)",
+                        a.remaining,
+                        self.sim.model.clock.unit_name()
+                    )
+                } else {
+                    "not sent (probe in flight)".into()
+                },
+                after: a.before.name(),
+            },
+        );
+        Some(answer)
+    }
+
+    fn trace(&mut self, node: usize, row: TraceRow) {
+        if self.obs.traces[node].len() < TRACE_LIMIT {
+            self.obs.traces[node].push(row);
+        } else {
+            self.obs.trace_dropped += 1;
+        }
+    }
+
+    fn count_answer(&mut self, t: u64, node: usize, answer: Answer) {
+        let s = &mut self.obs.nodes[node];
+        match answer {
+            Answer::Ok => s.ok[t as usize] += 1,
+            Answer::Fail(_) => s.failed[t as usize] += 1,
+        }
+    }
+
+    /// Carries `answer` up: it arrives at the service at position `q` from
+    /// its downstream (`sent`: the try really went out). A service with
+    /// tries left schedules a retry; otherwise it answers its own caller.
+    fn deliver(
         &mut self,
         t: u64,
         slot: u32,
-        mut pos: usize,
-        outcome: Outcome,
+        mut q: isize,
+        answer: Answer,
+        mut sent: bool,
     ) -> Result<(), SimError> {
-        let path_id = self.requests.path[slot as usize] as usize;
+        let source = self.requests.source[slot as usize] as usize;
         let depth = self.requests.depth;
-        let ti = t as usize;
-        while pos > 0 {
-            let caller = pos - 1;
-            let node = self.sim.paths[path_id][caller];
-            match outcome {
-                Outcome::Ok => self.obs.nodes[node].ok[ti] += 1,
-                Outcome::Fail => {
-                    if let Some(retry) = &self.sim.model.nodes[node].retry {
-                        let used = self.requests.tries[slot as usize * depth + caller];
-                        if used < retry.attempts {
-                            let at = t.saturating_add(retry.backoff.wait(used));
-                            if at <= self.sim.model.ticks {
-                                self.queue.schedule(
-                                    at,
-                                    Event::Retry {
-                                        slot,
-                                        pos: caller as u32,
-                                    },
-                                )?;
-                            } else {
-                                // The next try falls after the run: the request
-                                // is still in flight at the end.
-                                self.requests.release(slot);
-                                self.past_end += 1;
-                            }
-                            return Ok(());
-                        }
-                    }
-                    self.obs.nodes[node].failed[ti] += 1;
+        let kind = self.requests.kind[slot as usize] as usize;
+        while q >= 0 {
+            let pos = q as usize;
+            let node = self.sim.paths[source][pos];
+            let k = slot as usize * depth + pos;
+            if sent {
+                if let Some(b) = self.nodes[node].breaker.as_mut() {
+                    let after = b.record(counts_against_dependency(answer), t);
+                    let row = TraceRow {
+                        time: self.requests.sent_at[k],
+                        sent: true,
+                        before: self.requests.admitted[k].name(),
+                        outcome: describe(answer, self.sim.model.clock.unit_name()),
+                        after: after.name(),
+                    };
+                    self.trace(node, row);
                 }
             }
-            pos = caller;
+            if let Answer::Fail(f) = answer {
+                let sim = self.sim;
+                let policy = if pos == 0 {
+                    sim.kinds[kind].entry_retry.as_ref()
+                } else {
+                    sim.model.nodes[node].retry.as_ref()
+                };
+                if let Some(policy) = policy {
+                    if let Some(wait) = self.retry_wait(t, slot, pos, f, policy, kind) {
+                        let at = t.saturating_add(wait);
+                        if pos == 0 {
+                            self.op_waits[source].push(wait);
+                        }
+                        if at <= self.sim.model.ticks {
+                            self.queue.schedule(
+                                at,
+                                Event::Retry {
+                                    slot,
+                                    pos: pos as u32,
+                                },
+                            )?;
+                        } else {
+                            // The next try falls after the run: the request is
+                            // still in flight at the end.
+                            self.requests.release(slot);
+                            self.past_end += 1;
+                        }
+                        return Ok(());
+                    }
+                }
+            }
+            self.count_answer(t, node, answer);
+            q -= 1;
+            sent = true;
         }
-        match outcome {
-            Outcome::Ok => {
+        self.finish(t, slot, answer)
+    }
+
+    /// The wait before the next try of the service at `pos`, or `None` when
+    /// it makes no more tries.
+    fn retry_wait(
+        &mut self,
+        t: u64,
+        slot: u32,
+        pos: usize,
+        f: Failure,
+        policy: &RetrySpec,
+        kind: usize,
+    ) -> Option<u64> {
+        let k = slot as usize * self.requests.depth + pos;
+        let used = self.requests.tries[k];
+        let limit = match classify(f.kind, &self.sim.kinds[kind].request) {
+            Class::Retryable => policy.attempts,
+            Class::Unknown => policy.attempts.min(policy.unknown_attempts),
+            Class::Terminal => return None,
+        };
+        if used >= limit {
+            return None;
+        }
+        let r = if policy.backoff.draws() {
+            let g = policy.backoff.rng().unwrap_or(self.gens.len() - 1);
+            self.gens[g].next_f64()
+        } else {
+            0.0
+        };
+        let prev = self.requests.prev_wait[k];
+        let mut wait = policy
+            .backoff
+            .wait_with(used, r, (prev != NEVER).then_some(prev));
+        self.requests.prev_wait[k] = wait;
+        if policy.honor_retry_after {
+            if let Some(nb) = f.not_before {
+                wait = wait.max(nb.saturating_sub(t));
+            }
+        }
+        if let Some(d) = policy.deadline {
+            if t.saturating_add(wait)
+                .saturating_sub(self.requests.started[k])
+                > d
+            {
+                return None;
+            }
+        }
+        Some(wait)
+    }
+
+    /// The request ends with `answer` at its source.
+    fn finish(&mut self, t: u64, slot: u32, answer: Answer) -> Result<(), SimError> {
+        let ti = t as usize;
+        match answer {
+            Answer::Ok => {
                 self.obs.completed[ti] += 1;
                 self.obs.accounting.completed += 1;
             }
-            Outcome::Fail => {
+            Answer::Fail(_) => {
                 self.obs.dropped[ti] += 1;
                 self.obs.accounting.dropped += 1;
+            }
+        }
+        let source = self.requests.source[slot as usize] as usize;
+        let kind = self.requests.kind[slot as usize] as usize;
+        if let Some(op) = self.sim.kinds[kind].op {
+            let entry = self.sim.paths[source][0];
+            let tries = if self.sim.model.nodes[entry].downstream.is_some() {
+                self.requests.tries[slot as usize * self.requests.depth]
+            } else {
+                1
+            };
+            let label = match &self.sim.model.sources[source].schedule {
+                Schedule::Sequential(ops) => ops.get(op).map_or(String::new(), |o| o.label.clone()),
+                _ => String::new(),
+            };
+            self.obs.ops[source].push(OpRecord {
+                label,
+                start: self.op_start[source],
+                end: t,
+                tries,
+                outcome: describe(answer, self.sim.model.clock.unit_name()),
+                success: answer == Answer::Ok,
+                waits: std::mem::take(&mut self.op_waits[source]),
+            });
+            if let Schedule::Sequential(ops) = &self.sim.model.sources[source].schedule {
+                if op + 1 < ops.len() {
+                    self.queue.schedule(
+                        t,
+                        Event::Op {
+                            source: source as u32,
+                            index: op as u32 + 1,
+                        },
+                    )?;
+                }
             }
         }
         self.requests.release(slot);

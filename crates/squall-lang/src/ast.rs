@@ -125,11 +125,24 @@ pub struct ScenarioAst {
 
 /// One declaration inside `scenario { ... }`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[allow(clippy::large_enum_variant)] // built once per file; boxing buys nothing
 pub enum Item {
     /// `clock round`
     Clock(Ident),
     /// `run 400 rounds`
     Run(Value),
+    /// `run a..b`
+    RunRange(Range),
+    /// `epoch "..."`: wall-clock time of tick 0
+    Epoch(String, Span),
+    /// `rng name { ... }`
+    Rng(RngDecl),
+    /// `backoff name = ...`
+    Backoff(Ident, BackoffAst),
+    /// `policy name { ... }`
+    Policy(Ident, RetryAst),
+    /// `endpoint node { ... }`
+    Endpoint(EndpointDecl),
     /// `seed 42`
     Seed(u64, Span),
     /// `param name = value`
@@ -183,6 +196,113 @@ pub enum SourceProp {
     Enters(Ident),
     /// `arrivals uniform|poisson`
     Arrivals(Ident),
+    /// `at [t, ...]`
+    At(Vec<Value>),
+    /// `request METHOD /path [idempotency_key]`
+    Request(RequestAst),
+    /// `sequential { op ... }`
+    Sequential(Vec<OpAst>),
+}
+
+/// What a request is: method, path, key.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestAst {
+    /// `GET`, `POST`, ... or `*`.
+    pub method: String,
+    /// `/path`.
+    pub path: String,
+    /// Carries an idempotency key.
+    pub key: bool,
+    /// Where.
+    pub span: Span,
+}
+
+/// `op "label" GET /path [idempotency_key] [attempts n] [policy p]`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OpAst {
+    /// Label in reports.
+    pub label: String,
+    /// The request.
+    pub request: RequestAst,
+    /// Tries for this operation (overrides the entry service's policy).
+    pub attempts: Option<Value>,
+    /// A named policy for this operation.
+    pub policy: Option<Ident>,
+}
+
+/// `rng name { algorithm seed n }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RngDecl {
+    /// Name.
+    pub name: Ident,
+    /// `mulberry32` or `splitmix64`.
+    pub algorithm: Option<Ident>,
+    /// Explicit seed.
+    pub seed: Option<(u64, Span)>,
+}
+
+/// `endpoint node { route ... }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EndpointDecl {
+    /// The node.
+    pub node: Ident,
+    /// Routes in order; the first match wins.
+    pub routes: Vec<RouteAst>,
+}
+
+/// `route name METHOD /path { script }` or `default { script }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RouteAst {
+    /// Name (`default` for the default route).
+    pub name: Ident,
+    /// Method, `*` for any; `None` for the default route.
+    pub method: Option<String>,
+    /// Path; `None` for the default route.
+    pub path: Option<String>,
+    /// What it answers.
+    pub script: Vec<StepAst>,
+}
+
+/// One step of a response script.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepAst {
+    /// The response.
+    pub response: ResponseAst,
+    /// `x n`: for so many calls.
+    pub times: Option<Value>,
+    /// `until t`: until this time.
+    pub until: Option<Value>,
+    /// Where.
+    pub span: Span,
+}
+
+/// A response as written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ResponseAst {
+    /// A status code, optionally with Retry-After.
+    Status {
+        /// The code as written (`503`, `0x58`).
+        code: String,
+        /// Retry-After.
+        retry_after: Option<RetryAfterAst>,
+        /// Where.
+        span: Span,
+    },
+    /// The connection failed.
+    NetworkError,
+    /// No answer in time.
+    Timeout,
+    /// The answer's body could not be read.
+    BodyError,
+}
+
+/// A Retry-After value as written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum RetryAfterAst {
+    /// A delay.
+    Delay(Value),
+    /// An HTTP date.
+    Date(String, Span),
 }
 
 /// `service a, b { ... }`
@@ -196,22 +316,55 @@ pub struct ServiceDecl {
 
 /// A property of a service.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[allow(clippy::large_enum_variant)] // built once per file; boxing buys nothing
 pub enum ServiceProp {
     /// `retry { ... }`
     Retry(RetryAst),
     /// `capacity 12/round`
     Capacity(Value),
+    /// `breaker { ... }`
+    Breaker(BreakerAst),
 }
 
-/// `retry { attempts 3 backoff fixed 4 rounds }`
+/// `breaker { after 3 failures cooldown 5s probes 1 }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BreakerAst {
+    /// Consecutive failures that open it.
+    pub after: Option<Value>,
+    /// How long it stays open.
+    pub cooldown: Option<Value>,
+    /// Probes let through when half-open.
+    pub probes: Option<Value>,
+    /// Where.
+    pub span: Span,
+}
+
+/// `retry { ... }` or `retry name`
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RetryAst {
     /// `attempts n`
     pub attempts: Option<Value>,
     /// `backoff ...`
-    pub backoff: Option<BackoffAst>,
+    pub backoff: Option<BackoffRef>,
+    /// `deadline d`
+    pub deadline: Option<Value>,
+    /// `retry_after honor|ignore`
+    pub retry_after: Option<Ident>,
+    /// `unknown_attempts n`
+    pub unknown_attempts: Option<Value>,
+    /// `retry name`: a named policy instead of a block.
+    pub named: Option<Ident>,
     /// The whole block.
     pub span: Span,
+}
+
+/// A backoff written in place or named.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum BackoffRef {
+    /// Written in place.
+    Inline(BackoffAst),
+    /// `backoff name`
+    Named(Ident),
 }
 
 /// A backoff policy as written.
@@ -227,6 +380,37 @@ pub enum BackoffAst {
         multiplier: Option<Value>,
         /// Upper bound on a wait.
         cap: Option<Value>,
+    },
+    /// `full_jitter 200ms x 2 cap 5s rng r`: uniform in `[0, exponential]`
+    FullJitter {
+        /// The first bound.
+        base: Value,
+        /// Growth (default 2).
+        multiplier: Option<Value>,
+        /// Cap.
+        cap: Option<Value>,
+        /// Generator.
+        rng: Option<Ident>,
+    },
+    /// `equal_jitter ...`: half the exponential plus a uniform half
+    EqualJitter {
+        /// The first bound.
+        base: Value,
+        /// Growth (default 2).
+        multiplier: Option<Value>,
+        /// Cap.
+        cap: Option<Value>,
+        /// Generator.
+        rng: Option<Ident>,
+    },
+    /// `decorrelated 200ms cap 5s rng r`
+    Decorrelated {
+        /// The smallest wait.
+        base: Value,
+        /// Cap.
+        cap: Option<Value>,
+        /// Generator.
+        rng: Option<Ident>,
     },
 }
 
@@ -250,6 +434,8 @@ pub enum FaultProp {
     During(Range),
     /// `capacity 1/round`
     Capacity(Value),
+    /// `fail 503`
+    Fail(ResponseAst),
 }
 
 /// `variant name "label" { ... }`
@@ -298,6 +484,48 @@ pub enum ReportItem {
     Line(String, Span),
     /// `diagnose node in window vs baseline [against variant]`
     Diagnose(DiagnoseAst),
+    /// `waits "title" { ... }`
+    Waits(WaitsAst),
+    /// `herd "title" { ... }`
+    Herd(HerdAst),
+    /// `operations "title" of source`
+    Operations(String, Ident),
+    /// `trace "title" of node`
+    Trace(String, Ident),
+}
+
+/// `waits "title" { policies [..] attempts n rng r }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WaitsAst {
+    /// Title.
+    pub title: String,
+    /// Policies, one column each.
+    pub policies: Vec<Ident>,
+    /// Rows.
+    pub attempts: Option<Value>,
+    /// Generator.
+    pub rng: Option<Ident>,
+    /// Where.
+    pub span: Span,
+}
+
+/// `herd "title" { policy p clients n attempt k bucket b rng r }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HerdAst {
+    /// Title.
+    pub title: String,
+    /// The policy every client follows.
+    pub policy: Option<Ident>,
+    /// How many clients fail at once.
+    pub clients: Option<Value>,
+    /// Which try's wait (1 = the wait after the first failed try).
+    pub attempt: Option<Value>,
+    /// Histogram bucket width.
+    pub bucket: Option<Value>,
+    /// Generator.
+    pub rng: Option<Ident>,
+    /// Where.
+    pub span: Span,
 }
 
 /// `table "title" { rows ... at ... column ... }`
@@ -462,4 +690,176 @@ pub enum ExprKind {
     Neg(Box<Expr>),
     /// `a op b`
     Binary(BinOp, Box<Expr>, Box<Expr>),
+}
+
+// ------------------------------------------------------------- visiting --
+
+impl Range {
+    fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        f(&self.start);
+        f(&self.end);
+    }
+}
+
+impl RateAst {
+    fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        f(&self.value);
+        if let Some(d) = &self.during {
+            d.each_value(f);
+        }
+    }
+}
+
+impl BackoffAst {
+    /// Calls `f` on every value of the policy.
+    pub fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        match self {
+            BackoffAst::Fixed(v) => f(v),
+            BackoffAst::Exponential {
+                base,
+                multiplier,
+                cap,
+            }
+            | BackoffAst::FullJitter {
+                base,
+                multiplier,
+                cap,
+                ..
+            }
+            | BackoffAst::EqualJitter {
+                base,
+                multiplier,
+                cap,
+                ..
+            } => {
+                f(base);
+                multiplier.iter().chain(cap.iter()).for_each(f);
+            }
+            BackoffAst::Decorrelated { base, cap, .. } => {
+                f(base);
+                cap.iter().for_each(f);
+            }
+        }
+    }
+}
+
+impl RetryAst {
+    /// Calls `f` on every value of the policy.
+    pub fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        self.attempts
+            .iter()
+            .chain(self.deadline.iter())
+            .chain(self.unknown_attempts.iter())
+            .for_each(&mut *f);
+        if let Some(BackoffRef::Inline(b)) = &self.backoff {
+            b.each_value(f);
+        }
+    }
+}
+
+impl ResponseAst {
+    fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        if let ResponseAst::Status {
+            retry_after: Some(RetryAfterAst::Delay(v)),
+            ..
+        } = self
+        {
+            f(v);
+        }
+    }
+}
+
+impl Item {
+    /// Calls `f` on every value the item holds (not the report's
+    /// expressions), in source order.
+    pub fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        match self {
+            Item::Clock(_)
+            | Item::Seed(..)
+            | Item::Chain(_)
+            | Item::Epoch(..)
+            | Item::Rng(_)
+            | Item::Expect(_) => {}
+            Item::Run(v) | Item::Param(_, v) => f(v),
+            Item::RunRange(r) | Item::Window(_, r) => r.each_value(f),
+            Item::Backoff(_, b) => b.each_value(f),
+            Item::Policy(_, r) => r.each_value(f),
+            Item::Source(s) => {
+                for p in &s.props {
+                    match p {
+                        SourceProp::Rate(r) => r.each_value(f),
+                        SourceProp::At(list) => list.iter().for_each(&mut *f),
+                        SourceProp::Sequential(ops) => {
+                            for op in ops {
+                                op.attempts.iter().for_each(&mut *f);
+                            }
+                        }
+                        SourceProp::Enters(_)
+                        | SourceProp::Arrivals(_)
+                        | SourceProp::Request(_) => {}
+                    }
+                }
+            }
+            Item::Service(s) => {
+                for p in &s.props {
+                    match p {
+                        ServiceProp::Capacity(v) => f(v),
+                        ServiceProp::Retry(r) => r.each_value(f),
+                        ServiceProp::Breaker(b) => b
+                            .after
+                            .iter()
+                            .chain(b.cooldown.iter())
+                            .chain(b.probes.iter())
+                            .for_each(&mut *f),
+                    }
+                }
+            }
+            Item::Endpoint(e) => {
+                for r in &e.routes {
+                    for s in &r.script {
+                        s.response.each_value(f);
+                        s.times.iter().chain(s.until.iter()).for_each(&mut *f);
+                    }
+                }
+            }
+            Item::Fault(x) => {
+                for p in &x.props {
+                    match p {
+                        FaultProp::During(r) => r.each_value(f),
+                        FaultProp::Capacity(v) => f(v),
+                        FaultProp::Fail(r) => r.each_value(f),
+                        FaultProp::On(_) => {}
+                    }
+                }
+            }
+            Item::Variant(v) => {
+                for vi in &v.items {
+                    match vi {
+                        VariantItem::Set(_, val) => f(val),
+                        VariantItem::Source(_, rates) => rates.iter().for_each(|r| r.each_value(f)),
+                        VariantItem::Without(_) => {}
+                    }
+                }
+            }
+            Item::Sweep(s) => {
+                for (_, vals) in &s.axes {
+                    vals.iter().for_each(&mut *f);
+                }
+            }
+            Item::Report(items) => {
+                for i in items {
+                    match i {
+                        ReportItem::Waits(w) => w.attempts.iter().for_each(&mut *f),
+                        ReportItem::Herd(h) => h
+                            .clients
+                            .iter()
+                            .chain(h.attempt.iter())
+                            .chain(h.bucket.iter())
+                            .for_each(&mut *f),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
 }

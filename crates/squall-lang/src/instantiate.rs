@@ -190,90 +190,68 @@ impl Scenario {
         })
     }
 
-    fn range(
-        &self,
-        r: &Range,
-        o: &Overrides,
-        ticks: u64,
-        what: &str,
-        errs: &mut Vec<Diagnostic>,
-    ) -> Option<(u64, u64)> {
-        let a = self.conv(&r.start, o, |v| units::ticks(v, self.clock, what));
-        let b = self.conv(&r.end, o, |v| units::ticks(v, self.clock, what));
-        let (a, b) = match (a, b) {
-            (Ok(a), Ok(b)) => (a, b),
-            (a, b) => {
-                errs.extend(a.err());
-                errs.extend(b.err());
-                return None;
-            }
-        };
-        if a > b {
-            errs.push(
-                Diagnostic::new(format!("{what} starts at {a} after it ends at {b}"), r.span)
-                    .label("empty range")
-                    .help("a range is `first..last`, both inclusive"),
-            );
-            return None;
-        }
-        if a < 1 || b > ticks {
-            errs.push(
-                Diagnostic::new(
-                    format!("{what} {a}..{b} is outside the run, which covers ticks 1..{ticks}"),
-                    r.span,
-                )
-                .label("outside the run")
-                .help("ticks are numbered from 1 to the length of `run`"),
-            );
-            return None;
-        }
-        Some((a, b))
-    }
-
     fn model_list(&self, o: &Overrides) -> Result<Model, Vec<Diagnostic>> {
         let mut errs = Vec::new();
-        let ticks = match &self.run {
-            None => 0,
-            Some(v) => match self.conv(v, o, |v| units::ticks(v, self.clock, "the run length")) {
-                Ok(0) => {
-                    errs.push(
-                        Diagnostic::new("the run is 0 ticks long", v.span)
-                            .label("nothing to simulate"),
-                    );
-                    0
-                }
-                Ok(t) => t,
-                Err(d) => {
-                    errs.push(d);
-                    0
-                }
-            },
+        let (start, ticks) = self.run_span(o, &mut errs);
+        let mut cx = Cx {
+            o,
+            errs: &mut errs,
+            start,
+            ticks,
         };
+
+        let rngs = self
+            .rngs
+            .iter()
+            .map(|r| RngSpec {
+                name: r.name.name.clone(),
+                algorithm: match r.algorithm.as_ref().map(|a| a.name.as_str()) {
+                    Some("mulberry32") => RngAlgorithm::Mulberry32,
+                    _ => RngAlgorithm::SplitMix64,
+                },
+                seed: r.seed.map(|(s, _)| s),
+            })
+            .collect();
+        let backoffs: Vec<(String, Backoff)> = self
+            .backoffs
+            .iter()
+            .filter_map(|(name, b)| self.backoff(b, &mut cx).map(|b| (name.clone(), b)))
+            .collect();
+
         let mut nodes = Vec::with_capacity(self.nodes.len());
         for n in &self.nodes {
-            let capacity = match &n.capacity {
-                None => None,
-                Some(v) => {
-                    match self.conv(v, o, |v| units::whole_per_tick(v, self.clock, "a capacity")) {
-                        Ok(c) => Some(c),
-                        Err(d) => {
-                            errs.push(d);
-                            None
-                        }
-                    }
-                }
-            };
-            let retry = match &n.retry {
-                None => None,
-                Some(r) => self.retry(r, o, &mut errs),
-            };
+            let capacity = n.capacity.as_ref().and_then(|v| {
+                cx.keep(self.conv(v, o, |v| units::whole_per_tick(v, self.clock, "a capacity")))
+            });
+            let retry = n
+                .retry
+                .as_ref()
+                .and_then(|r| self.retry(r, &mut cx, &backoffs));
+            let breaker = n.breaker.as_ref().and_then(|b| self.breaker(b, &mut cx));
+            let routes = n
+                .routes
+                .iter()
+                .map(|r| RouteSpec {
+                    name: r.name.name.clone(),
+                    method: r.method.as_deref().and_then(Method::parse),
+                    path: r.path.clone(),
+                    script: r
+                        .script
+                        .iter()
+                        .filter_map(|s| self.step(s, &mut cx))
+                        .collect(),
+                })
+                .collect();
             nodes.push(NodeSpec {
                 name: n.name.clone(),
                 downstream: n.downstream,
                 capacity,
                 retry,
+                breaker,
+                routes,
             });
         }
+
         let mut sources = Vec::new();
         for (i, s) in self.sources.iter().enumerate() {
             let rates = o
@@ -291,52 +269,81 @@ impl Scenario {
                 &s.rates
             };
             for r in base_lines.iter().filter(|r| r.during.is_none()) {
-                match self.conv(&r.value, o, |v| {
+                if let Some(x) = cx.keep(self.conv(&r.value, o, |v| {
                     units::per_tick(v, self.clock, "a source rate")
-                }) {
-                    Ok(x) => base = Some(x),
-                    Err(d) => errs.push(d),
+                })) {
+                    base = Some(x);
                 }
             }
             for r in rates.iter() {
                 if let Some(d) = &r.during {
-                    let rate = self.conv(&r.value, o, |v| {
+                    let rate = cx.keep(self.conv(&r.value, o, |v| {
                         units::per_tick(v, self.clock, "a source rate")
-                    });
-                    let span = self.range(d, o, ticks.max(1), "the rate's range", &mut errs);
-                    match (rate, span) {
-                        (Ok(rate), Some((from, to))) => periods.push(RatePeriod { from, to, rate }),
-                        (Err(d), _) => errs.push(d),
-                        _ => {}
+                    }));
+                    let span = self.range(d, &mut cx, "the rate's range");
+                    if let (Some(rate), Some((from, to))) = (rate, span) {
+                        periods.push(RatePeriod { from, to, rate });
                     }
                 }
             }
+            let schedule = if !s.ops.is_empty() {
+                let mut ops = Vec::new();
+                for op in &s.ops {
+                    let retry = self.op_retry(op, s.entry, &mut cx, &backoffs);
+                    ops.push(OpSpec {
+                        label: op.label.clone(),
+                        request: request_spec(&op.request),
+                        retry,
+                    });
+                }
+                Schedule::Sequential(ops)
+            } else if !s.times.is_empty() {
+                let mut times = Vec::new();
+                for v in &s.times {
+                    if let Some(t) =
+                        cx.keep(self.conv(v, o, |v| units::ticks(v, self.clock, "a send time")))
+                    {
+                        if t < start || t > ticks {
+                            cx.errs.push(
+                                Diagnostic::new(
+                                    format!(
+                                        "a send time of {t} is outside the run {start}..{ticks}"
+                                    ),
+                                    v.span,
+                                )
+                                .label("outside the run"),
+                            );
+                        } else {
+                            times.push(t);
+                        }
+                    }
+                }
+                times.sort_unstable();
+                Schedule::At(times)
+            } else {
+                Schedule::Rate
+            };
             sources.push(SourceSpec {
                 name: s.name.clone(),
                 entry: s.entry,
                 arrivals: s.arrivals,
                 rate: base.unwrap_or(0.0),
                 periods,
+                schedule,
+                request: s.request.as_ref().map(request_spec).unwrap_or_default(),
             });
         }
+
         let mut faults = Vec::new();
         for (i, f) in self.faults.iter().enumerate() {
             if o.without.contains(&i) {
                 continue;
             }
-            let span = self.range(&f.during, o, ticks.max(1), "the fault's range", &mut errs);
-            let capacity = match &f.capacity {
-                None => None,
-                Some(v) => {
-                    match self.conv(v, o, |v| units::whole_per_tick(v, self.clock, "a capacity")) {
-                        Ok(c) => Some(c),
-                        Err(d) => {
-                            errs.push(d);
-                            None
-                        }
-                    }
-                }
-            };
+            let span = self.range(&f.during, &mut cx, "the fault's range");
+            let capacity = f.capacity.as_ref().and_then(|v| {
+                cx.keep(self.conv(v, o, |v| units::whole_per_tick(v, self.clock, "a capacity")))
+            });
+            let fail = f.fail.as_ref().and_then(|r| self.response(r, &mut cx));
             if let Some((from, to)) = span {
                 faults.push(FaultSpec {
                     name: f.name.clone(),
@@ -344,14 +351,13 @@ impl Scenario {
                     from,
                     to,
                     capacity,
+                    fail,
                 });
             }
         }
         let mut windows = Vec::new();
         for (name, r) in &self.windows {
-            if let Some((from, to)) =
-                self.range(r, o, ticks.max(1), &format!("window `{name}`"), &mut errs)
-            {
+            if let Some((from, to)) = self.range(r, &mut cx, &format!("window `{name}`")) {
                 windows.push(WindowSpec {
                     name: name.clone(),
                     from,
@@ -365,110 +371,441 @@ impl Scenario {
         Ok(Model {
             name: self.name.clone(),
             clock: self.clock,
+            start,
             ticks,
             seed: self.seed,
             nodes,
             sources,
             faults,
             windows,
+            rngs,
+            backoffs,
         })
     }
 
-    fn retry(&self, r: &RetryAst, o: &Overrides, errs: &mut Vec<Diagnostic>) -> Option<RetrySpec> {
-        let attempts = match &r.attempts {
-            None => return None,
-            Some(v) => match self.conv(v, o, |v| {
-                let n = units::count(v, "`attempts`")?;
-                if n == 0 {
-                    return Err(Diagnostic::new(
-                        "`attempts` counts tries including the first, so it is at least 1",
-                        v.span,
-                    )
-                    .label("0 tries")
-                    .help("`attempts 1` means no retries"));
+    /// The run's first and last tick.
+    fn run_span(&self, o: &Overrides, errs: &mut Vec<Diagnostic>) -> (u64, u64) {
+        if let Some(r) = &self.run_range {
+            let a = self.conv(&r.start, o, |v| {
+                units::ticks(v, self.clock, "the run's start")
+            });
+            let b = self.conv(&r.end, o, |v| units::ticks(v, self.clock, "the run's end"));
+            return match (a, b) {
+                (Ok(a), Ok(b)) if a <= b => (a, b),
+                (Ok(a), Ok(b)) => {
+                    errs.push(
+                        Diagnostic::new(
+                            format!("the run starts at {a} after it ends at {b}"),
+                            r.span,
+                        )
+                        .label("empty run")
+                        .help("write `run first..last`, both inclusive"),
+                    );
+                    (1, 0)
                 }
-                if n > 1_000_000 {
-                    return Err(Diagnostic::new(
-                        format!("`attempts {n}` is more tries than squall simulates (1000000)"),
-                        v.span,
-                    )
-                    .label("too many"));
+                (a, b) => {
+                    errs.extend(a.err());
+                    errs.extend(b.err());
+                    (1, 0)
                 }
-                Ok(n as u32)
-            }) {
-                Ok(n) => n,
+            };
+        }
+        match &self.run {
+            None => (1, 0),
+            Some(v) => match self.conv(v, o, |v| units::ticks(v, self.clock, "the run length")) {
+                Ok(0) => {
+                    errs.push(
+                        Diagnostic::new("the run is 0 ticks long", v.span)
+                            .label("nothing to simulate"),
+                    );
+                    (1, 0)
+                }
+                Ok(t) => (1, t),
                 Err(d) => {
                     errs.push(d);
-                    return None;
+                    (1, 0)
                 }
             },
-        };
-        let backoff = match &r.backoff {
-            None => return None,
-            Some(BackoffAst::Fixed(v)) => {
-                match self.conv(v, o, |v| units::ticks(v, self.clock, "a backoff wait")) {
-                    Ok(wait) => Backoff::Fixed { wait },
-                    Err(d) => {
-                        errs.push(d);
-                        return None;
-                    }
-                }
-            }
-            Some(BackoffAst::Exponential {
-                base,
-                multiplier,
-                cap,
-            }) => {
-                let b = self.conv(base, o, |v| units::ticks(v, self.clock, "a backoff base"));
-                let m = match multiplier {
-                    None => Ok(2.0),
-                    Some(m) => self.conv(m, o, |v| {
-                        let x = units::real(v, "a backoff multiplier")?;
-                        if x < 1.0 {
-                            return Err(Diagnostic::new(
-                                format!(
-                                    "a backoff multiplier below 1 ({x}) would shrink the waits"
-                                ),
-                                v.span,
-                            )
-                            .label("less than 1"));
-                        }
-                        Ok(x)
-                    }),
-                };
-                let c = match cap {
-                    None => Ok(None),
-                    Some(c) => self
-                        .conv(c, o, |v| units::ticks(v, self.clock, "a backoff cap"))
-                        .map(Some),
-                };
-                match (b, m, c) {
-                    (Ok(base), Ok(multiplier), Ok(cap)) => {
-                        if let Some(cv) = cap {
-                            if cv < base {
-                                errs.push(
-                                    Diagnostic::new(format!("the backoff cap ({cv}) is below its base ({base})"), r.span)
-                                        .label("cap below base")
-                                        .help("the cap bounds the growing wait; make it at least the base"),
-                                );
-                                return None;
-                            }
-                        }
-                        Backoff::Exponential {
-                            base,
-                            multiplier,
-                            cap,
-                        }
-                    }
-                    (b, m, c) => {
-                        errs.extend(b.err());
-                        errs.extend(m.err());
-                        errs.extend(c.err());
-                        return None;
-                    }
-                }
-            }
-        };
-        Some(RetrySpec { attempts, backoff })
+        }
     }
+
+    fn range(&self, r: &Range, cx: &mut Cx<'_>, what: &str) -> Option<(u64, u64)> {
+        let a = self.conv(&r.start, cx.o, |v| units::ticks(v, self.clock, what));
+        let b = self.conv(&r.end, cx.o, |v| units::ticks(v, self.clock, what));
+        let (a, b) = match (a, b) {
+            (Ok(a), Ok(b)) => (a, b),
+            (a, b) => {
+                cx.errs.extend(a.err());
+                cx.errs.extend(b.err());
+                return None;
+            }
+        };
+        if a > b {
+            cx.errs.push(
+                Diagnostic::new(format!("{what} starts at {a} after it ends at {b}"), r.span)
+                    .label("empty range")
+                    .help("a range is `first..last`, both inclusive"),
+            );
+            return None;
+        }
+        if cx.start > cx.ticks {
+            return None; // the run itself is already reported
+        }
+        if a < cx.start || b > cx.ticks {
+            cx.errs.push(
+                Diagnostic::new(
+                    format!(
+                        "{what} {a}..{b} is outside the run, which covers ticks {}..{}",
+                        cx.start, cx.ticks
+                    ),
+                    r.span,
+                )
+                .label("outside the run")
+                .help("ticks are numbered from the first tick of `run` to its last"),
+            );
+            return None;
+        }
+        Some((a, b))
+    }
+
+    fn backoff(&self, b: &BackoffAst, cx: &mut Cx<'_>) -> Option<Backoff> {
+        let o = cx.o;
+        let ticks = |cx: &mut Cx<'_>, v: &Value, what: &str| {
+            cx.keep(self.conv(v, o, |v| units::ticks(v, self.clock, what)))
+        };
+        let multiplier = |cx: &mut Cx<'_>, m: &Option<Value>| match m {
+            None => Some(2.0),
+            Some(m) => cx.keep(self.conv(m, o, |v| {
+                let x = units::real(v, "a backoff multiplier")?;
+                if x < 1.0 {
+                    return Err(Diagnostic::new(
+                        format!("a backoff multiplier below 1 ({x}) would shrink the waits"),
+                        v.span,
+                    )
+                    .label("less than 1"));
+                }
+                Ok(x)
+            })),
+        };
+        let cap_of =
+            |cx: &mut Cx<'_>, c: &Option<Value>, base: Option<u64>| -> Option<Option<u64>> {
+                let Some(c) = c else { return Some(None) };
+                let cv = ticks(cx, c, "a backoff cap")?;
+                if let Some(base) = base {
+                    if cv < base {
+                        cx.errs.push(
+                            Diagnostic::new(
+                                format!("the backoff cap ({cv}) is below its base ({base})"),
+                                c.span,
+                            )
+                            .label("cap below base")
+                            .help("the cap bounds the growing wait; make it at least the base"),
+                        );
+                        return None;
+                    }
+                }
+                Some(Some(cv))
+            };
+        let rng_of = |r: &Option<Ident>| {
+            r.as_ref()
+                .and_then(|id| self.rngs.iter().position(|x| x.name.name == id.name))
+        };
+        match b {
+            BackoffAst::Fixed(v) => {
+                ticks(cx, v, "a backoff wait").map(|wait| Backoff::Fixed { wait })
+            }
+            BackoffAst::Exponential {
+                base,
+                multiplier: m,
+                cap,
+            } => {
+                let base = ticks(cx, base, "a backoff base");
+                let m = multiplier(cx, m);
+                let cap = cap_of(cx, cap, base);
+                Some(Backoff::Exponential {
+                    base: base?,
+                    multiplier: m?,
+                    cap: cap?,
+                })
+            }
+            BackoffAst::FullJitter {
+                base,
+                multiplier: m,
+                cap,
+                rng,
+            } => {
+                let base = ticks(cx, base, "a backoff base");
+                let m = multiplier(cx, m);
+                let cap = cap_of(cx, cap, base);
+                Some(Backoff::FullJitter {
+                    base: base?,
+                    multiplier: m?,
+                    cap: cap?,
+                    rng: rng_of(rng),
+                })
+            }
+            BackoffAst::EqualJitter {
+                base,
+                multiplier: m,
+                cap,
+                rng,
+            } => {
+                let base = ticks(cx, base, "a backoff base");
+                let m = multiplier(cx, m);
+                let cap = cap_of(cx, cap, base);
+                Some(Backoff::EqualJitter {
+                    base: base?,
+                    multiplier: m?,
+                    cap: cap?,
+                    rng: rng_of(rng),
+                })
+            }
+            BackoffAst::Decorrelated { base, cap, rng } => {
+                let base = ticks(cx, base, "a backoff base");
+                let cap = cap_of(cx, cap, base);
+                Some(Backoff::Decorrelated {
+                    base: base?,
+                    cap: cap?,
+                    rng: rng_of(rng),
+                })
+            }
+        }
+    }
+
+    fn retry(
+        &self,
+        r: &RetryAst,
+        cx: &mut Cx<'_>,
+        backoffs: &[(String, Backoff)],
+    ) -> Option<RetrySpec> {
+        if let Some(name) = &r.named {
+            let (_, policy) = self.policies.iter().find(|(n, _)| *n == name.name)?;
+            if policy.named.is_some() {
+                return None; // policies name no other policy (the grammar allows no such thing)
+            }
+            return self.retry(policy, cx, backoffs);
+        }
+        let o = cx.o;
+        let attempts =
+            cx.keep(self.conv(r.attempts.as_ref()?, o, |v| attempts_count(v, "`attempts`")));
+        let backoff = match r.backoff.as_ref()? {
+            BackoffRef::Inline(b) => self.backoff(b, cx),
+            BackoffRef::Named(id) => backoffs
+                .iter()
+                .find(|(n, _)| *n == id.name)
+                .map(|(_, b)| b.clone()),
+        };
+        let deadline = match &r.deadline {
+            None => Some(None),
+            Some(v) => cx
+                .keep(self.conv(v, o, |v| units::ticks(v, self.clock, "a deadline")))
+                .map(Some),
+        };
+        let unknown = match &r.unknown_attempts {
+            None => Some(2),
+            Some(v) => cx.keep(self.conv(v, o, |v| attempts_count(v, "`unknown_attempts`"))),
+        };
+        let honor = r.retry_after.as_ref().is_none_or(|id| id.name != "ignore");
+        Some(RetrySpec {
+            attempts: attempts?,
+            backoff: backoff?,
+            deadline: deadline?,
+            honor_retry_after: honor,
+            unknown_attempts: unknown?,
+        })
+    }
+
+    fn op_retry(
+        &self,
+        op: &OpAst,
+        entry: usize,
+        cx: &mut Cx<'_>,
+        backoffs: &[(String, Backoff)],
+    ) -> Option<RetrySpec> {
+        let base = match &op.policy {
+            Some(p) => {
+                let (_, policy) = self.policies.iter().find(|(n, _)| *n == p.name)?;
+                self.retry(policy, cx, backoffs)
+            }
+            None => None,
+        };
+        let Some(v) = &op.attempts else { return base };
+        let attempts = cx.keep(self.conv(v, cx.o, |v| attempts_count(v, "`attempts`")))?;
+        let base = base.or_else(|| {
+            self.nodes[entry]
+                .retry
+                .as_ref()
+                .and_then(|r| self.retry(r, cx, backoffs))
+        });
+        match base {
+            Some(mut r) => {
+                r.attempts = attempts;
+                Some(r)
+            }
+            None => {
+                cx.errs.push(
+                    Diagnostic::new(
+                        format!("`attempts` on an operation changes the retry policy of `{}`, which has none", self.nodes[entry].name),
+                        v.span,
+                    )
+                    .label("no policy to change")
+                    .help("give the entry service a `retry { ... }`, or name a policy with `policy NAME`"),
+                );
+                None
+            }
+        }
+    }
+
+    fn breaker(&self, b: &BreakerAst, cx: &mut Cx<'_>) -> Option<BreakerSpec> {
+        let o = cx.o;
+        let threshold = cx.keep(self.conv(b.after.as_ref()?, o, |v| {
+            attempts_count(v, "a breaker threshold")
+        }));
+        let cooldown = cx.keep(self.conv(b.cooldown.as_ref()?, o, |v| {
+            units::ticks(v, self.clock, "a cooldown")
+        }));
+        let probes = match &b.probes {
+            None => Some(1),
+            Some(v) => cx.keep(self.conv(v, o, |v| attempts_count(v, "`probes`"))),
+        };
+        Some(BreakerSpec {
+            threshold: threshold?,
+            cooldown: cooldown?,
+            probes: probes?,
+        })
+    }
+
+    fn step(&self, s: &StepAst, cx: &mut Cx<'_>) -> Option<StepSpec> {
+        let o = cx.o;
+        let response = self.response(&s.response, cx);
+        let times = match &s.times {
+            None => Some(None),
+            Some(v) => cx
+                .keep(self.conv(v, o, |v| units::count(v, "a step's count")))
+                .map(Some),
+        };
+        let until = match &s.until {
+            None => Some(None),
+            Some(v) => cx
+                .keep(self.conv(v, o, |v| units::ticks(v, self.clock, "a step's end")))
+                .map(Some),
+        };
+        Some(StepSpec {
+            response: response?,
+            times: times?,
+            until: until?,
+        })
+    }
+
+    fn response(&self, r: &ResponseAst, cx: &mut Cx<'_>) -> Option<ResponseSpec> {
+        Some(match r {
+            ResponseAst::NetworkError => ResponseSpec::NetworkError,
+            ResponseAst::Timeout => ResponseSpec::Timeout,
+            ResponseAst::BodyError => ResponseSpec::BodyError,
+            ResponseAst::Status {
+                code,
+                retry_after,
+                span,
+            } => {
+                let Some(code) = crate::date::parse_status(code) else {
+                    cx.errs.push(
+                        Diagnostic::new(format!("`{code}` is not a status code"), *span)
+                            .label("not a status"),
+                    );
+                    return None;
+                };
+                let retry_after = match retry_after {
+                    None => None,
+                    Some(RetryAfterAst::Delay(v)) => {
+                        Some(RetryAfter::Delay(cx.keep(self.conv(v, cx.o, |v| {
+                            units::ticks(v, self.clock, "a Retry-After delay")
+                        }))?))
+                    }
+                    Some(RetryAfterAst::Date(text, dspan)) => {
+                        let Some(at) = crate::date::parse_date(text) else {
+                            cx.errs.push(
+                                Diagnostic::new(
+                                    format!("Retry-After `{text}` is not a date squall can read"),
+                                    *dspan,
+                                )
+                                .label("cannot parse"),
+                            );
+                            return None;
+                        };
+                        let (Some(epoch), Some(tick_ms)) = (self.epoch, self.clock.tick_millis())
+                        else {
+                            cx.errs.push(
+                                Diagnostic::new("a Retry-After date needs the scenario's `epoch` and a wall clock", *dspan)
+                                    .label("a date, but no epoch")
+                                    .help("add `epoch \"Wed, 14 Jan 2026 09:00:00 GMT\"` (the time of tick 0) and `clock ms` or `clock s`"),
+                            );
+                            return None;
+                        };
+                        let ms = at - epoch;
+                        if ms < 0 {
+                            cx.errs.push(
+                                Diagnostic::new(
+                                    "this Retry-After date is before the scenario's epoch",
+                                    *dspan,
+                                )
+                                .label("in the past"),
+                            );
+                            return None;
+                        }
+                        Some(RetryAfter::At(ms as u64 / tick_ms))
+                    }
+                };
+                ResponseSpec::Status { code, retry_after }
+            }
+        })
+    }
+}
+
+/// Errors collected while resolving one run.
+struct Cx<'a> {
+    o: &'a Overrides,
+    errs: &'a mut Vec<Diagnostic>,
+    start: u64,
+    ticks: u64,
+}
+
+impl Cx<'_> {
+    fn keep<T>(&mut self, r: Result<T, Diagnostic>) -> Option<T> {
+        match r {
+            Ok(v) => Some(v),
+            Err(d) => {
+                self.errs.push(d);
+                None
+            }
+        }
+    }
+}
+
+fn request_spec(r: &RequestAst) -> RequestSpec {
+    RequestSpec {
+        method: Method::parse(&r.method).unwrap_or(Method::Get),
+        path: r.path.clone(),
+        key: r.key,
+    }
+}
+
+/// A count of tries: a whole number, at least 1, at most a million.
+fn attempts_count(v: &Value, what: &str) -> Result<u32, Diagnostic> {
+    let n = units::count(v, what)?;
+    if n == 0 {
+        return Err(Diagnostic::new(
+            format!("{what} counts tries including the first, so it is at least 1"),
+            v.span,
+        )
+        .label("0 tries")
+        .help("`attempts 1` means no retries"));
+    }
+    if n > 1_000_000 {
+        return Err(Diagnostic::new(
+            format!("{what} of {n} is more than squall simulates (1000000)"),
+            v.span,
+        )
+        .label("too many"));
+    }
+    Ok(n as u32)
 }

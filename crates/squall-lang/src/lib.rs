@@ -27,6 +27,7 @@
 )]
 
 pub mod ast;
+pub mod date;
 pub mod diagnostic;
 pub mod instantiate;
 pub mod model;

@@ -10,9 +10,10 @@
 use serde::Serialize;
 
 /// The unit of time of a scenario file. One tick is one unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub enum Clock {
     /// An abstract step (`tur`), with no wall-clock length.
+    #[default]
     Round,
     /// One millisecond.
     Ms,
@@ -41,13 +42,15 @@ impl Clock {
 }
 
 /// One fully resolved run of a scenario.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct Model {
     /// The scenario's name.
     pub name: String,
     /// The unit of time.
     pub clock: Clock,
-    /// Length of the run in ticks; ticks are numbered `1..=ticks`.
+    /// First tick of the run (1 unless the file says `run a..b`).
+    pub start: u64,
+    /// Last tick of the run; the run covers `start..=ticks`.
     pub ticks: u64,
     /// The root seed of this run's random stream.
     pub seed: u64,
@@ -59,11 +62,195 @@ pub struct Model {
     pub faults: Vec<FaultSpec>,
     /// Named windows over which the engine counts unique request ids.
     pub windows: Vec<WindowSpec>,
+    /// Named random generators.
+    pub rngs: Vec<RngSpec>,
+    /// Named backoff policies (for report tables; services hold their own copy).
+    pub backoffs: Vec<(String, Backoff)>,
+}
+
+/// A named random generator.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RngSpec {
+    /// Its name.
+    pub name: String,
+    /// The algorithm.
+    pub algorithm: RngAlgorithm,
+    /// Its explicit seed; `None`: derived from the run's seed and the name.
+    pub seed: Option<u64>,
+}
+
+/// Random number algorithms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum RngAlgorithm {
+    /// mulberry32: 32-bit state, the seed documents' generator.
+    Mulberry32,
+    /// SplitMix64: squall's default.
+    SplitMix64,
+}
+
+/// An HTTP method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Method {
+    /// GET
+    Get,
+    /// HEAD
+    Head,
+    /// OPTIONS
+    Options,
+    /// POST
+    Post,
+    /// PUT
+    Put,
+    /// PATCH
+    Patch,
+    /// DELETE
+    Delete,
+}
+
+impl Method {
+    /// Parses an upper-case method name.
+    pub fn parse(s: &str) -> Option<Method> {
+        Some(match s {
+            "GET" => Method::Get,
+            "HEAD" => Method::Head,
+            "OPTIONS" => Method::Options,
+            "POST" => Method::Post,
+            "PUT" => Method::Put,
+            "PATCH" => Method::Patch,
+            "DELETE" => Method::Delete,
+            _ => return None,
+        })
+    }
+
+    /// Safe methods change nothing on the server, so repeating them is harmless.
+    pub fn is_safe(self) -> bool {
+        matches!(self, Method::Get | Method::Head | Method::Options)
+    }
+
+    /// The method's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Head => "HEAD",
+            Method::Options => "OPTIONS",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Patch => "PATCH",
+            Method::Delete => "DELETE",
+        }
+    }
+}
+
+/// What a request is, for routing and for deciding whether to retry it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestSpec {
+    /// Its method.
+    pub method: Method,
+    /// Its path.
+    pub path: String,
+    /// Whether it carries an idempotency key.
+    pub key: bool,
+}
+
+impl Default for RequestSpec {
+    fn default() -> Self {
+        RequestSpec {
+            method: Method::Get,
+            path: "/".into(),
+            key: false,
+        }
+    }
+}
+
+/// One operation of a sequential client.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OpSpec {
+    /// Label in reports.
+    pub label: String,
+    /// The request.
+    pub request: RequestSpec,
+    /// Retry policy for this operation at the entry node, replacing the
+    /// node's own.
+    pub retry: Option<RetrySpec>,
+}
+
+/// When a source sends requests.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub enum Schedule {
+    /// By its rate (`rate`, `periods`, `arrivals`).
+    #[default]
+    Rate,
+    /// One request at each of these ticks.
+    At(Vec<u64>),
+    /// Operations one after another, each starting when the previous ends.
+    Sequential(Vec<OpSpec>),
+}
+
+/// A circuit breaker on a node's calls to its downstream node.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BreakerSpec {
+    /// Consecutive failures that open it.
+    pub threshold: u32,
+    /// Ticks it stays open before letting a probe through.
+    pub cooldown: u64,
+    /// Calls let through at once while half-open.
+    pub probes: u32,
+}
+
+/// A response a node can give.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ResponseSpec {
+    /// A status code; 2xx is success.
+    Status {
+        /// The code.
+        code: u32,
+        /// Retry-After.
+        retry_after: Option<RetryAfter>,
+    },
+    /// The connection failed before an answer.
+    NetworkError,
+    /// No answer in time.
+    Timeout,
+    /// The answer's body could not be read.
+    BodyError,
+}
+
+/// A server's Retry-After.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum RetryAfter {
+    /// Wait at least this many ticks.
+    Delay(u64),
+    /// Wait until this tick.
+    At(u64),
+}
+
+/// A step of a response script.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepSpec {
+    /// What it answers.
+    pub response: ResponseSpec,
+    /// For so many calls.
+    pub times: Option<u64>,
+    /// Until this tick (inclusive of earlier ticks only).
+    pub until: Option<u64>,
+}
+
+/// A route of a scripted endpoint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RouteSpec {
+    /// Name.
+    pub name: String,
+    /// Method matched; `None` for any.
+    pub method: Option<Method>,
+    /// Path matched; `None` for any (the default route).
+    pub path: Option<String>,
+    /// Its script; the last step holds for ever.
+    pub script: Vec<StepSpec>,
 }
 
 /// A node of the call graph: a service that calls another node, or a
 /// dependency at the bottom of a chain.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct NodeSpec {
     /// The node's name.
     pub name: String,
@@ -73,6 +260,10 @@ pub struct NodeSpec {
     pub capacity: Option<u64>,
     /// How it retries a failed call to its downstream node.
     pub retry: Option<RetrySpec>,
+    /// A circuit breaker on its calls to its downstream node.
+    pub breaker: Option<BreakerSpec>,
+    /// Scripted answers, for a node at the bottom of a chain.
+    pub routes: Vec<RouteSpec>,
 }
 
 /// A retry policy.
@@ -82,6 +273,26 @@ pub struct RetrySpec {
     pub attempts: u32,
     /// The wait before each retry.
     pub backoff: Backoff,
+    /// No retry starts later than this many ticks after the first try.
+    pub deadline: Option<u64>,
+    /// Whether a server's Retry-After is a lower bound on the wait.
+    pub honor_retry_after: bool,
+    /// Tries for an outcome of unknown class.
+    pub unknown_attempts: u32,
+}
+
+impl RetrySpec {
+    /// A policy with defaults around `attempts` and `backoff`: Retry-After
+    /// honoured, no deadline, 2 tries for unknown outcomes.
+    pub fn new(attempts: u32, backoff: Backoff) -> Self {
+        RetrySpec {
+            attempts,
+            backoff,
+            deadline: None,
+            honor_retry_after: true,
+            unknown_attempts: 2,
+        }
+    }
 }
 
 /// How long a service waits before its next try.
@@ -101,35 +312,136 @@ pub enum Backoff {
         /// The largest wait \[ticks\].
         cap: Option<u64>,
     },
+    /// `round(r * exponential(n))`: anywhere from 0 to the exponential wait.
+    FullJitter {
+        /// The first bound \[ticks\].
+        base: u64,
+        /// Growth per retry.
+        multiplier: f64,
+        /// The largest bound \[ticks\].
+        cap: Option<u64>,
+        /// Generator, by index in the model (`None`: the run's default).
+        rng: Option<usize>,
+    },
+    /// `round(e/2 + r * e/2)` with `e = exponential(n)`: at least half the
+    /// exponential wait.
+    EqualJitter {
+        /// The first bound \[ticks\].
+        base: u64,
+        /// Growth per retry.
+        multiplier: f64,
+        /// The largest bound \[ticks\].
+        cap: Option<u64>,
+        /// Generator.
+        rng: Option<usize>,
+    },
+    /// `min(cap, round(base + r * (3 * previous - base)))`, the previous
+    /// wait starting at `base`.
+    Decorrelated {
+        /// The smallest wait \[ticks\].
+        base: u64,
+        /// The largest wait \[ticks\].
+        cap: Option<u64>,
+        /// Generator.
+        rng: Option<usize>,
+    },
 }
 
 impl Backoff {
-    /// The wait before retry `n` (1 = the wait after the first failed try).
-    pub fn wait(&self, n: u32) -> u64 {
+    /// The exponential bound before retry `n` (1 = after the first failed
+    /// try): `base * multiplier^(n-1)`, at most `cap`. For a fixed backoff,
+    /// the fixed wait; for decorrelated jitter, the base.
+    pub fn bound(&self, n: u32) -> f64 {
+        let grow = |base: u64, multiplier: f64, cap: Option<u64>| {
+            let w = (base as f64) * multiplier.powi(n.saturating_sub(1).min(1024) as i32);
+            cap.map_or(w, |c| w.min(c as f64))
+        };
         match *self {
-            Backoff::Fixed { wait } => wait,
+            Backoff::Fixed { wait } => wait as f64,
             Backoff::Exponential {
                 base,
                 multiplier,
                 cap,
-            } => {
-                let w = (base as f64) * multiplier.powi(n.saturating_sub(1).min(1024) as i32);
-                let w = if w.is_finite() && w < u64::MAX as f64 {
-                    w.round() as u64
-                } else {
-                    u64::MAX
-                };
+            }
+            | Backoff::FullJitter {
+                base,
+                multiplier,
+                cap,
+                ..
+            }
+            | Backoff::EqualJitter {
+                base,
+                multiplier,
+                cap,
+                ..
+            } => grow(base, multiplier, cap),
+            Backoff::Decorrelated { base, .. } => base as f64,
+        }
+    }
+
+    /// True when the policy draws a random number for each wait.
+    pub fn draws(&self) -> bool {
+        matches!(
+            self,
+            Backoff::FullJitter { .. } | Backoff::EqualJitter { .. } | Backoff::Decorrelated { .. }
+        )
+    }
+
+    /// The generator the policy draws from (`None`: the run's default).
+    pub fn rng(&self) -> Option<usize> {
+        match *self {
+            Backoff::FullJitter { rng, .. }
+            | Backoff::EqualJitter { rng, .. }
+            | Backoff::Decorrelated { rng, .. } => rng,
+            Backoff::Fixed { .. } | Backoff::Exponential { .. } => None,
+        }
+    }
+
+    /// The wait before retry `n`, given a uniform draw `r` in `[0, 1)` (not
+    /// used by deterministic policies) and the previous wait of the same
+    /// retry loop (decorrelated jitter; `None` before the first retry).
+    /// Rounding is half away from zero, as JavaScript's `Math.round` for
+    /// the non-negative values here.
+    pub fn wait_with(&self, n: u32, r: f64, previous: Option<u64>) -> u64 {
+        let whole = |w: f64| {
+            if w.is_finite() && w > 0.0 {
+                w.min(9.0e15).round() as u64
+            } else {
+                0
+            }
+        };
+        match *self {
+            Backoff::Fixed { wait } => wait,
+            Backoff::Exponential { .. } => whole(self.bound(n)),
+            Backoff::FullJitter { .. } => whole(r * self.bound(n)),
+            Backoff::EqualJitter { .. } => {
+                let e = self.bound(n);
+                whole(e / 2.0 + r * e / 2.0)
+            }
+            Backoff::Decorrelated { base, cap, .. } => {
+                let prev = previous.unwrap_or(base) as f64;
+                let w = whole(base as f64 + r * (prev * 3.0 - base as f64));
                 cap.map_or(w, |c| w.min(c))
             }
+        }
+    }
+
+    /// The wait before retry `n` for a deterministic policy; for jittered
+    /// policies, the largest wait the draw can give.
+    pub fn wait(&self, n: u32) -> u64 {
+        match *self {
+            Backoff::Decorrelated { cap, .. } => cap.unwrap_or(u64::MAX),
+            _ => self.wait_with(n, 1.0, None),
         }
     }
 }
 
 /// How a source spreads its arrivals over ticks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub enum Arrivals {
     /// A deterministic accumulator: the rate is added every tick and a
     /// request enters for every whole unit; fractions carry over.
+    #[default]
     Uniform,
     /// A Poisson number of arrivals per tick with the rate as its mean,
     /// drawn from the run's random stream.
@@ -137,7 +449,7 @@ pub enum Arrivals {
 }
 
 /// A source of new requests.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct SourceSpec {
     /// The source's name.
     pub name: String,
@@ -149,6 +461,10 @@ pub struct SourceSpec {
     pub rate: f64,
     /// Periods with another rate; the last matching one wins.
     pub periods: Vec<RatePeriod>,
+    /// When it sends (by rate unless `at` or `sequential`).
+    pub schedule: Schedule,
+    /// What its requests are (for `Schedule::Sequential`, each op says).
+    pub request: RequestSpec,
 }
 
 impl SourceSpec {
@@ -174,7 +490,7 @@ pub struct RatePeriod {
 }
 
 /// A fault: a change to a node during an inclusive range of ticks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct FaultSpec {
     /// The fault's name.
     pub name: String,
@@ -186,10 +502,12 @@ pub struct FaultSpec {
     pub to: u64,
     /// The node's capacity while the fault lasts \[calls/tick\].
     pub capacity: Option<u64>,
+    /// The answer the node gives to every call while the fault lasts.
+    pub fail: Option<ResponseSpec>,
 }
 
 /// A named inclusive range of ticks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct WindowSpec {
     /// The window's name.
     pub name: String,
@@ -242,6 +560,54 @@ pub enum ReportItemSpec {
     Line(Vec<LinePart>),
     /// A demand-or-retry-storm verdict per variant.
     Diagnose(DiagnoseSpec),
+    /// Waits of several backoff policies per retry.
+    Waits(WaitsSpec),
+    /// When a herd of clients wakes up.
+    Herd(HerdSpec),
+    /// Each operation of a sequential source.
+    Operations {
+        /// Title.
+        title: String,
+        /// The source, by index.
+        source: usize,
+    },
+    /// A circuit breaker's decisions.
+    Trace {
+        /// Title.
+        title: String,
+        /// The node, by index.
+        node: usize,
+    },
+}
+
+/// `waits "title" { policies [...] attempts n rng r }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct WaitsSpec {
+    /// Title.
+    pub title: String,
+    /// Named backoff policies, by index in `Model::backoffs`.
+    pub policies: Vec<usize>,
+    /// Rows: retries 1..=attempts.
+    pub attempts: u32,
+    /// The generator every jittered column draws from, fresh for the table.
+    pub rng: Option<usize>,
+}
+
+/// `herd "title" { policy p clients n attempt k bucket b rng r }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HerdSpec {
+    /// Title.
+    pub title: String,
+    /// Named backoff policy, by index in `Model::backoffs`.
+    pub policy: usize,
+    /// Clients failing at the same instant.
+    pub clients: u32,
+    /// Which retry's wait (1 = after the first failed try).
+    pub attempt: u32,
+    /// Bucket width \[ticks\].
+    pub bucket: u64,
+    /// The generator, fresh for the herd.
+    pub rng: Option<usize>,
 }
 
 /// A table: rows from one or two axes, one column per expression.
@@ -378,6 +744,13 @@ pub enum Func {
         /// The node.
         node: usize,
     },
+    /// `route_calls(node, route)`: calls a scripted route answered.
+    RouteCalls {
+        /// The node.
+        node: usize,
+        /// The route, by index among the node's routes.
+        route: usize,
+    },
     /// `min(a, b, ...)`
     Min,
     /// `max(a, b, ...)`
@@ -423,11 +796,13 @@ pub enum Metric {
     Completed,
     /// Ticks in the window.
     Ticks,
+    /// Calls the node's circuit breaker did not send.
+    Blocked,
 }
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 17] = [
+    pub const ALL: [(&'static str, Metric); 18] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -445,6 +820,7 @@ impl Metric {
         ("dropped_rate", Metric::DroppedRate),
         ("completed", Metric::Completed),
         ("ticks", Metric::Ticks),
+        ("blocked", Metric::Blocked),
     ];
 
     /// Looks a metric up by name.

@@ -173,7 +173,63 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
     let mut c = Children::of(pair);
     Ok(match rule {
         Rule::clock_decl => Item::Clock(ident(c.expect(Rule::ident)?)),
-        Rule::run_decl => Item::Run(parse_value_pair(c.expect(Rule::value)?)?),
+        Rule::run_decl => match c.next() {
+            Some(p) if p.as_rule() == Rule::range => Item::RunRange(parse_range(p)?),
+            Some(p) => Item::Run(parse_value_pair(p)?),
+            None => return Err(internal(span, "run without a value")),
+        },
+        Rule::epoch_decl => {
+            let p = c.expect(Rule::string)?;
+            let sspan: Span = p.as_span().into();
+            Item::Epoch(string(p), sspan)
+        }
+        Rule::rng_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            let mut decl = RngDecl {
+                name,
+                algorithm: None,
+                seed: None,
+            };
+            while let Some(p) = c.next() {
+                let pspan: Span = p.as_span().into();
+                match p.as_rule() {
+                    Rule::rng_seed => {
+                        let n = Children::of(p).expect(Rule::number)?;
+                        let text: String = n.as_str().chars().filter(|c| *c != '_').collect();
+                        let seed = text.parse::<u64>().map_err(|_| {
+                            Diagnostic::new("a seed must be a whole number", n.as_span().into())
+                                .label("not a whole number")
+                        })?;
+                        decl.seed = Some((seed, pspan));
+                    }
+                    Rule::rng_algorithm => {
+                        decl.algorithm = Some(ident(Children::of(p).expect(Rule::ident)?))
+                    }
+                    other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
+                }
+            }
+            Item::Rng(decl)
+        }
+        Rule::backoff_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            Item::Backoff(name, parse_backoff(c.expect(Rule::backoff_kind)?)?)
+        }
+        Rule::policy_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            let mut retry = empty_retry(span);
+            while let Some(p) = c.next() {
+                retry_prop(&mut retry, p)?;
+            }
+            Item::Policy(name, retry)
+        }
+        Rule::endpoint_decl => {
+            let node = ident(c.expect(Rule::ident)?);
+            let mut routes = Vec::new();
+            while let Some(p) = c.next() {
+                routes.push(parse_route(p)?);
+            }
+            Item::Endpoint(EndpointDecl { node, routes })
+        }
         Rule::seed_decl => {
             let p = c.expect(Rule::number)?;
             let text: String = p.as_str().chars().filter(|c| *c != '_').collect();
@@ -201,6 +257,19 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     Rule::arrivals_prop => {
                         SourceProp::Arrivals(ident(Children::of(p).expect(Rule::ident)?))
                     }
+                    Rule::at_times => SourceProp::At(
+                        p.into_inner()
+                            .map(parse_value_pair)
+                            .collect::<Result<_>>()?,
+                    ),
+                    Rule::request_prop => SourceProp::Request(parse_request(p)?),
+                    Rule::sequential_block => {
+                        let mut ops = Vec::new();
+                        for op in p.into_inner() {
+                            ops.push(parse_op(op)?);
+                        }
+                        SourceProp::Sequential(ops)
+                    }
                     other => {
                         return Err(internal(
                             p.as_span().into(),
@@ -222,6 +291,7 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     Rule::capacity_prop => props.push(ServiceProp::Capacity(parse_value_pair(
                         Children::of(p).expect(Rule::value)?,
                     )?)),
+                    Rule::breaker_block => props.push(ServiceProp::Breaker(parse_breaker(p)?)),
                     other => {
                         return Err(internal(
                             p.as_span().into(),
@@ -243,6 +313,9 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     }
                     Rule::capacity_prop => {
                         FaultProp::Capacity(parse_value_pair(Children::of(p).expect(Rule::value)?)?)
+                    }
+                    Rule::fail_prop => {
+                        FaultProp::Fail(parse_response(Children::of(p).expect(Rule::response)?)?)
                     }
                     other => {
                         return Err(internal(
@@ -343,74 +416,295 @@ fn parse_rate(pair: Pair<'_, Rule>) -> Result<RateAst> {
     Ok(RateAst { value, during })
 }
 
-fn parse_retry(pair: Pair<'_, Rule>) -> Result<RetryAst> {
-    let span: Span = pair.as_span().into();
-    let mut retry = RetryAst {
+fn empty_retry(span: Span) -> RetryAst {
+    RetryAst {
         attempts: None,
         backoff: None,
+        deadline: None,
+        retry_after: None,
+        unknown_attempts: None,
+        named: None,
         span,
-    };
+    }
+}
+
+fn parse_retry(pair: Pair<'_, Rule>) -> Result<RetryAst> {
+    let span: Span = pair.as_span().into();
+    let mut retry = empty_retry(span);
     for p in pair.into_inner() {
-        let pspan: Span = p.as_span().into();
-        match p.as_rule() {
-            Rule::attempts_prop => {
-                if retry.attempts.is_some() {
-                    return Err(Diagnostic::new(
-                        "`attempts` is given twice in one `retry` block",
-                        pspan,
-                    )
-                    .label("second `attempts`"));
-                }
-                retry.attempts = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?);
-            }
-            Rule::backoff_prop => {
-                if retry.backoff.is_some() {
-                    return Err(Diagnostic::new(
-                        "`backoff` is given twice in one `retry` block",
-                        pspan,
-                    )
-                    .label("second `backoff`"));
-                }
-                let kind = Children::of(p)
-                    .next()
-                    .ok_or_else(|| internal(pspan, "backoff without a kind"))?;
-                retry.backoff = Some(parse_backoff(kind)?);
-            }
-            other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
+        if p.as_rule() == Rule::ident {
+            retry.named = Some(ident(p));
+        } else {
+            retry_prop(&mut retry, p)?;
         }
     }
     Ok(retry)
 }
 
+fn retry_prop(retry: &mut RetryAst, p: Pair<'_, Rule>) -> Result<()> {
+    let pspan: Span = p.as_span().into();
+    let twice = |what: &str| {
+        Diagnostic::new(
+            format!("`{what}` is given twice in one retry policy"),
+            pspan,
+        )
+        .label(format!("second `{what}`"))
+    };
+    match p.as_rule() {
+        Rule::attempts_prop => {
+            if retry.attempts.is_some() {
+                return Err(twice("attempts"));
+            }
+            retry.attempts = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?);
+        }
+        Rule::backoff_prop => {
+            if retry.backoff.is_some() {
+                return Err(twice("backoff"));
+            }
+            let kind = Children::of(p)
+                .next()
+                .ok_or_else(|| internal(pspan, "backoff without a kind"))?;
+            retry.backoff = Some(match kind.as_rule() {
+                Rule::ident => BackoffRef::Named(ident(kind)),
+                _ => BackoffRef::Inline(parse_backoff(kind)?),
+            });
+        }
+        Rule::deadline_prop => {
+            if retry.deadline.is_some() {
+                return Err(twice("deadline"));
+            }
+            retry.deadline = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?);
+        }
+        Rule::retry_after_prop => {
+            if retry.retry_after.is_some() {
+                return Err(twice("retry_after"));
+            }
+            retry.retry_after = Some(ident(Children::of(p).expect(Rule::ident)?));
+        }
+        Rule::unknown_prop => {
+            if retry.unknown_attempts.is_some() {
+                return Err(twice("unknown_attempts"));
+            }
+            retry.unknown_attempts = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?);
+        }
+        other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
+    }
+    Ok(())
+}
+
+fn parse_breaker(pair: Pair<'_, Rule>) -> Result<BreakerAst> {
+    let span: Span = pair.as_span().into();
+    let mut b = BreakerAst {
+        after: None,
+        cooldown: None,
+        probes: None,
+        span,
+    };
+    for p in pair.into_inner() {
+        let rule = p.as_rule();
+        let pspan: Span = p.as_span().into();
+        let v = parse_value_pair(Children::of(p).expect(Rule::value)?)?;
+        let slot = match rule {
+            Rule::breaker_after => &mut b.after,
+            Rule::breaker_cooldown => &mut b.cooldown,
+            Rule::breaker_probes => &mut b.probes,
+            other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
+        };
+        if slot.is_some() {
+            return Err(
+                Diagnostic::new("a breaker setting is given twice", pspan).label("second setting")
+            );
+        }
+        *slot = Some(v);
+    }
+    Ok(b)
+}
+
 fn parse_backoff(pair: Pair<'_, Rule>) -> Result<BackoffAst> {
+    let span: Span = pair.as_span().into();
+    // `backoff_kind` wraps exactly one concrete kind.
+    let pair = if pair.as_rule() == Rule::backoff_kind {
+        Children::of(pair)
+            .next()
+            .ok_or_else(|| internal(span, "empty backoff"))?
+    } else {
+        pair
+    };
     let rule = pair.as_rule();
     let mut c = Children::of(pair);
-    match rule {
-        Rule::backoff_fixed => Ok(BackoffAst::Fixed(parse_value_pair(c.expect(Rule::value)?)?)),
-        Rule::backoff_exponential => {
-            let base = parse_value_pair(c.expect(Rule::value)?)?;
-            let mut multiplier = None;
-            let mut cap = None;
-            while let Some(p) = c.next() {
-                match p.as_rule() {
-                    Rule::cross => multiplier = Some(parse_value_pair(c.expect(Rule::value)?)?),
-                    Rule::value => cap = Some(parse_value_pair(p)?),
-                    other => {
-                        return Err(internal(
-                            p.as_span().into(),
-                            &format!("unexpected {other:?}"),
-                        ))
-                    }
+    let base = parse_value_pair(c.expect(Rule::value)?)?;
+    let mut multiplier = None;
+    let mut cap = None;
+    let mut rng = None;
+    while let Some(p) = c.next() {
+        match p.as_rule() {
+            Rule::cross => multiplier = Some(parse_value_pair(c.expect(Rule::value)?)?),
+            Rule::cap_part => cap = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?),
+            Rule::rng_use => rng = Some(ident(Children::of(p).expect(Rule::ident)?)),
+            other => {
+                return Err(internal(
+                    p.as_span().into(),
+                    &format!("unexpected {other:?}"),
+                ))
+            }
+        }
+    }
+    Ok(match rule {
+        Rule::backoff_fixed => BackoffAst::Fixed(base),
+        Rule::backoff_exponential => BackoffAst::Exponential {
+            base,
+            multiplier,
+            cap,
+        },
+        Rule::backoff_full => BackoffAst::FullJitter {
+            base,
+            multiplier,
+            cap,
+            rng,
+        },
+        Rule::backoff_equal => BackoffAst::EqualJitter {
+            base,
+            multiplier,
+            cap,
+            rng,
+        },
+        Rule::backoff_decorrelated => BackoffAst::Decorrelated { base, cap, rng },
+        other => return Err(internal(span, &format!("unexpected backoff {other:?}"))),
+    })
+}
+
+fn parse_request(pair: Pair<'_, Rule>) -> Result<RequestAst> {
+    let span: Span = pair.as_span().into();
+    let mut c = Children::of(pair);
+    let method = c.expect(Rule::http_method)?.as_str().to_string();
+    let path = c.expect(Rule::url_path)?.as_str().to_string();
+    let key = c.optional(Rule::key_flag).is_some();
+    Ok(RequestAst {
+        method,
+        path,
+        key,
+        span,
+    })
+}
+
+fn parse_op(pair: Pair<'_, Rule>) -> Result<OpAst> {
+    let span: Span = pair.as_span().into();
+    let mut c = Children::of(pair);
+    let label = string(c.expect(Rule::string)?);
+    let method = c.expect(Rule::http_method)?.as_str().to_string();
+    let path = c.expect(Rule::url_path)?.as_str().to_string();
+    let mut op = OpAst {
+        label,
+        request: RequestAst {
+            method,
+            path,
+            key: false,
+            span,
+        },
+        attempts: None,
+        policy: None,
+    };
+    while let Some(p) = c.next() {
+        match p.as_rule() {
+            Rule::key_flag => op.request.key = true,
+            Rule::op_attempts => {
+                op.attempts = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?)
+            }
+            Rule::op_policy => op.policy = Some(ident(Children::of(p).expect(Rule::ident)?)),
+            other => {
+                return Err(internal(
+                    p.as_span().into(),
+                    &format!("unexpected {other:?}"),
+                ))
+            }
+        }
+    }
+    Ok(op)
+}
+
+fn parse_route(pair: Pair<'_, Rule>) -> Result<RouteAst> {
+    let span: Span = pair.as_span().into();
+    let mut c = Children::of(pair);
+    let first = c.next().ok_or_else(|| internal(span, "empty route"))?;
+    let (name, method, path) = if first.as_rule() == Rule::route_default {
+        (
+            Ident {
+                name: "default".into(),
+                span: first.as_span().into(),
+            },
+            None,
+            None,
+        )
+    } else {
+        let name = ident(first);
+        let method = c.expect(Rule::http_method)?.as_str().to_string();
+        let path = c.expect(Rule::url_path)?.as_str().to_string();
+        (name, Some(method), Some(path))
+    };
+    let script_pair = c.expect(Rule::script)?;
+    let mut script = Vec::new();
+    for step in script_pair.into_inner() {
+        let sspan: Span = step.as_span().into();
+        let mut sc = Children::of(step);
+        let response = parse_response(sc.expect(Rule::response)?)?;
+        let mut times = None;
+        let mut until = None;
+        while let Some(p) = sc.next() {
+            match p.as_rule() {
+                Rule::cross => times = Some(parse_value_pair(sc.expect(Rule::value)?)?),
+                Rule::value => until = Some(parse_value_pair(p)?),
+                other => {
+                    return Err(internal(
+                        p.as_span().into(),
+                        &format!("unexpected {other:?}"),
+                    ))
                 }
             }
-            Ok(BackoffAst::Exponential {
-                base,
-                multiplier,
-                cap,
-            })
         }
-        other => Err(internal(c.span, &format!("unexpected backoff {other:?}"))),
+        script.push(StepAst {
+            response,
+            times,
+            until,
+            span: sspan,
+        });
     }
+    Ok(RouteAst {
+        name,
+        method,
+        path,
+        script,
+    })
+}
+
+fn parse_response(pair: Pair<'_, Rule>) -> Result<ResponseAst> {
+    let span: Span = pair.as_span().into();
+    let inner = Children::of(pair)
+        .next()
+        .ok_or_else(|| internal(span, "empty response"))?;
+    Ok(match inner.as_rule() {
+        Rule::network_response => ResponseAst::NetworkError,
+        Rule::timeout_response => ResponseAst::Timeout,
+        Rule::body_response => ResponseAst::BodyError,
+        Rule::status_response => {
+            let sspan: Span = inner.as_span().into();
+            let mut c = Children::of(inner);
+            let code = c.expect(Rule::status_code)?.as_str().to_string();
+            let retry_after = match c.next() {
+                None => None,
+                Some(p) if p.as_rule() == Rule::string => {
+                    let ps: Span = p.as_span().into();
+                    Some(RetryAfterAst::Date(string(p), ps))
+                }
+                Some(p) => Some(RetryAfterAst::Delay(parse_value_pair(p)?)),
+            };
+            ResponseAst::Status {
+                code,
+                retry_after,
+                span: sspan,
+            }
+        }
+        other => return Err(internal(span, &format!("unexpected response {other:?}"))),
+    })
 }
 
 fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
@@ -510,6 +804,75 @@ fn parse_report_item(pair: Pair<'_, Rule>) -> Result<ReportItem> {
                 against,
                 span,
             })
+        }
+        Rule::waits_decl => {
+            let title = string(c.expect(Rule::string)?);
+            let mut w = WaitsAst {
+                title,
+                policies: Vec::new(),
+                attempts: None,
+                rng: None,
+                span,
+            };
+            while let Some(p) = c.next() {
+                match p.as_rule() {
+                    Rule::policies_prop => {
+                        let list = Children::of(p).expect(Rule::name_list)?;
+                        w.policies = list.into_inner().map(ident).collect();
+                    }
+                    Rule::attempts_prop => {
+                        w.attempts = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?)
+                    }
+                    Rule::rng_use => w.rng = Some(ident(Children::of(p).expect(Rule::ident)?)),
+                    other => {
+                        return Err(internal(
+                            p.as_span().into(),
+                            &format!("unexpected {other:?}"),
+                        ))
+                    }
+                }
+            }
+            ReportItem::Waits(w)
+        }
+        Rule::herd_decl => {
+            let title = string(c.expect(Rule::string)?);
+            let mut h = HerdAst {
+                title,
+                policy: None,
+                clients: None,
+                attempt: None,
+                bucket: None,
+                rng: None,
+                span,
+            };
+            while let Some(p) = c.next() {
+                let rule = p.as_rule();
+                let pspan: Span = p.as_span().into();
+                let mut pc = Children::of(p);
+                match rule {
+                    Rule::herd_policy => h.policy = Some(ident(pc.expect(Rule::ident)?)),
+                    Rule::rng_use => h.rng = Some(ident(pc.expect(Rule::ident)?)),
+                    Rule::herd_clients => {
+                        h.clients = Some(parse_value_pair(pc.expect(Rule::value)?)?)
+                    }
+                    Rule::herd_attempt => {
+                        h.attempt = Some(parse_value_pair(pc.expect(Rule::value)?)?)
+                    }
+                    Rule::herd_bucket => {
+                        h.bucket = Some(parse_value_pair(pc.expect(Rule::value)?)?)
+                    }
+                    other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
+                }
+            }
+            ReportItem::Herd(h)
+        }
+        Rule::operations_decl => {
+            let title = string(c.expect(Rule::string)?);
+            ReportItem::Operations(title, ident(c.expect(Rule::ident)?))
+        }
+        Rule::trace_decl => {
+            let title = string(c.expect(Rule::string)?);
+            ReportItem::Trace(title, ident(c.expect(Rule::ident)?))
         }
         other => return Err(internal(span, &format!("unexpected report item {other:?}"))),
     })
@@ -743,6 +1106,41 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::expr | Rule::call | Rule::path => "an expression",
         Rule::add | Rule::sub | Rule::mul | Rule::div | Rule::pow => "an operator",
         Rule::neg => "`-`",
+        Rule::epoch_decl => "`epoch`",
+        Rule::rng_decl => "`rng`",
+        Rule::backoff_decl => "`backoff`",
+        Rule::policy_decl => "`policy`",
+        Rule::endpoint_decl => "`endpoint`",
+        Rule::at_times => "`at [times]`",
+        Rule::request_prop => "`request`",
+        Rule::sequential_block => "`sequential { ... }`",
+        Rule::op_decl => "`op`",
+        Rule::key_flag => "`idempotency_key`",
+        Rule::deadline_prop => "`deadline`",
+        Rule::retry_after_prop => "`retry_after`",
+        Rule::unknown_prop => "`unknown_attempts`",
+        Rule::backoff_kind | Rule::backoff_full | Rule::backoff_equal | Rule::backoff_decorrelated => {
+            "a backoff (`fixed`, `exponential`, `full_jitter`, `equal_jitter`, `decorrelated`)"
+        }
+        Rule::cap_part => "`cap`",
+        Rule::rng_use => "`rng`",
+        Rule::breaker_block => "`breaker { ... }`",
+        Rule::breaker_after => "`after N failures`",
+        Rule::breaker_cooldown => "`cooldown`",
+        Rule::breaker_probes => "`probes`",
+        Rule::route_decl | Rule::route_default => "`route NAME METHOD /path { ... }` or `default { ... }`",
+        Rule::http_method => "an HTTP method (`GET`, `POST`, ... or `*`)",
+        Rule::url_path => "a path such as `/items`",
+        Rule::script | Rule::step | Rule::response | Rule::status_response => {
+            "a response (a status such as `503`, `network_error`, `timeout`, `body_error`)"
+        }
+        Rule::status_code => "a status code",
+        Rule::fail_prop => "`fail`",
+        Rule::waits_decl => "`waits`",
+        Rule::herd_decl => "`herd`",
+        Rule::operations_decl => "`operations`",
+        Rule::trace_decl => "`trace`",
+        Rule::policies_prop => "`policies`",
         _ => "something else",
     }
 }

@@ -28,6 +28,7 @@ use crate::model::*;
 use crate::parse::parse_file;
 use crate::span::Span;
 use crate::template::{parse_template, Piece};
+use crate::units;
 
 /// The seed used when a file names none.
 pub const DEFAULT_SEED: u64 = 1;
@@ -45,6 +46,10 @@ pub struct NodeDecl {
     pub capacity: Option<Value>,
     /// `retry { ... }` as written.
     pub retry: Option<RetryAst>,
+    /// `breaker { ... }` as written.
+    pub breaker: Option<BreakerAst>,
+    /// Scripted routes (`endpoint`).
+    pub routes: Vec<RouteAst>,
 }
 
 /// A source as declared.
@@ -58,6 +63,12 @@ pub struct SourceInfo {
     pub arrivals: Arrivals,
     /// Its `rate` lines.
     pub rates: Vec<RateAst>,
+    /// `at [..]` times.
+    pub times: Vec<Value>,
+    /// `request ...`
+    pub request: Option<RequestAst>,
+    /// `sequential { op ... }`
+    pub ops: Vec<OpAst>,
 }
 
 /// A fault as declared.
@@ -71,6 +82,8 @@ pub struct FaultInfo {
     pub during: Range,
     /// The capacity it imposes.
     pub capacity: Option<Value>,
+    /// The answer it imposes.
+    pub fail: Option<ResponseAst>,
 }
 
 /// A variant: a named set of overrides.
@@ -165,6 +178,16 @@ pub struct Scenario {
     pub seed: u64,
     /// `run` as written.
     pub run: Option<Value>,
+    /// `run a..b` as written.
+    pub run_range: Option<Range>,
+    /// Unix time of tick 0 \[ms\], from `epoch`.
+    pub epoch: Option<i64>,
+    /// Named generators.
+    pub rngs: Vec<RngDecl>,
+    /// Named backoff policies.
+    pub backoffs: Vec<(String, BackoffAst)>,
+    /// Named retry policies.
+    pub policies: Vec<(String, RetryAst)>,
     /// Params with their file values.
     pub params: IndexMap<String, Value>,
     /// Nodes in order of first mention.
@@ -272,6 +295,11 @@ impl Validator {
     fn scenario(&mut self, ast: &ScenarioAst) -> Option<Scenario> {
         let mut clock: Option<(Clock, Span)> = None;
         let mut run: Option<Value> = None;
+        let mut run_range: Option<Range> = None;
+        let mut epoch: Option<i64> = None;
+        let mut rngs: Vec<RngDecl> = Vec::new();
+        let mut backoffs: Vec<(String, BackoffAst)> = Vec::new();
+        let mut policies: Vec<(String, RetryAst)> = Vec::new();
         let mut seed: Option<u64> = None;
         let mut params: IndexMap<String, Value> = IndexMap::new();
         let mut param_spans: IndexMap<String, Span> = IndexMap::new();
@@ -304,8 +332,76 @@ impl Validator {
                     }
                     clock = Some((c, id.span));
                 }
+                Item::RunRange(r) => {
+                    if run.is_some() || run_range.is_some() {
+                        self.err(Diagnostic::new("`run` is declared twice", r.span).label("second `run`"));
+                    }
+                    run_range = Some(r.clone());
+                }
+                Item::Epoch(text, span) => match crate::date::parse_date(text) {
+                    Some(ms) => {
+                        if epoch.is_some() {
+                            self.err(Diagnostic::new("`epoch` is declared twice", *span).label("second `epoch`"));
+                        }
+                        epoch = Some(ms);
+                    }
+                    None => self.err(
+                        Diagnostic::new(format!("`{text}` is not a date squall can read"), *span)
+                            .label("not a date")
+                            .help("write an HTTP date (`Wed, 14 Jan 2026 09:00:00 GMT`) or RFC 3339 (`2026-01-14T09:00:00Z`)"),
+                    ),
+                },
+                Item::Rng(decl) => {
+                    if rngs.iter().any(|r: &RngDecl| r.name.name == decl.name.name) {
+                        self.err(
+                            Diagnostic::new(format!("rng `{}` is declared twice", decl.name.name), decl.name.span)
+                                .label("second declaration"),
+                        );
+                        continue;
+                    }
+                    if let Some(a) = &decl.algorithm {
+                        if !["mulberry32", "splitmix64"].contains(&a.name.as_str()) {
+                            self.err(
+                                Diagnostic::new(format!("unknown generator `{}`", a.name), a.span)
+                                    .label("expected `mulberry32` or `splitmix64`")
+                                    .maybe_help(did_you_mean(&a.name, ["mulberry32", "splitmix64"])),
+                            );
+                        }
+                        if a.name == "mulberry32" {
+                            if let Some((seed, span)) = decl.seed {
+                                if seed > u64::from(u32::MAX) {
+                                    self.err(
+                                        Diagnostic::new(format!("mulberry32 takes a 32-bit seed; {seed} is larger than 4294967295"), span)
+                                            .label("seed too large"),
+                                    );
+                                }
+                            }
+                        }
+                    }
+                    rngs.push(decl.clone());
+                }
+                Item::Backoff(name, b) => {
+                    if backoffs.iter().any(|(n, _): &(String, BackoffAst)| *n == name.name) {
+                        self.err(
+                            Diagnostic::new(format!("backoff `{}` is declared twice", name.name), name.span)
+                                .label("second declaration"),
+                        );
+                        continue;
+                    }
+                    backoffs.push((name.name.clone(), b.clone()));
+                }
+                Item::Policy(name, r) => {
+                    if policies.iter().any(|(n, _): &(String, RetryAst)| *n == name.name) {
+                        self.err(
+                            Diagnostic::new(format!("policy `{}` is declared twice", name.name), name.span)
+                                .label("second declaration"),
+                        );
+                        continue;
+                    }
+                    policies.push((name.name.clone(), r.clone()));
+                }
                 Item::Run(v) => {
-                    if run.is_some() {
+                    if run.is_some() || run_range.is_some() {
                         self.err(
                             Diagnostic::new("`run` is declared twice", v.span)
                                 .label("second `run`"),
@@ -348,6 +444,8 @@ impl Validator {
                                     downstream: None,
                                     capacity: None,
                                     retry: None,
+                                    breaker: None,
+                                    routes: Vec::new(),
                                 });
                                 gidx.push(graph.add_node(nodes.len() - 1));
                                 nodes.len() - 1
@@ -363,7 +461,13 @@ impl Validator {
             }
         }
         let clock = clock.map_or(Clock::Round, |(c, _)| c);
-        if run.is_none() {
+        for (_, r) in &policies {
+            self.check_retry(r, &policies, &backoffs, &rngs);
+        }
+        for (_, b) in &backoffs {
+            self.check_backoff_rng(b, &rngs);
+        }
+        if run.is_none() && run_range.is_none() {
             self.err(
                 Diagnostic::new("the scenario has no `run` line", ast.name_span)
                     .label("this scenario")
@@ -424,21 +528,51 @@ impl Validator {
                                                 .help(format!("retries belong to the caller; put this block on the service that calls `{}`", id.name)),
                                         );
                                     }
-                                    if r.attempts.is_none() {
-                                        self.err(
-                                            Diagnostic::new("a `retry` block needs `attempts`", r.span)
-                                                .label("no `attempts`")
-                                                .help("e.g. `retry { attempts 3  backoff fixed 4 rounds }`"),
-                                        );
-                                    }
-                                    if r.attempts.is_some() && r.backoff.is_none() {
-                                        self.err(
-                                            Diagnostic::new("a `retry` block needs `backoff`", r.span)
-                                                .label("no `backoff`")
-                                                .help("e.g. `backoff fixed 4 rounds` or `backoff exponential 200ms x 2 cap 5s`"),
-                                        );
-                                    }
+                                    self.check_retry(r, &policies, &backoffs, &rngs);
                                     nodes[i].retry = Some(r.clone());
+                                }
+                                ServiceProp::Breaker(b) => {
+                                    if nodes[i].breaker.is_some() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("`{}` has two breakers", id.name),
+                                                b.span,
+                                            )
+                                            .label("second `breaker`"),
+                                        );
+                                    }
+                                    if nodes[i].downstream.is_none() {
+                                        self.err(
+                                            Diagnostic::new(format!("`{}` has a breaker but calls nothing", id.name), b.span)
+                                                .label("breaker on a node at the bottom of its chain")
+                                                .help(format!("a breaker guards calls to a dependency; put it on the service that calls `{}`", id.name)),
+                                        );
+                                    }
+                                    if b.after.is_none() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                "a `breaker` needs `after N failures`",
+                                                b.span,
+                                            )
+                                            .label("no threshold")
+                                            .help(
+                                                "e.g. `breaker { after 3 failures  cooldown 5s }`",
+                                            ),
+                                        );
+                                    }
+                                    if b.cooldown.is_none() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                "a `breaker` needs a `cooldown`",
+                                                b.span,
+                                            )
+                                            .label("no cooldown")
+                                            .help(
+                                                "e.g. `breaker { after 3 failures  cooldown 5s }`",
+                                            ),
+                                        );
+                                    }
+                                    nodes[i].breaker = Some(b.clone());
                                 }
                             }
                         }
@@ -458,9 +592,38 @@ impl Validator {
                     let mut entry = None;
                     let mut arrivals = Arrivals::Uniform;
                     let mut rates = Vec::new();
+                    let mut times: Vec<Value> = Vec::new();
+                    let mut request: Option<RequestAst> = None;
+                    let mut ops: Vec<OpAst> = Vec::new();
                     for p in &decl.props {
                         match p {
                             SourceProp::Rate(r) => rates.push(r.clone()),
+                            SourceProp::At(list) => times.extend(list.iter().cloned()),
+                            SourceProp::Request(r) => {
+                                self.check_request(r);
+                                request = Some(r.clone());
+                            }
+                            SourceProp::Sequential(list) => {
+                                for op in list {
+                                    self.check_request(&op.request);
+                                    if let Some(p) = &op.policy {
+                                        if !policies.iter().any(|(n, _)| *n == p.name) {
+                                            self.err(
+                                                Diagnostic::new(
+                                                    format!("unknown policy `{}`", p.name),
+                                                    p.span,
+                                                )
+                                                .label("no policy of this name")
+                                                .maybe_help(did_you_mean(
+                                                    &p.name,
+                                                    policies.iter().map(|(n, _)| n.as_str()),
+                                                )),
+                                            );
+                                        }
+                                    }
+                                }
+                                ops.extend(list.iter().cloned());
+                            }
                             SourceProp::Enters(id) => {
                                 if entry.is_some() {
                                     self.err(
@@ -492,14 +655,45 @@ impl Validator {
                             }
                         }
                     }
-                    if !rates.iter().any(|r| r.during.is_none()) {
+                    let kinds = usize::from(!rates.is_empty())
+                        + usize::from(!times.is_empty())
+                        + usize::from(!ops.is_empty());
+                    if kinds > 1 {
+                        self.err(
+                            Diagnostic::new(
+                                format!(
+                                    "source `{}` mixes `rate`, `at` and `sequential`",
+                                    decl.name.name
+                                ),
+                                decl.name.span,
+                            )
+                            .label("one kind of schedule per source")
+                            .help("split it into two sources"),
+                        );
+                    }
+                    if !ops.is_empty() && request.is_some() {
+                        self.err(
+                            Diagnostic::new(
+                                format!(
+                                    "source `{}` has both `request` and `sequential` operations",
+                                    decl.name.name
+                                ),
+                                decl.name.span,
+                            )
+                            .label("each `op` names its own request"),
+                        );
+                    }
+                    if times.is_empty()
+                        && ops.is_empty()
+                        && !rates.iter().any(|r| r.during.is_none())
+                    {
                         self.err(
                             Diagnostic::new(
                                 format!("source `{}` has no base rate", decl.name.name),
                                 decl.name.span,
                             )
                             .label("no `rate` without `during`")
-                            .help("add e.g. `rate 4/round`"),
+                            .help("add e.g. `rate 4/round`, or send at given times with `at [0ms, 200ms]`, or run operations with `sequential { op ... }`"),
                         );
                     }
                     let has_enters = decl
@@ -525,6 +719,9 @@ impl Validator {
                             entry,
                             arrivals,
                             rates,
+                            times,
+                            request,
+                            ops,
                         });
                     }
                 }
@@ -542,6 +739,7 @@ impl Validator {
                     let mut node = None;
                     let mut during = None;
                     let mut capacity = None;
+                    let mut fail = None;
                     let mut node_given = false;
                     for p in &decl.props {
                         match p {
@@ -551,6 +749,10 @@ impl Validator {
                             }
                             FaultProp::During(r) => during = Some(r.clone()),
                             FaultProp::Capacity(v) => capacity = Some(v.clone()),
+                            FaultProp::Fail(r) => {
+                                self.check_response(r);
+                                fail = Some(r.clone());
+                            }
                         }
                     }
                     if !node_given {
@@ -576,14 +778,14 @@ impl Validator {
                             .help("add e.g. `during 101..160`"),
                         );
                     }
-                    if capacity.is_none() {
+                    if capacity.is_none() && fail.is_none() {
                         self.err(
                             Diagnostic::new(
                                 format!("fault `{}` changes nothing", decl.name.name),
                                 decl.name.span,
                             )
                             .label("no effect")
-                            .help("give it an effect, e.g. `capacity 1/round`"),
+                            .help("give it an effect, e.g. `capacity 1/round` or `fail 503`"),
                         );
                     }
                     if let (Some(node), Some(during)) = (node, during) {
@@ -592,6 +794,7 @@ impl Validator {
                             node,
                             during,
                             capacity,
+                            fail,
                         });
                     }
                 }
@@ -607,6 +810,56 @@ impl Validator {
                         continue;
                     }
                     windows.push((id.name.clone(), range.clone()));
+                }
+                Item::Endpoint(decl) => {
+                    let Some(i) = self.node(&node_names, &decl.node) else {
+                        continue;
+                    };
+                    if nodes[i].downstream.is_some() {
+                        self.err(
+                            Diagnostic::new(
+                                format!(
+                                    "`{}` calls another node, so it cannot answer from a script",
+                                    decl.node.name
+                                ),
+                                decl.node.span,
+                            )
+                            .label("not at the bottom of its chain")
+                            .help("scripted routes belong to the node at the bottom of a chain"),
+                        );
+                    }
+                    if !nodes[i].routes.is_empty() {
+                        self.err(
+                            Diagnostic::new(
+                                format!("`{}` has two `endpoint` blocks", decl.node.name),
+                                decl.node.span,
+                            )
+                            .label("second `endpoint`"),
+                        );
+                    }
+                    let mut names: Vec<&str> = Vec::new();
+                    for r in &decl.routes {
+                        if names.contains(&r.name.name.as_str()) {
+                            self.err(
+                                Diagnostic::new(
+                                    format!("route `{}` is declared twice", r.name.name),
+                                    r.name.span,
+                                )
+                                .label("second declaration"),
+                            );
+                        }
+                        names.push(&r.name.name);
+                        for step in &r.script {
+                            self.check_response(&step.response);
+                            if step.times.is_some() && step.until.is_some() {
+                                self.err(
+                                    Diagnostic::new("a step lasts either `x N` calls or `until` a time, not both", step.span)
+                                        .label("both `x` and `until`"),
+                                );
+                            }
+                        }
+                    }
+                    nodes[i].routes = decl.routes.clone();
                 }
                 _ => {}
             }
@@ -893,6 +1146,147 @@ impl Validator {
                                     }));
                                 }
                             }
+                            ReportItem::Waits(w) => {
+                                let mut ids = Vec::new();
+                                for p in &w.policies {
+                                    ids.extend(self.backoff_index(&backoffs, p));
+                                }
+                                if w.policies.is_empty() {
+                                    self.err(
+                                        Diagnostic::new("a `waits` table needs `policies [..]`", w.span)
+                                            .label("no policies")
+                                            .help("name backoff policies declared with `backoff NAME = ...`"),
+                                    );
+                                }
+                                let attempts = match &w.attempts {
+                                    None => Some(6),
+                                    Some(v) => self.literal_count(v, "`attempts`", 1),
+                                };
+                                let rng = self.rng_index(&rngs, w.rng.as_ref());
+                                if let (Some(attempts), Some(rng)) = (attempts, rng) {
+                                    report.items.push(ReportItemSpec::Waits(WaitsSpec {
+                                        title: w.title.clone(),
+                                        policies: ids,
+                                        attempts: attempts as u32,
+                                        rng,
+                                    }));
+                                }
+                            }
+                            ReportItem::Herd(h) => {
+                                let policy = match &h.policy {
+                                    Some(p) => self.backoff_index(&backoffs, p),
+                                    None => {
+                                        self.err(
+                                            Diagnostic::new("a `herd` needs a `policy`", h.span)
+                                                .label("no policy")
+                                                .help("e.g. `policy full` naming `backoff full = full_jitter 200ms x 2 cap 5s`"),
+                                        );
+                                        None
+                                    }
+                                };
+                                let clients = match &h.clients {
+                                    Some(v) => self.literal_count(v, "`clients`", 1),
+                                    None => {
+                                        self.err(
+                                            Diagnostic::new("a `herd` needs `clients N`", h.span)
+                                                .label("how many clients?"),
+                                        );
+                                        None
+                                    }
+                                };
+                                let attempt = match &h.attempt {
+                                    Some(v) => self.literal_count(v, "`attempt`", 1),
+                                    None => Some(1),
+                                };
+                                let bucket = match &h.bucket {
+                                    Some(v) => match units::ticks(v, clock, "a bucket") {
+                                        Ok(0) => {
+                                            self.err(
+                                                Diagnostic::new(
+                                                    "a bucket must be at least one tick wide",
+                                                    v.span,
+                                                )
+                                                .label("zero width"),
+                                            );
+                                            None
+                                        }
+                                        Ok(b) => Some(b),
+                                        Err(d) => {
+                                            self.err(d);
+                                            None
+                                        }
+                                    },
+                                    None => Some(1),
+                                };
+                                let rng = self.rng_index(&rngs, h.rng.as_ref());
+                                if let (
+                                    Some(policy),
+                                    Some(clients),
+                                    Some(attempt),
+                                    Some(bucket),
+                                    Some(rng),
+                                ) = (policy, clients, attempt, bucket, rng)
+                                {
+                                    report.items.push(ReportItemSpec::Herd(HerdSpec {
+                                        title: h.title.clone(),
+                                        policy,
+                                        clients: clients as u32,
+                                        attempt: attempt as u32,
+                                        bucket,
+                                        rng,
+                                    }));
+                                }
+                            }
+                            ReportItem::Operations(title, id) => match sources
+                                .iter()
+                                .position(|s| s.name == id.name)
+                            {
+                                Some(i) if !sources[i].ops.is_empty() => {
+                                    report.items.push(ReportItemSpec::Operations {
+                                        title: title.clone(),
+                                        source: i,
+                                    })
+                                }
+                                Some(_) => self.err(
+                                    Diagnostic::new(
+                                        format!(
+                                            "source `{}` has no `sequential` operations",
+                                            id.name
+                                        ),
+                                        id.span,
+                                    )
+                                    .label("nothing to list"),
+                                ),
+                                None => self.err(
+                                    Diagnostic::new(
+                                        format!("unknown source `{}`", id.name),
+                                        id.span,
+                                    )
+                                    .label("no source of this name")
+                                    .maybe_help(did_you_mean(
+                                        &id.name,
+                                        sources.iter().map(|s| s.name.as_str()),
+                                    )),
+                                ),
+                            },
+                            ReportItem::Trace(title, id) => {
+                                if let Some(i) = self.node(&node_names, id) {
+                                    if nodes[i].breaker.is_none() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("`{}` has no breaker to trace", id.name),
+                                                id.span,
+                                            )
+                                            .label("no `breaker` on this node"),
+                                        );
+                                    } else {
+                                        report.items.push(ReportItemSpec::Trace {
+                                            title: title.clone(),
+                                            node: i,
+                                        });
+                                    }
+                                }
+                            }
                         }
                     }
                 }
@@ -949,6 +1343,11 @@ impl Validator {
             clock,
             seed: seed.unwrap_or(DEFAULT_SEED),
             run,
+            run_range,
+            epoch,
+            rngs,
+            backoffs,
+            policies,
             params,
             nodes,
             sources,
@@ -959,6 +1358,192 @@ impl Validator {
             report,
             implicit_variant,
         })
+    }
+
+    fn literal_count(&mut self, v: &Value, what: &str, min: u64) -> Option<u64> {
+        match units::count(v, what) {
+            Ok(n) if n >= min => Some(n),
+            Ok(n) => {
+                self.err(
+                    Diagnostic::new(format!("{what} must be at least {min}, found {n}"), v.span)
+                        .label("too small"),
+                );
+                None
+            }
+            Err(mut d) => {
+                if matches!(v.kind, ValueKind::Param(_)) {
+                    d = Diagnostic::new(
+                        format!("{what} in a report item takes a number, not a param"),
+                        v.span,
+                    )
+                    .label("write the number here");
+                }
+                self.err(d);
+                None
+            }
+        }
+    }
+
+    fn backoff_index(&mut self, backoffs: &[(String, BackoffAst)], id: &Ident) -> Option<usize> {
+        let found = backoffs.iter().position(|(n, _)| *n == id.name);
+        if found.is_none() {
+            self.err(
+                Diagnostic::new(format!("unknown backoff `{}`", id.name), id.span)
+                    .label("no backoff of this name")
+                    .maybe_help(did_you_mean(
+                        &id.name,
+                        backoffs.iter().map(|(n, _)| n.as_str()),
+                    ))
+                    .maybe_help(if backoffs.is_empty() {
+                        Some(format!(
+                            "declare it: `backoff {} = full_jitter 200ms x 2 cap 5s`",
+                            id.name
+                        ))
+                    } else {
+                        None
+                    }),
+            );
+        }
+        found
+    }
+
+    /// `Some(None)` when no generator is named, `Some(Some(i))` when found.
+    fn rng_index(&mut self, rngs: &[RngDecl], id: Option<&Ident>) -> Option<Option<usize>> {
+        let Some(id) = id else { return Some(None) };
+        match rngs.iter().position(|r| r.name.name == id.name) {
+            Some(i) => Some(Some(i)),
+            None => {
+                self.err(
+                    Diagnostic::new(format!("unknown rng `{}`", id.name), id.span)
+                        .label("no generator of this name")
+                        .maybe_help(did_you_mean(
+                            &id.name,
+                            rngs.iter().map(|r| r.name.name.as_str()),
+                        ))
+                        .maybe_help(if rngs.is_empty() {
+                            Some(format!(
+                                "declare it: `rng {} {{ mulberry32 seed 42 }}`",
+                                id.name
+                            ))
+                        } else {
+                            None
+                        }),
+                );
+                None
+            }
+        }
+    }
+
+    fn check_backoff_rng(&mut self, b: &BackoffAst, rngs: &[RngDecl]) {
+        if let BackoffAst::FullJitter { rng: Some(r), .. }
+        | BackoffAst::EqualJitter { rng: Some(r), .. }
+        | BackoffAst::Decorrelated { rng: Some(r), .. } = b
+        {
+            let _ = self.rng_index(rngs, Some(r));
+        }
+    }
+
+    fn check_retry(
+        &mut self,
+        r: &RetryAst,
+        policies: &[(String, RetryAst)],
+        backoffs: &[(String, BackoffAst)],
+        rngs: &[RngDecl],
+    ) {
+        if let Some(name) = &r.named {
+            if !policies.iter().any(|(n, _)| *n == name.name) {
+                self.err(
+                    Diagnostic::new(format!("unknown policy `{}`", name.name), name.span)
+                        .label("no policy of this name")
+                        .maybe_help(did_you_mean(
+                            &name.name,
+                            policies.iter().map(|(n, _)| n.as_str()),
+                        ))
+                        .maybe_help(if policies.is_empty() {
+                            Some(format!(
+                                "declare it: `policy {} {{ attempts 3  backoff fixed 1s }}`",
+                                name.name
+                            ))
+                        } else {
+                            None
+                        }),
+                );
+            }
+            return;
+        }
+        if r.attempts.is_none() {
+            self.err(
+                Diagnostic::new("a retry policy needs `attempts`", r.span)
+                    .label("no `attempts`")
+                    .help("e.g. `retry { attempts 3  backoff fixed 4 rounds }`"),
+            );
+        }
+        match &r.backoff {
+            None => {
+                if r.attempts.is_some() {
+                    self.err(
+                        Diagnostic::new("a retry policy needs `backoff`", r.span)
+                            .label("no `backoff`")
+                            .help("e.g. `backoff fixed 4 rounds` or `backoff full_jitter 200ms x 2 cap 5s`"),
+                    );
+                }
+            }
+            Some(BackoffRef::Named(id)) => {
+                let _ = self.backoff_index(backoffs, id);
+            }
+            Some(BackoffRef::Inline(b)) => self.check_backoff_rng(b, rngs),
+        }
+        if let Some(id) = &r.retry_after {
+            if !["honor", "ignore"].contains(&id.name.as_str()) {
+                self.err(
+                    Diagnostic::new(
+                        format!("`retry_after {}` is not a choice", id.name),
+                        id.span,
+                    )
+                    .label("expected `honor` or `ignore`")
+                    .maybe_help(did_you_mean(&id.name, ["honor", "ignore"])),
+                );
+            }
+        }
+    }
+
+    fn check_request(&mut self, r: &RequestAst) {
+        if Method::parse(&r.method).is_none() {
+            self.err(
+                Diagnostic::new(
+                    format!("a request needs a concrete method, found `{}`", r.method),
+                    r.span,
+                )
+                .label("not a method a client sends")
+                .help("`*` matches any method in a route, but a request is `GET`, `POST`, ..."),
+            );
+        }
+    }
+
+    fn check_response(&mut self, r: &ResponseAst) {
+        if let ResponseAst::Status {
+            code,
+            retry_after,
+            span,
+        } = r
+        {
+            if crate::date::parse_status(code).is_none() {
+                self.err(
+                    Diagnostic::new(format!("`{code}` is not a status code"), *span)
+                        .label("not a status")
+                        .help("write a decimal status such as `503` or a hexadecimal code such as `0x58`"),
+                );
+            }
+            if let Some(RetryAfterAst::Date(text, dspan)) = retry_after {
+                if crate::date::parse_date(text).is_none() {
+                    self.err(
+                        Diagnostic::new(format!("Retry-After `{text}` is neither a delay nor a date squall can read"), *dspan)
+                            .label("cannot parse")
+                            .help("write a delay such as `2s`, or an HTTP date such as `Wed, 14 Jan 2026 09:00:02 GMT`"),
+                    );
+                }
+            }
+        }
     }
 
     fn link(
@@ -1078,91 +1663,12 @@ impl Validator {
 
     fn check_param_refs(&mut self, ast: &ScenarioAst, params: &IndexMap<String, Value>) {
         let mut refs: Vec<(String, Span)> = Vec::new();
-        let mut value = |v: &Value, refs: &mut Vec<(String, Span)>| {
-            if let ValueKind::Param(n) = &v.kind {
-                refs.push((n.clone(), v.span));
-            }
-        };
-        let range = |r: &Range,
-                     refs: &mut Vec<(String, Span)>,
-                     value: &mut dyn FnMut(&Value, &mut Vec<(String, Span)>)| {
-            value(&r.start, refs);
-            value(&r.end, refs);
-        };
         for item in &ast.items {
-            match item {
-                Item::Run(v) | Item::Param(_, v) => value(v, &mut refs),
-                Item::Source(s) => {
-                    for p in &s.props {
-                        if let SourceProp::Rate(r) = p {
-                            value(&r.value, &mut refs);
-                            if let Some(d) = &r.during {
-                                range(d, &mut refs, &mut value);
-                            }
-                        }
-                    }
+            item.each_value(&mut |v| {
+                if let ValueKind::Param(n) = &v.kind {
+                    refs.push((n.clone(), v.span));
                 }
-                Item::Service(s) => {
-                    for p in &s.props {
-                        match p {
-                            ServiceProp::Capacity(v) => value(v, &mut refs),
-                            ServiceProp::Retry(r) => {
-                                if let Some(a) = &r.attempts {
-                                    value(a, &mut refs);
-                                }
-                                match &r.backoff {
-                                    Some(BackoffAst::Fixed(v)) => value(v, &mut refs),
-                                    Some(BackoffAst::Exponential {
-                                        base,
-                                        multiplier,
-                                        cap,
-                                    }) => {
-                                        value(base, &mut refs);
-                                        for v in multiplier.iter().chain(cap.iter()) {
-                                            value(v, &mut refs);
-                                        }
-                                    }
-                                    None => {}
-                                }
-                            }
-                        }
-                    }
-                }
-                Item::Fault(f) => {
-                    for p in &f.props {
-                        match p {
-                            FaultProp::During(r) => range(r, &mut refs, &mut value),
-                            FaultProp::Capacity(v) => value(v, &mut refs),
-                            FaultProp::On(_) => {}
-                        }
-                    }
-                }
-                Item::Window(_, r) => range(r, &mut refs, &mut value),
-                Item::Variant(v) => {
-                    for vi in &v.items {
-                        match vi {
-                            VariantItem::Set(_, val) => value(val, &mut refs),
-                            VariantItem::Source(_, rates) => {
-                                for r in rates {
-                                    value(&r.value, &mut refs);
-                                    if let Some(d) = &r.during {
-                                        range(d, &mut refs, &mut value);
-                                    }
-                                }
-                            }
-                            VariantItem::Without(_) => {}
-                        }
-                    }
-                }
-                Item::Sweep(s) => {
-                    for (_, vals) in &s.axes {
-                        for v in vals {
-                            value(v, &mut refs);
-                        }
-                    }
-                }
-                _ => {}
-            }
+            });
         }
         for (name, span) in refs {
             if !params.contains_key(&name) {
@@ -1568,6 +2074,46 @@ impl Validator {
                 };
                 Some((RExpr::Call(f, Vec::new()), needs_run))
             }
+            "route_calls" => {
+                if !arity(self, 2) {
+                    return None;
+                }
+                let node = node_arg(self, &args[0])?;
+                let route = match &args[1].kind {
+                    ExprKind::Path(ids) if ids.len() == 1 => {
+                        let routes = &names.nodes[node].routes;
+                        let found = routes.iter().position(|r| r.name.name == ids[0].name);
+                        if found.is_none() {
+                            self.err(
+                                Diagnostic::new(
+                                    format!(
+                                        "`{}` has no route `{}`",
+                                        names.nodes[node].name, ids[0].name
+                                    ),
+                                    ids[0].span,
+                                )
+                                .label("no route of this name")
+                                .maybe_help(did_you_mean(
+                                    &ids[0].name,
+                                    routes.iter().map(|r| r.name.name.as_str()),
+                                )),
+                            );
+                        }
+                        found?
+                    }
+                    _ => {
+                        self.err(
+                            Diagnostic::new("expected a route name", args[1].span)
+                                .label("not a route name"),
+                        );
+                        return None;
+                    }
+                };
+                Some((
+                    RExpr::Call(Func::RouteCalls { node, route }, Vec::new()),
+                    needs_run,
+                ))
+            }
             "min" | "max" | "abs" => {
                 if name.name == "abs" && !arity(self, 1) {
                     return None;
@@ -1610,11 +2156,12 @@ impl Validator {
 }
 
 /// The built-in functions of report expressions.
-pub const FUNCTIONS: [&str; 7] = [
+pub const FUNCTIONS: [&str; 8] = [
     "recovery",
     "peak",
     "peak_tick",
     "call_bound",
+    "route_calls",
     "min",
     "max",
     "abs",

@@ -33,13 +33,18 @@ impl Study<'_> {
             ("seed".to_string(), s.seed.to_string()),
         ];
         if let Some(run) = self.runs.values().next() {
-            meta.insert(
-                2,
-                (
-                    "run".to_string(),
-                    format!("{} {}s", run.model.ticks, s.clock.unit_name()),
-                ),
-            );
+            let (start, end, unit) = (run.model.start, run.model.ticks, s.clock.unit_name());
+            let text = if start == 1 {
+                let plural = if s.clock == squall_lang::Clock::Round && end != 1 {
+                    "s"
+                } else {
+                    ""
+                };
+                format!("{end} {unit}{plural}")
+            } else {
+                format!("{start}..{end} {unit}")
+            };
+            meta.insert(2, ("run".to_string(), text));
         }
         for set in &self.cli {
             let text = set.origin.clone().unwrap_or_else(|| set.name.clone());
@@ -66,6 +71,12 @@ impl Study<'_> {
                         blocks.push(Block::Line { text });
                     }
                 }
+                ReportItemSpec::Waits(w) => blocks.extend(self.waits(w).map(Block::Table)),
+                ReportItemSpec::Herd(h) => blocks.extend(self.herd(h)),
+                ReportItemSpec::Operations { title, source } => {
+                    blocks.extend(self.operations(title, *source))
+                }
+                ReportItemSpec::Trace { title, node } => blocks.extend(self.trace(title, *node)),
             }
         }
         blocks.push(Block::Table(self.accounting()));
@@ -203,7 +214,7 @@ impl Study<'_> {
             }
             rows_ctx = next;
         }
-        let default_run = self.default_run();
+        let default_run = self.default_key();
         let mut columns = vec![t.label.clone()];
         columns.extend(t.columns.iter().map(|c| c.title.clone()));
         let rows = rows_ctx
@@ -230,16 +241,9 @@ impl Study<'_> {
         })
     }
 
-    /// The run used where no row names one: the first selected variant.
-    fn default_run(&self) -> RunKey {
-        (0..self.scenario.variants.len())
-            .find(|&v| self.includes_variant(v))
-            .map_or(RunKey::Variant(0), RunKey::Variant)
-    }
-
     fn line(&self, parts: &[LinePart]) -> Option<String> {
         let ctx = Ctx {
-            run: self.default_run(),
+            run: self.default_key(),
             window: None,
             node: None,
         };

@@ -42,6 +42,20 @@ pub struct Table {
     pub rows: Vec<Vec<Cell>>,
 }
 
+impl Table {
+    /// True for a column of text, which reads from the left; numbers line up
+    /// on the right. The first column (row labels) is always text; another
+    /// column takes the kind of its first cell.
+    pub fn is_text_column(&self, i: usize) -> bool {
+        i == 0
+            || self
+                .rows
+                .first()
+                .and_then(|r| r.get(i))
+                .is_some_and(|c| matches!(c, Cell::Text(_)))
+    }
+}
+
 /// A table cell.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cell {

@@ -114,6 +114,12 @@ impl Study<'_> {
                     .map(|i| (i + 1) as f64)
             }
             Func::CallBound { node } => call_bound(&run.model, *node),
+            Func::RouteCalls { node, route } => run
+                .obs
+                .route_calls
+                .get(*node)?
+                .get(*route)
+                .map(|&c| c as f64),
             Func::Min | Func::Max | Func::Abs => {
                 let vals: Option<Vec<f64>> = args
                     .iter()
@@ -189,6 +195,7 @@ pub fn window_metric(
         Metric::Served => served,
         Metric::Failed => sum(&s.failed, from, to) as f64,
         Metric::Refused => sum(&s.refused, from, to) as f64,
+        Metric::Blocked => sum(&s.blocked, from, to) as f64,
         Metric::Unique => unique,
         Metric::SaturatedTicks => {
             let to_i = (to as usize).min(s.refused.len().saturating_sub(1));

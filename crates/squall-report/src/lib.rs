@@ -19,11 +19,14 @@
 //! let scenario = squall_lang::load("tiny.squall", text).unwrap();
 //! let study = squall_report::Study::run(&scenario, Default::default()).unwrap();
 //! let report = study.report();
-//! assert!(report.to_text().contains("all           2.00"));
+//! let squall_report::Block::Table(table) = &report.blocks[0] else { panic!("a table") };
+//! assert_eq!(table.rows[0][1].display(), "2.00"); // calls per round at `db` over `all`
+//! assert!(report.to_text().contains("calls/round"));
 //! ```
 #![warn(missing_docs)]
 
 pub mod build;
+pub mod client;
 pub mod diagnose;
 pub mod document;
 pub mod eval;

@@ -70,7 +70,13 @@ impl Report {
                     let cells = |row: Vec<String>| format!("| {} |\n", row.join(" | "));
                     out.push_str(&cells(t.columns.iter().map(|c| escape_md(c)).collect()));
                     let align: Vec<String> = (0..t.columns.len())
-                        .map(|i| if i == 0 { ":---".into() } else { "---:".into() })
+                        .map(|i| {
+                            if t.is_text_column(i) {
+                                ":---".into()
+                            } else {
+                                "---:".into()
+                            }
+                        })
                         .collect();
                     out.push_str(&cells(align));
                     for r in &t.rows {
@@ -127,12 +133,13 @@ fn text_table(t: &Table, out: &mut String) {
     }
     out.push_str(&t.title);
     out.push('\n');
+    let left: Vec<bool> = (0..n).map(|i| t.is_text_column(i)).collect();
     let line = |cells: &[String], out: &mut String| {
         let mut parts = Vec::with_capacity(n);
         for (i, w) in widths.iter().enumerate() {
             let c = cells.get(i).map_or("", String::as_str);
             let pad = w.saturating_sub(c.chars().count());
-            parts.push(if i == 0 {
+            parts.push(if left[i] {
                 format!("{c}{}", " ".repeat(pad))
             } else {
                 format!("{}{c}", " ".repeat(pad))

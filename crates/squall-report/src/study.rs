@@ -129,6 +129,10 @@ fn needed_runs(s: &Scenario, selected: Option<&[usize]>) -> Vec<RunKey> {
                 }
             }
             ReportItemSpec::Diagnose(d) => named.extend(d.against),
+            ReportItemSpec::Waits(_)
+            | ReportItemSpec::Herd(_)
+            | ReportItemSpec::Operations { .. }
+            | ReportItemSpec::Trace { .. } => {}
         }
     }
     for m in &s.report.measures {
