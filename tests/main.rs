@@ -4,5 +4,7 @@
 //!
 //! One test binary; each module below is a file beside this one.
 
+mod generality;
+mod reference;
 mod retry_storm;
 mod support;
