@@ -4,7 +4,10 @@
 //!
 //! One test binary; each module below is a file beside this one.
 
+mod accounting;
+mod determinism;
 mod generality;
+mod memory;
 mod reference;
 mod retry_storm;
 mod support;
