@@ -16,6 +16,9 @@ fn report_in_pool(s: &Scenario, threads: usize) -> Result<[String; 3], Box<dyn s
         .num_threads(threads)
         .build()?;
     let study = pool.install(|| Study::run(s, StudyOptions::default()))?;
+    for run in study.runs.values() {
+        assert_accounts(&run.obs, &format!("{threads} threads, {:?}", run.key));
+    }
     Ok(render(&study.report()))
 }
 

@@ -391,7 +391,7 @@ fn the_scenario_file_with_other_params_matches_the_reference() -> TestResult {
     let mut n = 0;
     for demand in [4.0, 3.0, 2.5] {
         for attempts in [2, 3, 4] {
-            for spacing in [1, 4, 6] {
+            for spacing in 1..=6 {
                 for (cap, fcap) in [(12, 0), (12, 1), (12, 2), (5, 1), (7, 0)] {
                     check_file_with(&s, demand, attempts, spacing, cap, fcap);
                     n += 1;
@@ -399,7 +399,7 @@ fn the_scenario_file_with_other_params_matches_the_reference() -> TestResult {
             }
         }
     }
-    assert_eq!(n, 135);
+    assert_eq!(n, 270);
     Ok(())
 }
 
@@ -420,7 +420,7 @@ fn chains_of_one_to_four_layers_match_the_reference() -> TestResult {
     let mut i = 0usize;
     for layers in 1..=4 {
         for fcap in [0, 1, 2] {
-            for spacing in [1, 2, 4, 6] {
+            for spacing in 1..=6 {
                 let tries = tries_by_layers[layers - 1][i % 3].to_vec();
                 let rounds = runs[i % runs.len()];
                 let (from, to) = faults[i % faults.len()];
@@ -446,7 +446,7 @@ fn chains_of_one_to_four_layers_match_the_reference() -> TestResult {
             }
         }
     }
-    assert_eq!(i, 48);
+    assert_eq!(i, 72);
     Ok(())
 }
 
