@@ -247,10 +247,6 @@ fn attempts_0_is_invalid_and_points_at_the_param_use() -> TestResult {
 }
 
 #[test]
-#[ignore = "bug: one bad `--set attempts=0` is reported 3 times (`3 problems`), once per node \
-            of the shared `service edge, api, worker { retry { attempts $attempts ... } }`: \
-            crates/squall-lang/src/instantiate.rs:268 (`model_list`) resolves the same RetryAst \
-            for every node and pushes identical diagnostics (same span); they should be deduplicated"]
 fn attempts_0_is_reported_once() {
     let o = squall(&["run", RETRY_STORM, "--set", "attempts=0"]);
     let err = stderr(&o);

@@ -35,27 +35,7 @@ impl Mulberry32 {
     }
 }
 
-/// One SplitMix64 step.
-pub fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// A child seed from a root seed and a label.
-pub fn derive_seed(root: u64, label: &str) -> u64 {
-    // FNV-1a over the label, then two SplitMix64 rounds with the root.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in label.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    let mut s = root ^ h;
-    splitmix64(&mut s);
-    splitmix64(&mut s)
-}
+pub use squall_lang::seed::{derive_seed, splitmix64};
 
 /// A stream of uniform floats for one component.
 #[derive(Debug, Clone)]

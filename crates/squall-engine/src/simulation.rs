@@ -116,10 +116,22 @@ pub enum SimError {
         /// How many generators there are.
         count: usize,
     },
+    /// A source's rate is beyond what one run simulates.
+    #[error("source `{name}` sends {rate} requests per tick; squall simulates at most 1000000 per tick per source (scale the scenario down: rates, capacities and counts by the same factor)")]
+    RateTooLarge {
+        /// The source.
+        name: String,
+        /// Its largest rate.
+        rate: f64,
+    },
     /// An event was scheduled in the past.
     #[error(transparent)]
     Scheduling(#[from] SchedulingError),
 }
+
+/// The largest rate a source may have \[requests/tick\]: keeps per-tick
+/// counters in range and a run finite.
+const MAX_RATE: f64 = 1_000_000.0;
 
 /// An event in the queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -330,6 +342,13 @@ impl<'m> SimulationBuilder<'m> {
         }
         for s in &m.sources {
             check(format!("source `{}`", s.name), s.entry)?;
+            let peak = s.periods.iter().map(|p| p.rate).fold(s.rate, f64::max);
+            if !(0.0..=MAX_RATE).contains(&peak) {
+                return Err(SimError::RateTooLarge {
+                    name: s.name.clone(),
+                    rate: peak,
+                });
+            }
         }
         for f in &m.faults {
             check(format!("fault `{}`", f.name), f.node)?;

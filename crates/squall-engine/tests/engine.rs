@@ -12,13 +12,13 @@ fn node(name: &str, downstream: Option<usize>, capacity: Option<u64>) -> NodeSpe
         name: name.into(),
         downstream,
         capacity,
-        retry: None,
+        ..Default::default()
     }
 }
 
 fn retrying(name: &str, downstream: usize, attempts: u32, backoff: Backoff) -> NodeSpec {
     NodeSpec {
-        retry: Some(RetrySpec { attempts, backoff }),
+        retry: Some(RetrySpec::new(attempts, backoff)),
         ..node(name, Some(downstream), None)
     }
 }
@@ -33,6 +33,7 @@ fn source(name: &str, entry: usize, rate: f64, periods: &[(u64, u64, f64)]) -> S
             .iter()
             .map(|&(from, to, rate)| RatePeriod { from, to, rate })
             .collect(),
+        ..Default::default()
     }
 }
 
@@ -46,6 +47,8 @@ fn model(ticks: u64, nodes: Vec<NodeSpec>, sources: Vec<SourceSpec>) -> Model {
         sources,
         faults: vec![],
         windows: vec![],
+        start: 1,
+        ..Default::default()
     }
 }
 
@@ -56,6 +59,7 @@ fn fault(name: &str, node: usize, from: u64, to: u64, capacity: Option<u64>) -> 
         from,
         to,
         capacity,
+        ..Default::default()
     }
 }
 
@@ -326,10 +330,7 @@ fn bad_models_are_errors_not_panics() {
     assert!(matches!(err(&m), Some(SimError::BadNode { index: 9, .. })));
 
     let mut m = ok();
-    m.nodes[0].retry = Some(RetrySpec {
-        attempts: 0,
-        backoff: Backoff::Fixed { wait: 1 },
-    });
+    m.nodes[0].retry = Some(RetrySpec::new(0, Backoff::Fixed { wait: 1 }));
     assert!(matches!(err(&m), Some(SimError::NoAttempts { .. })));
 
     let mut m = ok();

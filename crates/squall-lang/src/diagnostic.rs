@@ -198,20 +198,31 @@ pub fn did_you_mean<'a>(
     suggest(name, candidates).map(|s| format!("did you mean `{s}`?"))
 }
 
-/// Levenshtein distance over characters.
+/// Optimal-string-alignment distance over characters: Levenshtein plus
+/// swaps of two neighbouring characters (`strom` is one edit from `storm`).
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
+    let (n, m) = (a.len(), b.len());
+    let mut d = vec![vec![0usize; m + 1]; n + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
     }
-    prev[b.len()]
+        for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[n][m]
 }
 
 #[cfg(test)]
@@ -226,6 +237,10 @@ mod tests {
         );
         assert_eq!(suggest("dbb", ["edge", "api", "worker", "db"]), Some("db"));
         assert_eq!(suggest("zzzzzz", ["edge", "api", "worker", "db"]), None);
+        assert_eq!(
+            suggest("strom", ["grew", "storm", "no_retries"]),
+            Some("storm")
+        );
     }
 
     #[test]

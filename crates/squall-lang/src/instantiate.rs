@@ -3,6 +3,7 @@
 use crate::ast::*;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::*;
+use crate::seed::derive_seed;
 use crate::span::Span;
 use crate::units;
 use crate::validate::{Overrides, Scenario, Setting};
@@ -37,7 +38,14 @@ impl Scenario {
             ..Overrides::default()
         };
         match key {
-            RunKey::Variant(v) => base.then(&self.variants[v].overrides),
+            RunKey::Variant(v) => {
+                let mut o = base.then(&self.variants[v].overrides);
+                o.seed = Some(derive_seed(
+                    self.seed,
+                    &format!("variant/{}", self.variants[v].name),
+                ));
+                o
+            }
             RunKey::Point(s, p) => {
                 let sweep = &self.sweeps[s];
                 let mut o = base.then(&self.variants[sweep.base].overrides);
@@ -50,6 +58,7 @@ impl Scenario {
                         });
                     }
                 }
+                o.seed = Some(derive_seed(self.seed, &format!("sweep/{}/{p}", sweep.name)));
                 o
             }
         }
@@ -113,7 +122,13 @@ impl Scenario {
 
     /// Resolves one run into a model.
     pub fn model(&self, o: &Overrides) -> Result<Model, Diagnostics> {
-        self.model_list(o).map_err(|l| self.diagnostics(l))
+        self.model_list(o).map_err(|mut l| {
+            // A value shared by several nodes (`service a, b { ... }`) is
+            // resolved once per node; say each problem once.
+            let mut seen = std::collections::HashSet::new();
+            l.retain(|d| seen.insert((d.span, d.message.clone())));
+            self.diagnostics(l)
+        })
     }
 
     /// The model of a declared run.
@@ -373,7 +388,7 @@ impl Scenario {
             clock: self.clock,
             start,
             ticks,
-            seed: self.seed,
+            seed: o.seed.unwrap_or(self.seed),
             nodes,
             sources,
             faults,

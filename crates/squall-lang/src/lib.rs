@@ -32,6 +32,7 @@ pub mod diagnostic;
 pub mod instantiate;
 pub mod model;
 pub mod parse;
+pub mod seed;
 pub mod span;
 pub mod template;
 pub mod units;

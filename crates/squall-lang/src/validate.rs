@@ -150,6 +150,8 @@ pub struct Overrides {
     pub without: Vec<usize>,
     /// Sources whose `rate` lines are replaced.
     pub sources: Vec<(usize, Vec<RateAst>)>,
+    /// The run's seed; `None`: the scenario's.
+    pub seed: Option<u64>,
 }
 
 impl Overrides {
@@ -159,6 +161,7 @@ impl Overrides {
         o.sets.extend(later.sets.iter().cloned());
         o.without.extend(later.without.iter().copied());
         o.sources.extend(later.sources.iter().cloned());
+        o.seed = later.seed.or(o.seed);
         o
     }
 }

@@ -142,7 +142,14 @@ fn needed_runs(s: &Scenario, selected: Option<&[usize]>) -> Vec<RunKey> {
         variants_named(&e.lhs, &mut named);
         variants_named(&e.rhs, &mut named);
     }
-    keys.extend(named.into_iter().map(RunKey::Variant));
+    // A variant the user left out with `--variant` is not run for a line
+    // that names it; the line is left out instead.
+    keys.extend(
+        named
+            .into_iter()
+            .filter(|v| selected.is_none_or(|sel| sel.contains(v)))
+            .map(RunKey::Variant),
+    );
     keys.sort();
     keys.dedup();
     keys
