@@ -200,7 +200,8 @@ fn served_calls_normal_rate_recovery_peak_and_bound() -> TestResult {
     for piece in [
         "demand grew 8.00, storm 1.00, no retries 1.00",
         "normal call rate 4.00/round",
-        "recovery 25 rounds (1 without retries)",
+        "recovery 25 rounds;",
+        "without retries, recovery takes 1 round",
         "storm peak 49 calls/round = 12.25 x normal",
         "arithmetic upper bound: 27 calls per request",
     ] {

@@ -208,7 +208,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-        for (j, cell) in d[0].iter_mut().enumerate() {
+    for (j, cell) in d[0].iter_mut().enumerate() {
         *cell = j;
     }
     for i in 1..=n {

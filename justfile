@@ -1,0 +1,67 @@
+# squall: shortcuts for everyday work. `just` lists them.
+# None is required: the README's two commands are plain cargo.
+# Needs just 1.27 or newer (recipe groups).
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+# Arguments reach recipes as "$@", so quoted values such as
+# `--set 'spacing=8 rounds'` survive.
+set positional-arguments
+
+# List the recipes.
+default:
+    @just --list --unsorted
+
+# Run a scenario and print its report (extra arguments go to `squall run`).
+[group('run')]
+run FILE="scenarios/retry-storm.squall" *ARGS:
+    cargo run --release -- run "$@"
+
+# Check the given scenario files, or all of scenarios/.
+[group('run')]
+check *FILES:
+    if [ $# -eq 0 ]; then set -- scenarios/*.squall; fi; cargo run --release -- check "$@"
+
+# Run all the tests (extra arguments go to `cargo test`).
+[group('test')]
+test *ARGS:
+    cargo test --workspace "$@"
+
+# Review changed insta snapshots (needs `cargo install cargo-insta`).
+[group('test')]
+review:
+    cargo insta review
+
+# Everything CI runs, exactly as CI runs it.
+[group('test')]
+ci:
+    bash .ci/run
+
+# Format the code.
+[group('code')]
+fmt:
+    cargo fmt --all
+
+# Lint as CI does: rustfmt check, clippy with warnings as errors.
+[group('code')]
+lint:
+    cargo fmt --all -- --check
+    cargo clippy --workspace --all-targets -- -D warnings
+
+# There are no benchmarks yet: today `cargo bench` only builds the crates and
+# runs empty harnesses. The throughput benches of DESIGN.md (against a SimPy
+# model and a bare event-queue loop) belong here.
+# Run the benchmarks (placeholder: there are no benches yet).
+[group('code')]
+bench *ARGS:
+    cargo bench --workspace "$@"
+
+# Build the book into book/book (needs `cargo install mdbook`).
+[group('book')]
+book:
+    mdbook build book
+
+# Serve the book at http://localhost:3000, rebuilding on change.
+[group('book')]
+book-serve:
+    mdbook serve book --open
