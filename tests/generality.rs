@@ -429,7 +429,7 @@ fn chains_of_one_to_four_layers_match_the_reference() -> TestResult {
                     spacing,
                     capacity: capacities[i % capacities.len()],
                     demand: demands[i % demands.len()],
-                    periods: if i % 4 == 0 {
+                    periods: if i.is_multiple_of(4) {
                         vec![(20, 29, 7.5)]
                     } else {
                         vec![]
