@@ -183,7 +183,7 @@ pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     for c in candidates {
         let d = edit_distance(name, c);
         let limit = (name.chars().count().max(c.chars().count()) / 3).max(1);
-        if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
+        if d <= limit && best.map_or(true, |(bd, _)| d < bd) {
             best = Some((d, c));
         }
     }
@@ -198,17 +198,26 @@ pub fn did_you_mean<'a>(
     suggest(name, candidates).map(|s| format!("did you mean `{s}`?"))
 }
 
-/// Levenshtein distance over characters.
+/// Edit distance over characters, counting the swap of two neighbours as
+/// one edit (optimal string alignment): `egde` is one edit from `edge`.
 fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
+    // Three rows: two back (for swaps), one back, and the current one.
+    let mut prev2: Vec<usize> = vec![0; b.len() + 1];
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
+    for i in 0..a.len() {
         cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        for j in 0..b.len() {
+            let cost = usize::from(a[i] != b[j]);
+            let mut d = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                d = d.min(prev2[j - 1] + 1);
+            }
+            cur[j + 1] = d;
         }
+        std::mem::swap(&mut prev2, &mut prev);
         std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
@@ -226,6 +235,25 @@ mod tests {
         );
         assert_eq!(suggest("dbb", ["edge", "api", "worker", "db"]), Some("db"));
         assert_eq!(suggest("zzzzzz", ["edge", "api", "worker", "db"]), None);
+        // A swap of two neighbours is one edit.
+        assert_eq!(
+            suggest("egde", ["edge", "api", "worker", "db"]),
+            Some("edge")
+        );
+        assert_eq!(suggest("bd", ["edge", "api", "worker", "db"]), Some("db"));
+        assert_eq!(suggest("cache", ["edge", "api", "worker", "db"]), None);
+    }
+
+    #[test]
+    fn distances() {
+        assert_eq!(edit_distance("", ""), 0);
+        assert_eq!(edit_distance("abc", ""), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("wroker", "worker"), 1);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("ca", "abc"), 3);
+        assert_eq!(edit_distance("é", "e"), 1);
     }
 
     #[test]
