@@ -5,7 +5,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::*;
 use crate::span::Span;
 use crate::units;
-use crate::validate::{Overrides, Scenario, Setting};
+use crate::validate::{dedup, Overrides, Scenario, Setting};
 
 /// How deep `$a = $b` chains of params may go.
 const PARAM_DEPTH: usize = 16;
@@ -41,7 +41,7 @@ impl Scenario {
             RunKey::Point(s, p) => {
                 let sweep = &self.sweeps[s];
                 let mut o = base.then(&self.variants[sweep.base].overrides);
-                if let Some(point) = sweep.points().get(p) {
+                if let Some(point) = sweep.point(p) {
                     for (name, value) in point {
                         o.sets.push(Setting {
                             name: name.clone(),
@@ -59,7 +59,7 @@ impl Scenario {
     pub fn all_runs(&self) -> Vec<RunKey> {
         let mut keys: Vec<RunKey> = (0..self.variants.len()).map(RunKey::Variant).collect();
         for (s, sweep) in self.sweeps.iter().enumerate() {
-            for p in 0..sweep.points().len() {
+            for p in 0..sweep.len() {
                 keys.push(RunKey::Point(s, p));
             }
         }
@@ -113,7 +113,12 @@ impl Scenario {
 
     /// Resolves one run into a model.
     pub fn model(&self, o: &Overrides) -> Result<Model, Diagnostics> {
-        self.model_list(o).map_err(|l| self.diagnostics(l))
+        self.model_list(o).map_err(|mut l| {
+            // A `service a, b { ... }` block is resolved once per service;
+            // report each problem in it once.
+            dedup(&mut l);
+            self.diagnostics(l)
+        })
     }
 
     /// The model of a declared run.
@@ -171,7 +176,7 @@ impl Scenario {
             if let Some(origin) = r.origin {
                 if let Some((use_span, name)) = r.via {
                     d.span = use_span;
-                    d.label = format!("`${name}` is set by `{origin}`");
+                    d.label = format!("`${name}` gets its value from `{origin}`");
                 }
                 let extra = format!("the value comes from `{origin}`");
                 d.help = Some(match d.help.take() {
@@ -216,7 +221,8 @@ impl Scenario {
             );
             return None;
         }
-        if a < 1 || b > ticks {
+        // `ticks` is 0 when the run length is itself wrong (reported there).
+        if a < 1 || (ticks > 0 && b > ticks) {
             errs.push(
                 Diagnostic::new(
                     format!("{what} {a}..{b} is outside the run, which covers ticks 1..{ticks}"),
@@ -303,7 +309,7 @@ impl Scenario {
                     let rate = self.conv(&r.value, o, |v| {
                         units::per_tick(v, self.clock, "a source rate")
                     });
-                    let span = self.range(d, o, ticks.max(1), "the rate's range", &mut errs);
+                    let span = self.range(d, o, ticks, "the rate's range", &mut errs);
                     match (rate, span) {
                         (Ok(rate), Some((from, to))) => periods.push(RatePeriod { from, to, rate }),
                         (Err(d), _) => errs.push(d),
@@ -324,7 +330,7 @@ impl Scenario {
             if o.without.contains(&i) {
                 continue;
             }
-            let span = self.range(&f.during, o, ticks.max(1), "the fault's range", &mut errs);
+            let span = self.range(&f.during, o, ticks, "the fault's range", &mut errs);
             let capacity = match &f.capacity {
                 None => None,
                 Some(v) => {
@@ -350,7 +356,7 @@ impl Scenario {
         let mut windows = Vec::new();
         for (name, r) in &self.windows {
             if let Some((from, to)) =
-                self.range(r, o, ticks.max(1), &format!("window `{name}`"), &mut errs)
+                self.range(r, o, ticks, &format!("window `{name}`"), &mut errs)
             {
                 windows.push(WindowSpec {
                     name: name.clone(),
@@ -417,7 +423,7 @@ impl Scenario {
             Some(BackoffAst::Exponential {
                 base,
                 multiplier,
-                cap,
+                cap: cap_ast,
             }) => {
                 let b = self.conv(base, o, |v| units::ticks(v, self.clock, "a backoff base"));
                 let m = match multiplier {
@@ -436,7 +442,7 @@ impl Scenario {
                         Ok(x)
                     }),
                 };
-                let c = match cap {
+                let c = match cap_ast {
                     None => Ok(None),
                     Some(c) => self
                         .conv(c, o, |v| units::ticks(v, self.clock, "a backoff cap"))
@@ -444,10 +450,10 @@ impl Scenario {
                 };
                 match (b, m, c) {
                     (Ok(base), Ok(multiplier), Ok(cap)) => {
-                        if let Some(cv) = cap {
+                        if let (Some(cv), Some(written)) = (cap, cap_ast) {
                             if cv < base {
                                 errs.push(
-                                    Diagnostic::new(format!("the backoff cap ({cv}) is below its base ({base})"), r.span)
+                                    Diagnostic::new(format!("the backoff cap ({cv}) is below its base ({base})"), written.span)
                                         .label("cap below base")
                                         .help("the cap bounds the growing wait; make it at least the base"),
                                 );
