@@ -697,12 +697,14 @@ fn parse_range(pair: Pair<'_, Rule>) -> Result<Range> {
 
 // -------------------------------------------------------- expressions --
 
+/// Operators from the loosest to the tightest. `^` binds tighter than a
+/// leading `-`, as in mathematics: `-2 ^ 2` is `-(2 ^ 2)`.
 fn pratt() -> PrattParser<Rule> {
     PrattParser::new()
         .op(Op::infix(Rule::add, Assoc::Left) | Op::infix(Rule::sub, Assoc::Left))
         .op(Op::infix(Rule::mul, Assoc::Left) | Op::infix(Rule::div, Assoc::Left))
-        .op(Op::infix(Rule::pow, Assoc::Right))
         .op(Op::prefix(Rule::neg))
+        .op(Op::infix(Rule::pow, Assoc::Right))
 }
 
 fn parse_expr(pair: Pair<'_, Rule>) -> Result<Expr> {
