@@ -191,16 +191,38 @@ fn wrap(body: &str) -> String {
 
 #[test]
 fn deep_parentheses_are_an_error_not_a_stack_overflow() {
-    let depth = 10_000;
+    // 500 is the dangerous middle: shallow enough for pest's own stack guard
+    // to let it through, deep enough to overflow the recursive passes after
+    // it without the nesting limit. 10_000 is past pest's guard too.
+    for depth in [500, 10_000] {
+        let body = format!("  expect {}1{} > 0", "(".repeat(depth), ")".repeat(depth));
+        let d = bounded(30, move || load_text_err(&wrap(&body)));
+        assert!(
+            d.to_plain().contains("more than 64 open parentheses"),
+            "{}",
+            d.to_plain()
+        );
+        // It points at the first parenthesis past the limit: `  expect ` is
+        // 9 columns, then 64 parentheses.
+        assert_eq!(d.list[0].span.line_col(&d.source), (5, 9 + 65));
+    }
+}
+
+#[test]
+fn parentheses_up_to_the_limit_load() {
+    let depth = squall_lang::parse::MAX_NESTING;
     let body = format!("  expect {}1{} > 0", "(".repeat(depth), ")".repeat(depth));
-    let d = bounded(30, move || load_text_err(&wrap(&body)));
-    assert!(
-        d.to_plain().contains("too deeply nested"),
-        "{}",
-        d.to_plain()
-    );
-    // It points at the first parenthesis past the limit, on line 5.
-    assert_eq!(d.list[0].span.line_col(&d.source).0, 5);
+    let r = bounded(30, move || {
+        squall_lang::load("deep.squall", &wrap(&body)).is_ok()
+    });
+    assert!(r);
+    // And the same number of operators.
+    let ops = squall_lang::parse::MAX_OPERATORS;
+    let body = format!("  expect 2{} > 0", "^1".repeat(ops));
+    let r = bounded(30, move || {
+        squall_lang::load("long.squall", &wrap(&body)).is_ok()
+    });
+    assert!(r);
 }
 
 #[test]
@@ -213,7 +235,7 @@ fn deep_parentheses_in_a_line_template_are_an_error() {
     );
     let d = bounded(30, move || load_text_err(&wrap(&body)));
     assert!(
-        d.to_plain().contains("too deeply nested"),
+        d.to_plain().contains("more than 64 open parentheses"),
         "{}",
         d.to_plain()
     );
