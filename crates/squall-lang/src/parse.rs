@@ -3,7 +3,12 @@
 //! The grammar lives in `squall.pest`. Each `parse_*` function builds one
 //! construct from its pest pair. A missing child is reported as a diagnostic,
 //! never a panic: the grammar guarantees the children exist, and
-//! [`Children`] turns a broken guarantee into an internal-error diagnostic.
+//! `Children` turns a broken guarantee into an internal-error diagnostic.
+//!
+//! No input can exhaust the stack: parentheses nest at most [`MAX_NESTING`]
+//! deep (checked on the raw text before pest runs) and one expression holds
+//! at most [`MAX_OPERATORS`] operators, which bounds the depth of every
+//! expression tree the later passes recurse over.
 
 use pest::iterators::{Pair, Pairs};
 use pest::pratt_parser::{Assoc, Op, PrattParser};
