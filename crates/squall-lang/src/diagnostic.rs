@@ -198,31 +198,29 @@ pub fn did_you_mean<'a>(
     suggest(name, candidates).map(|s| format!("did you mean `{s}`?"))
 }
 
-/// Optimal-string-alignment distance over characters: Levenshtein plus
-/// swaps of two neighbouring characters (`strom` is one edit from `storm`).
+/// Edit distance over characters, counting the swap of two neighbours as
+/// one edit (optimal string alignment): `egde` is one edit from `edge`.
 fn edit_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let (n, m) = (a.len(), b.len());
-    let mut d = vec![vec![0usize; m + 1]; n + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=n {
-        for j in 1..=m {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+    // Three rows: two back (for swaps), one back, and the current one.
+    let mut prev2: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for i in 0..a.len() {
+        cur[0] = i + 1;
+        for j in 0..b.len() {
+            let cost = usize::from(a[i] != b[j]);
+            let mut d = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                d = d.min(prev2[j - 1] + 1);
             }
+            cur[j + 1] = d;
         }
+        std::mem::swap(&mut prev2, &mut prev);
+        std::mem::swap(&mut prev, &mut cur);
     }
-    d[n][m]
+    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -237,10 +235,29 @@ mod tests {
         );
         assert_eq!(suggest("dbb", ["edge", "api", "worker", "db"]), Some("db"));
         assert_eq!(suggest("zzzzzz", ["edge", "api", "worker", "db"]), None);
+        // A swap of two neighbours is one edit.
+        assert_eq!(
+            suggest("egde", ["edge", "api", "worker", "db"]),
+            Some("edge")
+        );
+        assert_eq!(suggest("bd", ["edge", "api", "worker", "db"]), Some("db"));
+        assert_eq!(suggest("cache", ["edge", "api", "worker", "db"]), None);
         assert_eq!(
             suggest("strom", ["grew", "storm", "no_retries"]),
             Some("storm")
         );
+    }
+
+    #[test]
+    fn distances() {
+        assert_eq!(edit_distance("", ""), 0);
+        assert_eq!(edit_distance("abc", ""), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("wroker", "worker"), 1);
+        assert_eq!(edit_distance("ab", "ba"), 1);
+        assert_eq!(edit_distance("ca", "abc"), 3);
+        assert_eq!(edit_distance("é", "e"), 1);
     }
 
     #[test]

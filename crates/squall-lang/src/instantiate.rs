@@ -6,7 +6,7 @@ use crate::model::*;
 use crate::seed::derive_seed;
 use crate::span::Span;
 use crate::units;
-use crate::validate::{Overrides, Scenario, Setting};
+use crate::validate::{dedup, Overrides, Scenario, Setting};
 
 /// How deep `$a = $b` chains of params may go.
 const PARAM_DEPTH: usize = 16;
@@ -49,7 +49,7 @@ impl Scenario {
             RunKey::Point(s, p) => {
                 let sweep = &self.sweeps[s];
                 let mut o = base.then(&self.variants[sweep.base].overrides);
-                if let Some(point) = sweep.points().get(p) {
+                if let Some(point) = sweep.point(p) {
                     for (name, value) in point {
                         o.sets.push(Setting {
                             name: name.clone(),
@@ -68,7 +68,7 @@ impl Scenario {
     pub fn all_runs(&self) -> Vec<RunKey> {
         let mut keys: Vec<RunKey> = (0..self.variants.len()).map(RunKey::Variant).collect();
         for (s, sweep) in self.sweeps.iter().enumerate() {
-            for p in 0..sweep.points().len() {
+            for p in 0..sweep.len() {
                 keys.push(RunKey::Point(s, p));
             }
         }
@@ -123,10 +123,9 @@ impl Scenario {
     /// Resolves one run into a model.
     pub fn model(&self, o: &Overrides) -> Result<Model, Diagnostics> {
         self.model_list(o).map_err(|mut l| {
-            // A value shared by several nodes (`service a, b { ... }`) is
-            // resolved once per node; say each problem once.
-            let mut seen = std::collections::HashSet::new();
-            l.retain(|d| seen.insert((d.span, d.message.clone())));
+            // A `service a, b { ... }` block is resolved once per service;
+            // report each problem in it once.
+            dedup(&mut l);
             self.diagnostics(l)
         })
     }
@@ -186,7 +185,7 @@ impl Scenario {
             if let Some(origin) = r.origin {
                 if let Some((use_span, name)) = r.via {
                     d.span = use_span;
-                    d.label = format!("`${name}` is set by `{origin}`");
+                    d.label = format!("`${name}` gets its value from `{origin}`");
                 }
                 let extra = format!("the value comes from `{origin}`");
                 d.help = Some(match d.help.take() {

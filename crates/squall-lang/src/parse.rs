@@ -3,7 +3,12 @@
 //! The grammar lives in `squall.pest`. Each `parse_*` function builds one
 //! construct from its pest pair. A missing child is reported as a diagnostic,
 //! never a panic: the grammar guarantees the children exist, and
-//! [`Children`] turns a broken guarantee into an internal-error diagnostic.
+//! `Children` turns a broken guarantee into an internal-error diagnostic.
+//!
+//! No input can exhaust the stack: parentheses nest at most [`MAX_NESTING`]
+//! deep (checked on the raw text before pest runs) and one expression holds
+//! at most [`MAX_OPERATORS`] operators, which bounds the depth of every
+//! expression tree the later passes recurse over.
 
 use pest::iterators::{Pair, Pairs};
 use pest::pratt_parser::{Assoc, Op, PrattParser};
@@ -22,13 +27,55 @@ mod grammar {
 }
 use grammar::{Grammar, Rule};
 
-/// Deepest rule nesting pest may try before giving up (guards runaway input).
+/// Most rule calls pest may make on one input before giving up (guards
+/// runaway input; pest also stops itself before the native stack runs out).
 const CALL_LIMIT: usize = 5_000_000;
+
+/// Deepest nesting of parentheses in an expression. Checked on the raw text
+/// before pest runs, so that neither pest nor the recursive passes after it
+/// (Pratt parsing, validation, dropping the tree) can exhaust the stack.
+pub const MAX_NESTING: usize = 64;
+
+/// Most operators (binary and unary minus) in one expression; with
+/// [`MAX_NESTING`] this bounds the depth of every expression tree.
+pub const MAX_OPERATORS: usize = 256;
+
+/// What ends the text being parsed, as named in "found ..." messages.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum End {
+    /// A scenario file.
+    File,
+    /// A value on its own (`--set name=value`).
+    Value,
+    /// The hole of a `line` template, closed by `}`.
+    Hole,
+}
+
+impl End {
+    fn name(self) -> &'static str {
+        match self {
+            End::File => "end of file",
+            End::Value => "end of the value",
+            End::Hole => "`}`",
+        }
+    }
+}
+
+/// Sets pest's process-wide limits; the same values every time, so calls
+/// from several threads agree.
+fn configure_pest() {
+    pest::set_call_limit(std::num::NonZeroUsize::new(CALL_LIMIT));
+    // Records the literal tokens tried at the failure point, so that "expected
+    // ..." can name a closing `}` or `)`.
+    pest::set_error_detail(true);
+}
 
 /// Parses a whole scenario file.
 pub fn parse_file(source: &str) -> Result<ScenarioAst> {
-    pest::set_call_limit(std::num::NonZeroUsize::new(CALL_LIMIT));
-    let mut pairs = Grammar::parse(Rule::file, source).map_err(|e| from_pest(e, source))?;
+    configure_pest();
+    check_nesting(source)?;
+    let mut pairs =
+        Grammar::parse(Rule::file, source).map_err(|e| from_pest(e, source, End::File))?;
     let file = pairs
         .next()
         .ok_or_else(|| internal(Span::default(), "empty parse"))?;
@@ -38,7 +85,9 @@ pub fn parse_file(source: &str) -> Result<ScenarioAst> {
 
 /// Parses a value given on its own, as in `--set attempts=2`.
 pub fn parse_value(text: &str) -> Result<Value> {
-    let mut pairs = Grammar::parse(Rule::value_only, text).map_err(|e| from_pest(e, text))?;
+    configure_pest();
+    let mut pairs =
+        Grammar::parse(Rule::value_only, text).map_err(|e| from_pest(e, text, End::Value))?;
     let top = pairs
         .next()
         .ok_or_else(|| internal(Span::default(), "empty parse"))?;
@@ -49,7 +98,10 @@ pub fn parse_value(text: &str) -> Result<Value> {
 /// Parses an expression embedded in a `line` template, with its optional
 /// `:.N` format. Spans are relative to `text`.
 pub fn parse_template_expr(text: &str) -> Result<(Expr, Option<usize>)> {
-    let mut pairs = Grammar::parse(Rule::template_expr, text).map_err(|e| from_pest(e, text))?;
+    configure_pest();
+    check_nesting(text)?;
+    let mut pairs =
+        Grammar::parse(Rule::template_expr, text).map_err(|e| from_pest(e, text, End::Hole))?;
     let top = pairs
         .next()
         .ok_or_else(|| internal(Span::default(), "empty parse"))?;
@@ -63,6 +115,52 @@ pub fn parse_template_expr(text: &str) -> Result<(Expr, Option<usize>)> {
 }
 
 // ------------------------------------------------------------ helpers --
+
+/// Fails at the first `(` nested deeper than [`MAX_NESTING`], skipping
+/// comments and quoted strings (a `line` template's holes are checked when
+/// the template is parsed).
+fn check_nesting(text: &str) -> Result<()> {
+    let mut depth = 0usize;
+    let mut chars = text.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '#' => {
+                for (_, c) in chars.by_ref() {
+                    if c == '\n' {
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                while let Some((_, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' | '\n' => break,
+                        _ => {}
+                    }
+                }
+            }
+            '(' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(Diagnostic::new(
+                        format!(
+                            "this expression is too deeply nested: more than {MAX_NESTING} open parentheses"
+                        ),
+                        Span::new(i, i + 1),
+                    )
+                    .label("too deep")
+                    .help("simplify the expression, or split it into `measure` lines"));
+                }
+            }
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
 
 /// The children of a pair, taken in order.
 struct Children<'i> {
@@ -238,6 +336,7 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     "a seed must be a whole number from 0 to 18446744073709551615",
                     p.as_span().into(),
                 )
+                .label("not a seed")
             })?;
             Item::Seed(seed, p.as_span().into())
         }
@@ -966,15 +1065,40 @@ fn parse_range(pair: Pair<'_, Rule>) -> Result<Range> {
 
 // -------------------------------------------------------- expressions --
 
+/// Operators from the loosest to the tightest. `^` binds tighter than a
+/// leading `-`, as in mathematics: `-2 ^ 2` is `-(2 ^ 2)`.
 fn pratt() -> PrattParser<Rule> {
     PrattParser::new()
         .op(Op::infix(Rule::add, Assoc::Left) | Op::infix(Rule::sub, Assoc::Left))
         .op(Op::infix(Rule::mul, Assoc::Left) | Op::infix(Rule::div, Assoc::Left))
-        .op(Op::infix(Rule::pow, Assoc::Right))
         .op(Op::prefix(Rule::neg))
+        .op(Op::infix(Rule::pow, Assoc::Right))
 }
 
 fn parse_expr(pair: Pair<'_, Rule>) -> Result<Expr> {
+    // `flatten` walks the token queue without recursion.
+    let operators = pair
+        .clone()
+        .into_inner()
+        .flatten()
+        .filter(|p| {
+            matches!(
+                p.as_rule(),
+                Rule::add | Rule::sub | Rule::mul | Rule::div | Rule::pow | Rule::neg
+            )
+        })
+        .count();
+    if operators > MAX_OPERATORS {
+        let span: Span = pair.as_span().into();
+        return Err(Diagnostic::new(
+            format!(
+                "this expression has {operators} operators, more than the {MAX_OPERATORS} squall reads"
+            ),
+            Span::new(span.start, span.start + 1),
+        )
+        .label("expression starts here")
+        .help("split it into `measure` lines"));
+    }
     let pratt = pratt();
     parse_expr_with(&pratt, pair.into_inner())
 }
@@ -1017,7 +1141,12 @@ fn parse_expr_with(pratt: &PrattParser<Rule>, pairs: Pairs<'_, Rule>) -> Result<
 fn parse_primary(pratt: &PrattParser<Rule>, pair: Pair<'_, Rule>) -> Result<Expr> {
     let span: Span = pair.as_span().into();
     let kind = match pair.as_rule() {
-        Rule::expr => return parse_expr_with(pratt, pair.into_inner()),
+        Rule::paren => {
+            let inner = Children::of(pair).expect(Rule::expr)?;
+            let mut e = parse_expr_with(pratt, inner.into_inner())?;
+            e.span = span;
+            return Ok(e);
+        }
         Rule::number => ExprKind::Number(number(&pair)?),
         Rule::param_ref => {
             ExprKind::Param(Children::of(pair).expect(Rule::ident)?.as_str().to_string())
@@ -1104,6 +1233,7 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::format_spec => "a format such as `:.2`",
         Rule::compare => "a comparison (`<`, `<=`, `>`, `>=`, `==`, `!=`)",
         Rule::expr | Rule::call | Rule::path => "an expression",
+        Rule::paren => "`(`",
         Rule::add | Rule::sub | Rule::mul | Rule::div | Rule::pow => "an operator",
         Rule::neg => "`-`",
         Rule::epoch_decl => "`epoch`",
@@ -1145,64 +1275,145 @@ fn rule_name(rule: Rule) -> &'static str {
     }
 }
 
-fn from_pest(e: pest::error::Error<Rule>, source: &str) -> Diagnostic {
+/// Longest stretch of the input quoted in a "found ..." message.
+const MAX_FOUND_CHARS: usize = 40;
+
+/// The offending token at byte `start`: up to the next whitespace, at least
+/// one character, at most [`MAX_FOUND_CHARS`]. Returns its end.
+fn token_end(source: &str, start: usize) -> usize {
+    let rest = source.get(start..).unwrap_or("");
+    let mut end = start;
+    for (n, (i, c)) in rest.char_indices().enumerate() {
+        if n >= MAX_FOUND_CHARS || (n > 0 && c.is_whitespace()) {
+            break;
+        }
+        end = start + i + c.len_utf8();
+        if c.is_whitespace() {
+            break;
+        }
+    }
+    end
+}
+
+/// `text` for a message: invisible characters spelled out.
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_whitespace() || c.is_control() {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// True when the `"` at `start` opens a string that the line never closes.
+fn unclosed_string_at(source: &str, start: usize) -> bool {
+    let Some(rest) = source.get(start..).and_then(|r| r.strip_prefix('"')) else {
+        return false;
+    };
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '"' => return false,
+            '\n' => return true,
+            _ => {}
+        }
+    }
+    true
+}
+
+fn from_pest(e: pest::error::Error<Rule>, source: &str, end: End) -> Diagnostic {
     use pest::error::{ErrorVariant, InputLocation};
-    let (start, end) = match e.location {
-        InputLocation::Pos(p) => (p, p),
-        InputLocation::Span((a, b)) => (a, b),
+    let start = match e.location {
+        InputLocation::Pos(p) => p,
+        InputLocation::Span((a, _)) => a,
     };
-    // Point at the whole offending token, not just its first byte.
-    let token_end = source[start.min(source.len())..]
-        .find(|c: char| c.is_whitespace())
-        .map_or(source.len(), |i| start + i)
-        .max(end);
-    let token_end = if token_end == start {
-        (start + 1).min(source.len())
-    } else {
-        token_end
-    };
-    let found = &source[start.min(source.len())..token_end.min(source.len())];
-    let span = Span::new(start, token_end.max(start));
+    let mut start = start.min(source.len());
+    while !source.is_char_boundary(start) {
+        start -= 1;
+    }
+    let stop = token_end(source, start);
+    let found = source.get(start..stop).unwrap_or("");
+    let span = Span::new(start, stop);
+    let attempts = e.parse_attempts();
     match e.variant {
         ErrorVariant::ParsingError {
             positives,
             negatives: _,
         } => {
-            let mut names: Vec<&str> = positives.iter().map(|r| rule_name(*r)).collect();
-            names.dedup();
-            let mut seen = Vec::new();
-            names.retain(|n| {
-                if seen.contains(n) {
-                    false
-                } else {
-                    seen.push(*n);
-                    true
+            if unclosed_string_at(source, start) {
+                return Diagnostic::new(
+                    "expected `\"` to close this string, found the end of the line",
+                    Span::new(start, start + 1),
+                )
+                .label("the string starts here")
+                .help("a string ends with `\"` on the line where it starts");
+            }
+            let mut names: Vec<&str> = Vec::new();
+            for r in &positives {
+                let name = match r {
+                    Rule::EOI => end.name(),
+                    r => rule_name(*r),
+                };
+                if !names.contains(&name) {
+                    names.push(name);
                 }
-            });
-            let expected = match names.len() {
-                0 => "something else".to_string(),
-                1 => names[0].to_string(),
-                _ => {
-                    let (last, rest) = names.split_last().map_or(("", &[][..]), |(l, r)| (*l, r));
-                    format!("{} or {}", rest.join(", "), last)
+            }
+            // Closing brackets are literals, which pest lists only among the
+            // tokens it tried, not among the rules.
+            if let Some(attempts) = attempts {
+                for token in attempts.expected_tokens() {
+                    let name = match token.to_string().as_str() {
+                        "}" => "`}`",
+                        ")" => "`)`",
+                        "]" => "`]`",
+                        _ => continue,
+                    };
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
                 }
+            }
+            let expected = match names.split_last() {
+                None => "something else".to_string(),
+                Some((last, [])) => (*last).to_string(),
+                Some((last, rest)) => format!("{} or {}", rest.join(", "), last),
             };
             let found_text = if found.is_empty() {
-                "end of file".to_string()
+                end.name().to_string()
             } else {
-                format!("`{found}`")
+                format!("`{}`", visible(found))
             };
-            Diagnostic::new(format!("expected {expected}, found {found_text}"), span).label(
-                format!(
-                    "expected {}",
-                    names.first().copied().unwrap_or("something else")
-                ),
-            )
+            let label = match (found.is_empty(), names.as_slice()) {
+                (true, _) => format!("{} here", end.name()),
+                (false, [one]) => format!("expected {one}"),
+                (false, _) => "not expected here".to_string(),
+            };
+            // A misspelt keyword: name the closest expected one.
+            let keywords: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+            let word: String = found
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let hint = if word.is_empty() {
+                None
+            } else {
+                crate::diagnostic::did_you_mean(&word, keywords)
+            };
+            Diagnostic::new(format!("expected {expected}, found {found_text}"), span)
+                .label(label)
+                .maybe_help(hint)
         }
         ErrorVariant::CustomError { message } => {
-            if message.contains("call limit") {
-                Diagnostic::new("the file is too deeply nested to read", span)
-                    .help("simplify the expression or split it into `measure` lines")
+            if message.contains("call limit") || message.contains("stack limit") {
+                Diagnostic::new("the input is too large or too deeply nested to read", span)
+                    .label("gave up here")
+                    .help("simplify the expression, or split the file")
             } else {
                 Diagnostic::new(message, span)
             }

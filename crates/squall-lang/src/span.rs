@@ -37,7 +37,11 @@ impl Span {
 
     /// 1-based line and column of the span's start in `source`.
     pub fn line_col(self, source: &str) -> (usize, usize) {
-        let upto = &source[..self.start.min(source.len())];
+        let mut start = self.start.min(source.len());
+        while !source.is_char_boundary(start) {
+            start -= 1;
+        }
+        let upto = &source[..start];
         let line = upto.matches('\n').count() + 1;
         let col = upto
             .rfind('\n')

@@ -66,13 +66,15 @@ pub fn parse_template(raw: &str, span: Span) -> Result<Vec<Piece>> {
                 .help("write `}}` for a literal brace"));
             }
             b'\\' => {
-                match bytes.get(i + 1) {
-                    Some(b'n') => text.push('\n'),
-                    Some(b't') => text.push('\t'),
-                    Some(&o) => text.push(o as char),
+                // The escaped character may be more than one byte long.
+                let escaped = raw[i + 1..].chars().next();
+                match escaped {
+                    Some('n') => text.push('\n'),
+                    Some('t') => text.push('\t'),
+                    Some(o) => text.push(o),
                     None => {}
                 }
-                i += 2;
+                i += 1 + escaped.map_or(0, char::len_utf8);
             }
             _ => {
                 // Copy one whole UTF-8 character.

@@ -40,7 +40,11 @@ fn ticks_per_unit(unit: TimeUnit, clock: Clock, v: &Value) -> Result<f64> {
         .label("a wall-clock unit")
         .help("write the value in rounds, or change the file to `clock ms` or `clock s`")),
         (Some(_), None) => Err(Diagnostic::new(
-            format!("`round` does not fit `clock {}`", clock.unit_name()),
+            format!(
+                "`round` does not fit `clock {}`: a round has no length in {}",
+                clock.unit_name(),
+                clock.unit_name()
+            ),
             v.span,
         )
         .label("rounds belong to `clock round`")
@@ -67,28 +71,39 @@ pub fn ticks(v: &Value, clock: Clock, what: &str) -> Result<u64> {
     whole(t, v, what, clock)
 }
 
+/// `n` ticks of `clock`, spelled for a message: `1.5 rounds`, `1.5 ms`.
+fn amount(n: f64, clock: Clock) -> String {
+    match clock {
+        Clock::Round if n == 1.0 => "1 round".to_string(),
+        Clock::Round => format!("{n} rounds"),
+        other => format!("{n} {}", other.unit_name()),
+    }
+}
+
 fn whole(t: f64, v: &Value, what: &str, clock: Clock) -> Result<u64> {
-    if !t.is_finite() || t < 0.0 {
+    if t.is_nan() || t < 0.0 {
         return Err(
             Diagnostic::new(format!("{what} cannot be negative"), v.span).label("negative"),
         );
     }
+    if t > 1e15 {
+        return Err(Diagnostic::new(format!("{what} is too large"), v.span)
+            .label("too large")
+            .help("squall counts at most 10^15 ticks"));
+    }
     if t.fract() != 0.0 {
         return Err(Diagnostic::new(
             format!(
-                "{what} is {t} {}s, not a whole number of ticks",
-                clock.unit_name()
+                "{what} is {}, not a whole number of ticks",
+                amount(t, clock)
             ),
             v.span,
         )
         .label("not a whole tick")
         .help(format!(
-            "time in this file is counted in whole {}s",
+            "time in this file is counted in whole ticks of `clock {}`",
             clock.unit_name()
         )));
-    }
-    if t > 1e15 {
-        return Err(Diagnostic::new(format!("{what} is too large"), v.span).label("too large"));
     }
     Ok(t as u64)
 }
@@ -108,11 +123,10 @@ pub fn per_tick(v: &Value, clock: Clock, what: &str) -> Result<f64> {
             };
             let per_unit = ticks_per_unit(u, clock, v)?;
             let r = n / per_unit;
-            if !r.is_finite() || r < 0.0 {
-                return Err(Diagnostic::new(
-                    format!("{what} cannot be negative"),
-                    v.span,
-                ));
+            if !r.is_finite() || r > 1e15 {
+                return Err(
+                    Diagnostic::new(format!("{what} is too large"), v.span).label("too large")
+                );
             }
             Ok(r)
         }
@@ -131,15 +145,17 @@ pub fn per_tick(v: &Value, clock: Clock, what: &str) -> Result<f64> {
 /// A whole count per tick (a per-tick capacity).
 pub fn whole_per_tick(v: &Value, clock: Clock, what: &str) -> Result<u64> {
     let r = per_tick(v, clock, what)?;
-    if r.fract() != 0.0 {
+    if r.fract() != 0.0 || r > 1e15 {
         return Err(Diagnostic::new(
-            format!(
-                "{what} is {r} per {} tick; a per-tick capacity must be a whole number",
-                clock.unit_name()
-            ),
+            format!("{what} is {r} calls per tick, and a per-tick capacity must be a whole number"),
             v.span,
         )
-        .label("not whole per tick"));
+        .label("not whole per tick")
+        .help(format!(
+            "one tick is {} in this file; write the capacity per {}",
+            amount(1.0, clock),
+            clock.unit_name()
+        )));
     }
     Ok(r as u64)
 }
@@ -159,7 +175,10 @@ pub fn real(v: &Value, what: &str) -> Result<f64> {
 /// A whole count.
 pub fn count(v: &Value, what: &str) -> Result<u64> {
     let n = real(v, what)?;
-    if n < 0.0 || n.fract() != 0.0 || n > 1e15 {
+    if n > 1e15 {
+        return Err(Diagnostic::new(format!("{what} is too large"), v.span).label("too large"));
+    }
+    if n < 0.0 || n.fract() != 0.0 {
         return Err(
             Diagnostic::new(format!("{what} must be a whole number, found {n}"), v.span)
                 .label("not a whole number"),

@@ -15,7 +15,7 @@
 //! values, `--set` from the command line, the variant's `set` lines, the sweep
 //! point's values.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -23,7 +23,7 @@ use petgraph::algo::has_path_connecting;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::ast::*;
-use crate::diagnostic::{did_you_mean, Diagnostic, Diagnostics};
+use crate::diagnostic::{did_you_mean, suggest, Diagnostic, Diagnostics};
 use crate::model::*;
 use crate::parse::parse_file;
 use crate::span::Span;
@@ -32,6 +32,9 @@ use crate::units;
 
 /// The seed used when a file names none.
 pub const DEFAULT_SEED: u64 = 1;
+
+/// Most points one sweep may have (each point is a whole run).
+pub const MAX_SWEEP_POINTS: usize = 10_000;
 
 /// A node as declared: its place in the graph and its unresolved values.
 #[derive(Debug, Clone)]
@@ -111,6 +114,35 @@ pub struct SweepSpec {
 }
 
 impl SweepSpec {
+    /// How many points the sweep has (the product of its axis lengths).
+    pub fn len(&self) -> usize {
+        self.axes
+            .iter()
+            .fold(1usize, |n, (_, values)| n.saturating_mul(values.len()))
+    }
+
+    /// True when an axis has no values, so the sweep has no point.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Point `i` of [`SweepSpec::points`], computed alone (the last axis
+    /// varies fastest); `None` past the end.
+    pub fn point(&self, i: usize) -> Option<Vec<(String, Value)>> {
+        if i >= self.len() {
+            return None;
+        }
+        let mut rest = i;
+        let mut point = Vec::with_capacity(self.axes.len());
+        for (name, values) in self.axes.iter().rev() {
+            let n = values.len();
+            point.push((name.clone(), values.get(rest % n)?.clone()));
+            rest /= n;
+        }
+        point.reverse();
+        Some(point)
+    }
+
     /// The points in order, each a list of (param, value).
     pub fn points(&self) -> Vec<Vec<(String, Value)>> {
         let mut points: Vec<Vec<(String, Value)>> = vec![Vec::new()];
@@ -234,7 +266,9 @@ pub fn load(file: &str, source: &str) -> Result<Scenario, Diagnostics> {
     }
 }
 
-fn dedup(list: &mut Vec<Diagnostic>) {
+/// Drops repeated diagnostics (same span and message) and sorts the rest by
+/// position.
+pub(crate) fn dedup(list: &mut Vec<Diagnostic>) {
     let mut seen = HashSet::new();
     list.retain(|d| seen.insert((d.span.start, d.span.end, d.message.clone())));
     list.sort_by_key(|d| d.span.start);
@@ -309,6 +343,8 @@ impl Validator {
 
         // Pass 1: clock, run, seed, params, chains (nodes).
         let mut nodes: Vec<NodeDecl> = Vec::new();
+        // Name to index, so that long chains are not quadratic to read.
+        let mut node_index: HashMap<String, usize> = HashMap::new();
         let mut graph: DiGraph<usize, ()> = DiGraph::new();
         let mut gidx: Vec<NodeIndex> = Vec::new();
         for item in &ast.items {
@@ -438,9 +474,10 @@ impl Validator {
                 Item::Chain(ids) => {
                     let mut prev: Option<usize> = None;
                     for id in ids {
-                        let i = match nodes.iter().position(|n| n.name == id.name) {
-                            Some(i) => i,
+                        let i = match node_index.get(&id.name) {
+                            Some(&i) => i,
                             None => {
+                                node_index.insert(id.name.clone(), nodes.len());
                                 nodes.push(NodeDecl {
                                     name: id.name.clone(),
                                     span: id.span,
@@ -493,7 +530,17 @@ impl Validator {
         for item in &ast.items {
             match item {
                 Item::Service(decl) => {
-                    for id in &decl.names {
+                    for (k, id) in decl.names.iter().enumerate() {
+                        if decl.names[..k].iter().any(|n| n.name == id.name) {
+                            self.err(
+                                Diagnostic::new(
+                                    format!("`{}` is named twice in one `service` line", id.name),
+                                    id.span,
+                                )
+                                .label("second time"),
+                            );
+                            continue;
+                        }
                         let Some(i) = self.node(&node_names, id) else {
                             continue;
                         };
@@ -998,12 +1045,27 @@ impl Validator {
                         axes.push((id.name.clone(), values.clone()));
                     }
                 }
-                sweeps.push(SweepSpec {
+                let sweep = SweepSpec {
                     name: decl.name.name.clone(),
                     label: decl.label.clone().unwrap_or_else(|| decl.name.name.clone()),
                     base,
                     axes,
-                });
+                };
+                if sweep.len() > MAX_SWEEP_POINTS {
+                    self.err(
+                        Diagnostic::new(
+                            format!(
+                                "sweep `{}` has {} points, more than the {MAX_SWEEP_POINTS} squall runs",
+                                sweep.name,
+                                sweep.len()
+                            ),
+                            decl.name.span,
+                        )
+                        .label("too many points")
+                        .help("the points are the product of the axes' lengths; sweep fewer values"),
+                    );
+                }
+                sweeps.push(sweep);
             }
         }
 
@@ -1654,12 +1716,10 @@ impl Validator {
         self.err(
             Diagnostic::new(format!("unknown param `{}`", id.name), id.span)
                 .label("no param of this name")
-                .maybe_help(did_you_mean(&id.name, params.keys().map(String::as_str)))
-                .maybe_help(if params.is_empty() {
-                    Some(format!("declare it: `param {} = ...`", id.name))
-                } else {
-                    None
-                }),
+                .help(
+                    did_you_mean(&id.name, params.keys().map(String::as_str))
+                        .unwrap_or_else(|| format!("declare it: `param {} = ...`", id.name)),
+                ),
         );
         false
     }
@@ -1678,12 +1738,11 @@ impl Validator {
                 self.err(
                     Diagnostic::new(format!("unknown param `${name}`"), span)
                         .label("no param of this name")
-                        .maybe_help(did_you_mean(&name, params.keys().map(String::as_str)))
-                        .maybe_help(if params.is_empty() {
-                            Some(format!("declare it: `param {name} = ...`"))
-                        } else {
-                            None
-                        }),
+                        .help(
+                            suggest(&name, params.keys().map(String::as_str))
+                                .map(|s| format!("did you mean `${s}`?"))
+                                .unwrap_or_else(|| format!("declare it: `param {name} = ...`")),
+                        ),
                 );
             }
         }
@@ -1827,7 +1886,11 @@ impl Validator {
                     self.err(
                         Diagnostic::new(format!("unknown param `${p}`"), e.span)
                             .label("no param of this name")
-                            .maybe_help(did_you_mean(p, names.params.keys().map(String::as_str))),
+                            .help(
+                                suggest(p, names.params.keys().map(String::as_str))
+                                    .map(|s| format!("did you mean `${s}`?"))
+                                    .unwrap_or_else(|| format!("declare it: `param {p} = ...`")),
+                            ),
                     );
                     return None;
                 }
@@ -1889,19 +1952,25 @@ impl Validator {
                 .chain(names.windows.iter().map(|(n, _)| n.as_str()))
                 .chain(names.nodes.iter().map(|n| n.name.as_str()))
                 .collect();
-            let msg = if known.contains(&id.name.as_str()) {
-                format!(
-                    "`{}` is out of place: a path reads variant, window, node, then the value",
-                    id.name
+            let d = if known.contains(&id.name.as_str()) {
+                Diagnostic::new(
+                    format!(
+                        "`{}` is out of place: a path reads variant, window, node, then the value",
+                        id.name
+                    ),
+                    id.span,
                 )
+                .label("out of place")
+                .help("e.g. `storm.during.db.call_rate`; each part may be left out")
             } else {
-                format!("unknown variant, window or node `{}`", id.name)
+                Diagnostic::new(
+                    format!("unknown variant, window or node `{}`", id.name),
+                    id.span,
+                )
+                .label("not a variant, window or node")
+                .maybe_help(did_you_mean(&id.name, known))
             };
-            self.err(
-                Diagnostic::new(msg, id.span)
-                    .label("here")
-                    .maybe_help(did_you_mean(&id.name, known)),
-            );
+            self.err(d);
             return None;
         }
         if let Some(metric) = Metric::parse(&last.name) {
@@ -2149,8 +2218,9 @@ impl Validator {
                 self.err(
                     Diagnostic::new(format!("unknown function `{other}`"), name.span)
                         .label("not a function")
-                        .maybe_help(did_you_mean(other, FUNCTIONS))
-                        .maybe_help(Some(format!("functions: {}", FUNCTIONS.join(", ")))),
+                        .help(did_you_mean(other, FUNCTIONS).unwrap_or_else(|| {
+                            format!("the functions are {}", FUNCTIONS.join(", "))
+                        })),
                 );
                 None
             }

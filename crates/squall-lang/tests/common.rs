@@ -1,0 +1,74 @@
+//! Helpers shared by the test modules.
+
+use std::path::{Path, PathBuf};
+
+use squall_lang::{Diagnostics, Scenario};
+
+/// The folder of this crate.
+pub fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `tests/inputs/<kind>/<name>.squall`, read whole.
+pub fn input(kind: &str, name: &str) -> String {
+    let path = crate_dir()
+        .join("tests/inputs")
+        .join(kind)
+        .join(format!("{name}.squall"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Loads `inputs/ok/<name>.squall`, failing the test with the rendered
+/// diagnostics when it does not load.
+pub fn load_ok(name: &str) -> Scenario {
+    let text = input("ok", name);
+    squall_lang::load(&format!("ok/{name}.squall"), &text)
+        .unwrap_or_else(|d| panic!("ok/{name}.squall does not load:\n{}", d.to_plain()))
+}
+
+/// Loads `inputs/err/<name>.squall` and returns its diagnostics.
+pub fn load_err(name: &str) -> Diagnostics {
+    let text = input("err", name);
+    match squall_lang::load(&format!("err/{name}.squall"), &text) {
+        Ok(_) => panic!("err/{name}.squall loaded without an error"),
+        Err(d) => d,
+    }
+}
+
+/// Loads `text` that must fail, named `test.squall`.
+pub fn load_text_err(text: &str) -> Diagnostics {
+    match squall_lang::load("test.squall", text) {
+        Ok(_) => panic!("loaded without an error:\n{text}"),
+        Err(d) => d,
+    }
+}
+
+/// Every diagnostic rendered by miette without colour, 100 columns wide.
+pub fn render(d: &Diagnostics) -> String {
+    let handler =
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(100);
+    let mut out = String::new();
+    for located in d.located() {
+        handler
+            .render_report(&mut out, &located)
+            .expect("rendering into a String cannot fail");
+    }
+    out
+}
+
+/// `(line, column)` of every diagnostic, in order.
+pub fn positions(d: &Diagnostics) -> Vec<(usize, usize)> {
+    d.list.iter().map(|x| x.span.line_col(&d.source)).collect()
+}
+
+/// The `.squall` files directly in `dir`, sorted by name.
+pub fn squall_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "squall"))
+        .collect();
+    files.sort();
+    files
+}

@@ -1,0 +1,17 @@
+//! Integration tests of `squall-lang`, one binary with a module per concern:
+//!
+//! - [`snapshots`]: every file under `inputs/err` renders its diagnostics
+//!   (miette, no colour, and the plain `file:line:col` form); every file under
+//!   `inputs/ok` summarises what it resolved to.
+//! - [`errors`]: explicit assertions on line, column and help for key cases.
+//! - [`robust`]: truncated, mangled and pathological inputs never panic,
+//!   never hang, and never overflow the stack.
+//! - [`grammar`]: table-driven tests of values, expressions, templates, units.
+//! - [`resolve`]: overrides from outside the file, and sweeps.
+
+mod common;
+mod errors;
+mod grammar;
+mod resolve;
+mod robust;
+mod snapshots;
