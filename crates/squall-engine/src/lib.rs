@@ -34,5 +34,5 @@ pub mod queue;
 pub mod rng;
 pub mod simulation;
 
-pub use observations::{Accounting, NodeSeries, Observations, OpRecord, TraceRow};
+pub use observations::{Accounting, CompositeSeries, NodeSeries, Observations, OpRecord, TraceRow};
 pub use simulation::{SimError, Simulation, SimulationBuilder};

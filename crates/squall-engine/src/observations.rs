@@ -21,6 +21,39 @@ pub struct NodeSeries {
     pub unique: Vec<u32>,
     /// Calls its circuit breaker failed fast instead of sending.
     pub blocked: Vec<u32>,
+    /// For a node with a composite response, what its responses held.
+    pub composite: Option<CompositeSeries>,
+}
+
+/// Per-tick counters of a composite response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompositeSeries {
+    /// Responses with every field fresh.
+    pub full: Vec<u32>,
+    /// Responses answered with a field stale or missing.
+    pub reduced: Vec<u32>,
+    /// Fresh fields in answered responses.
+    pub fresh: Vec<u32>,
+    /// Fields served from the ledger in answered responses.
+    pub stale: Vec<u32>,
+    /// Fields left out of answered responses.
+    pub missing: Vec<u32>,
+    /// Bytes of answered responses.
+    pub bytes: Vec<u64>,
+}
+
+impl CompositeSeries {
+    fn new(ticks: u64) -> Self {
+        let n = ticks as usize + 1;
+        CompositeSeries {
+            full: vec![0; n],
+            reduced: vec![0; n],
+            fresh: vec![0; n],
+            stale: vec![0; n],
+            missing: vec![0; n],
+            bytes: vec![0; n],
+        }
+    }
 }
 
 impl NodeSeries {
@@ -34,6 +67,7 @@ impl NodeSeries {
             refused: vec![0; n],
             unique: vec![0; n],
             blocked: vec![0; n],
+            composite: None,
         }
     }
 }
@@ -148,6 +182,16 @@ impl Observations {
             traces: Vec::new(),
             trace_dropped: 0,
         }
+    }
+
+    /// Adds composite-response series to the nodes that have one.
+    pub(crate) fn with_composites(mut self, composite: &[bool]) -> Self {
+        for (s, &c) in self.nodes.iter_mut().zip(composite) {
+            if c {
+                s.composite = Some(CompositeSeries::new(self.ticks));
+            }
+        }
+        self
     }
 
     /// Sum of `series` over ticks `from..=to`.

@@ -26,6 +26,8 @@ pub enum FailKind {
     Timeout,
     /// The body could not be read.
     Body,
+    /// A composite response could not be assembled under its policy.
+    Incomplete,
     /// The caller's circuit breaker is open; the call was not sent.
     CircuitOpen {
         /// Ticks until the breaker lets a probe through.
@@ -66,7 +68,7 @@ pub enum Class {
 /// Classifies a failure of `request`.
 pub fn classify(kind: FailKind, request: &RequestSpec) -> Class {
     match kind {
-        FailKind::Refused => Class::Retryable,
+        FailKind::Refused | FailKind::Incomplete => Class::Retryable,
         FailKind::Status(429) => Class::Retryable,
         FailKind::Status(s) if (500..=599).contains(&s) => Class::Retryable,
         FailKind::Status(s) if (400..=499).contains(&s) => Class::Terminal,
@@ -135,6 +137,7 @@ pub fn describe(answer: Answer, tick_unit: &str) -> String {
             FailKind::Network => "network error".into(),
             FailKind::Timeout => "timeout".into(),
             FailKind::Body => "body error".into(),
+            FailKind::Incomplete => "incomplete response".into(),
             FailKind::CircuitOpen { remaining } => {
                 format!("circuit open ({remaining} {tick_unit} left)")
             }

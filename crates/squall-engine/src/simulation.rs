@@ -57,7 +57,7 @@
 //! window starting at `w` when the request was last seen at that node before
 //! `w`. No set of ids is kept.
 
-use squall_lang::{Arrivals, Model, RequestSpec, RetrySpec, Schedule};
+use squall_lang::{Arrivals, Degradation, Model, RequestSpec, RetrySpec, Schedule};
 
 use crate::breaker::{Breaker, State};
 use crate::observations::{Observations, OpRecord, TraceRow, TRACE_LIMIT};
@@ -235,25 +235,28 @@ struct NodeState {
     left: u64,
     /// Base capacity.
     capacity: Option<u64>,
-    /// Capacity faults on this node: (from, to, capacity), in declaration order.
-    faults: Vec<(u64, u64, u64)>,
+    /// Capacity faults on this node: (from, to, capacity, fault index), in
+    /// declaration order.
+    faults: Vec<(u64, u64, u64, usize)>,
     /// Failing faults on this node: (from, to, fault index).
     failing: Vec<(u64, u64, usize)>,
     /// The breaker on its downstream calls.
     breaker: Option<Breaker>,
     /// Calls each scripted route has answered.
     route_calls: Vec<u64>,
+    /// Tick of each composite field's last fresh value (the ledger).
+    ledger: Vec<u64>,
 }
 
 impl NodeState {
     /// Takes one unit of capacity at tick `t`; false when none is left.
     #[inline]
-    fn take(&mut self, t: u64) -> bool {
+    fn take(&mut self, t: u64, faults: &[squall_lang::FaultSpec]) -> bool {
         if self.tick != t {
             self.tick = t;
             let mut cap = self.capacity;
-            for &(from, to, c) in &self.faults {
-                if from <= t && t <= to {
+            for &(from, to, c, k) in &self.faults {
+                if from <= t && t <= to && faults[k].periodic.is_none_or(|p| p.strikes(t, 0)) {
                     cap = Some(c);
                 }
             }
@@ -472,7 +475,8 @@ impl<'s, 'm> Runner<'s, 'm> {
                     .faults
                     .iter()
                     .filter(|f| f.node == i)
-                    .filter_map(|f| f.capacity.map(|c| (f.from, f.to, c)))
+                    .enumerate()
+                    .filter_map(|(k, f)| f.capacity.map(|c| (f.from, f.to, c, k)))
                     .collect(),
                 failing: m
                     .faults
@@ -483,6 +487,7 @@ impl<'s, 'm> Runner<'s, 'm> {
                     .collect(),
                 breaker: n.breaker.clone().map(Breaker::new),
                 route_calls: vec![0; n.routes.len()],
+                ledger: vec![NEVER; n.composite.as_ref().map_or(0, |c| c.fields.len())],
             })
             .collect();
         let mut gens: Vec<Generator> = m
@@ -491,7 +496,9 @@ impl<'s, 'm> Runner<'s, 'm> {
             .map(|r| Generator::from_spec(r, sim.seed))
             .collect();
         gens.push(Generator::default_for(sim.seed));
-        let mut obs = Observations::new(m.ticks, &names, m.windows.len());
+        let composite: Vec<bool> = m.nodes.iter().map(|n| n.composite.is_some()).collect();
+        let mut obs =
+            Observations::new(m.ticks, &names, m.windows.len()).with_composites(&composite);
         obs.route_calls = m.nodes.iter().map(|n| vec![0; n.routes.len()]).collect();
         obs.ops = vec![Vec::new(); m.sources.len()];
         obs.traces = vec![Vec::new(); m.nodes.len()];
@@ -637,19 +644,25 @@ impl<'s, 'm> Runner<'s, 'm> {
 
     /// The answer a node gives by itself, without calling downstream: a
     /// failing fault, no capacity, or (at the bottom of a path) its script.
-    fn own_answer(&mut self, t: u64, slot: u32, node: usize, leaf: bool) -> Option<Answer> {
+    fn own_answer(
+        &mut self,
+        t: u64,
+        slot: u32,
+        node: usize,
+        leaf: bool,
+        field: usize,
+    ) -> Option<Answer> {
         let m = self.sim.model;
         let failing = &self.nodes[node].failing;
-        if let Some(&(_, _, k)) = failing
-            .iter()
-            .rev()
-            .find(|&&(from, to, _)| from <= t && t <= to)
-        {
+        let active = |&&(from, to, k): &&(u64, u64, usize)| {
+            from <= t && t <= to && m.faults[k].periodic.is_none_or(|p| p.strikes(t, field))
+        };
+        if let Some(&(_, _, k)) = failing.iter().rev().find(active) {
             if let Some(resp) = &m.faults[k].fail {
                 return Some(answer_of(resp, t));
             }
         }
-        if !self.nodes[node].take(t) {
+        if !self.nodes[node].take(t, &m.faults) {
             self.obs.nodes[node].refused[t as usize] += 1;
             return Some(Answer::Fail(Failure {
                 kind: FailKind::Refused,
@@ -658,6 +671,9 @@ impl<'s, 'm> Runner<'s, 'm> {
         }
         if !leaf {
             return None;
+        }
+        if m.nodes[node].composite.is_some() {
+            return Some(self.assemble(t, slot, node));
         }
         let routes = &m.nodes[node].routes;
         if routes.is_empty() {
@@ -702,6 +718,66 @@ impl<'s, 'm> Runner<'s, 'm> {
         Some(chosen.map_or(Answer::Ok, |s| answer_of(&s.response, t)))
     }
 
+    /// A composite response: fetch every field from its node, fall back on
+    /// the ledger where the policy allows, and answer or drop by the policy.
+    fn assemble(&mut self, t: u64, slot: u32, node: usize) -> Answer {
+        let sim = self.sim;
+        let Some(spec) = &sim.model.nodes[node].composite else {
+            return Answer::Ok;
+        };
+        let stale_for = spec.ledger.as_ref().map(|l| l.stale_for);
+        let (mut fresh, mut stale, mut missing, mut bytes) = (0u32, 0u32, 0u32, 0u64);
+        let mut core_missing = false;
+        for (i, f) in spec.fields.iter().enumerate() {
+            self.observe(t, slot, f.source);
+            let answer = self
+                .own_answer(t, slot, f.source, true, i)
+                .unwrap_or(Answer::Ok);
+            self.count_answer(t, f.source, answer);
+            if answer == Answer::Ok {
+                self.nodes[node].ledger[i] = t;
+                fresh += 1;
+                bytes += f.bytes + spec.marker;
+                continue;
+            }
+            let last = self.nodes[node].ledger[i];
+            let servable = spec.policy == Degradation::StaleFallback
+                && last != NEVER
+                && stale_for.is_some_and(|s| t - last <= s);
+            if servable {
+                stale += 1;
+                bytes += f.bytes + spec.marker;
+            } else {
+                missing += 1;
+                core_missing |= f.core;
+            }
+        }
+        let not_fresh = stale + missing > 0;
+        let drop = match spec.policy {
+            Degradation::AllOrNothing => not_fresh,
+            Degradation::SkipOptional | Degradation::StaleFallback => core_missing,
+        };
+        if drop {
+            return Answer::Fail(Failure {
+                kind: FailKind::Incomplete,
+                not_before: None,
+            });
+        }
+        if let Some(c) = self.obs.nodes[node].composite.as_mut() {
+            let ti = t as usize;
+            if not_fresh {
+                c.reduced[ti] += 1;
+            } else {
+                c.full[ti] += 1;
+            }
+            c.fresh[ti] += fresh;
+            c.stale[ti] += stale;
+            c.missing[ti] += missing;
+            c.bytes[ti] += bytes;
+        }
+        Answer::Ok
+    }
+
     /// A call arrives at path position `pos`: walk down until some node
     /// answers by itself, then carry the answer up.
     fn arrive(&mut self, t: u64, slot: u32, mut pos: usize) -> Result<(), SimError> {
@@ -712,7 +788,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             let node = self.sim.paths[source][pos];
             self.observe(t, slot, node);
             let leaf = pos + 1 == path_len;
-            if let Some(answer) = self.own_answer(t, slot, node, leaf) {
+            if let Some(answer) = self.own_answer(t, slot, node, leaf, 0) {
                 self.count_answer(t, node, answer);
                 return self.deliver(t, slot, pos as isize - 1, answer, true);
             }

@@ -90,6 +90,26 @@ pub enum ValueKind {
     },
     /// `$name`: the value of a param.
     Param(String),
+    /// `180 B`: a size in bytes.
+    Size {
+        /// Bytes.
+        bytes: f64,
+    },
+    /// A word, as a param's value: `stale_fallback`.
+    Word(String),
+    /// A symbolic tick in a range: `end`, or the start of `after warmup`.
+    Mark(Mark),
+}
+
+/// A symbolic tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Mark {
+    /// The run's first tick.
+    Start,
+    /// The run's last tick.
+    End,
+    /// The first tick after the warm-up.
+    AfterWarmup,
 }
 
 /// A value with its span.
@@ -133,6 +153,8 @@ pub enum Item {
     Run(Value),
     /// `run a..b`
     RunRange(Range),
+    /// `warmup 2min`
+    Warmup(Value),
     /// `epoch "..."`: wall-clock time of tick 0
     Epoch(String, Span),
     /// `rng name { ... }`
@@ -149,8 +171,9 @@ pub enum Item {
     Param(Ident, Value),
     /// `source name { ... }`
     Source(SourceDecl),
-    /// `chain a -> b -> c`
-    Chain(Vec<Ident>),
+    /// `chain a -> b -> c` (nodes), optionally `-> [d, e]` (a fan-out from
+    /// the last node)
+    Chain(Vec<Ident>, Vec<Ident>),
     /// `service a, b { ... }`
     Service(ServiceDecl),
     /// `fault name { ... }`
@@ -326,6 +349,60 @@ pub enum ServiceProp {
     Capacity(Value),
     /// `breaker { ... }`
     Breaker(BreakerAst),
+    /// `response { ... }`
+    Response(ResponseBlockAst),
+}
+
+/// `response { field ... marker ... policy ... ledger { ... } }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResponseBlockAst {
+    /// Fields in declaration order.
+    pub fields: Vec<FieldAst>,
+    /// `marker 6 B`
+    pub marker: Option<Value>,
+    /// `policy ...` (a word or a `$param`)
+    pub policy: Option<Value>,
+    /// `ledger { ... }`
+    pub ledger: Option<LedgerAst>,
+    /// Where.
+    pub span: Span,
+}
+
+/// `field NAME from NODE core|optional SIZE`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldAst {
+    /// The field.
+    pub name: Ident,
+    /// The node it comes from.
+    pub source: Ident,
+    /// Core (the response is useless without it) or optional.
+    pub core: bool,
+    /// Its size.
+    pub bytes: Value,
+}
+
+/// `ledger { entries N  stale_for D }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LedgerAst {
+    /// Entries it holds.
+    pub entries: Option<Value>,
+    /// The oldest value it serves.
+    pub stale_for: Option<Value>,
+    /// Where.
+    pub span: Span,
+}
+
+/// `every P [phase F] [step S per field]`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EveryAst {
+    /// The period.
+    pub every: Value,
+    /// The phase.
+    pub phase: Option<Value>,
+    /// The phase step per field.
+    pub step: Option<Value>,
+    /// Where.
+    pub span: Span,
 }
 
 /// `breaker { after 3 failures cooldown 5s probes 1 }`
@@ -430,14 +507,16 @@ pub struct FaultDecl {
 /// A property of a fault.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum FaultProp {
-    /// `on db`
-    On(Ident),
+    /// `on db` or `on a, b`
+    On(Vec<Ident>),
     /// `during a..b`
     During(Range),
     /// `capacity 1/round`
     Capacity(Value),
     /// `fail 503`
     Fail(ResponseAst),
+    /// `every 40s phase 0s step 10s per field`
+    Every(EveryAst),
 }
 
 /// `variant name "label" { ... }`
@@ -457,7 +536,7 @@ pub enum VariantItem {
     /// `set name = value`
     Set(Ident, Value),
     /// `without fault`
-    Without(Ident),
+    Without(Vec<Ident>),
     /// `source name { rate ... }`: replaces the source's rates
     Source(Ident, Vec<RateAst>),
 }
@@ -482,8 +561,9 @@ pub enum ReportItem {
     Measure(Ident, Expr),
     /// `table "title" { ... }`
     Table(TableAst),
-    /// `line "template"`
-    Line(String, Span),
+    /// `line [variant] "template"`: the raw template, its span, and the
+    /// variant its values come from when they name none.
+    Line(Option<Ident>, String, Span),
     /// `diagnose node in window vs baseline [against variant]`
     Diagnose(DiagnoseAst),
     /// `waits "title" { ... }`
@@ -494,6 +574,23 @@ pub enum ReportItem {
     Operations(String, Ident),
     /// `trace "title" of node`
     Trace(String, Ident),
+    /// `isolation "title" of node { ... }`
+    Isolation(IsolationAst),
+}
+
+/// `isolation "title" of NODE { variants [..] window W }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IsolationAst {
+    /// Title.
+    pub title: String,
+    /// The node with the response.
+    pub node: Ident,
+    /// One row each.
+    pub variants: Vec<Ident>,
+    /// The window measured.
+    pub window: Option<Ident>,
+    /// Where.
+    pub span: Span,
 }
 
 /// `waits "title" { policies [..] attempts n rng r }`
@@ -541,8 +638,8 @@ pub struct TableAst {
     pub rows: Vec<AxisAst>,
     /// `at node`
     pub at: Option<Ident>,
-    /// `label "..."`
-    pub label: Option<String>,
+    /// `label "..."[, "..."]`: headings of the label columns.
+    pub labels: Vec<String>,
     /// The columns in order.
     pub columns: Vec<ColumnAst>,
 }
@@ -778,11 +875,11 @@ impl Item {
         match self {
             Item::Clock(_)
             | Item::Seed(..)
-            | Item::Chain(_)
+            | Item::Chain(..)
             | Item::Epoch(..)
             | Item::Rng(_)
             | Item::Expect(_) => {}
-            Item::Run(v) | Item::Param(_, v) => f(v),
+            Item::Run(v) | Item::Param(_, v) | Item::Warmup(v) => f(v),
             Item::RunRange(r) | Item::Window(_, r) => r.each_value(f),
             Item::Backoff(_, b) => b.each_value(f),
             Item::Policy(_, r) => r.each_value(f),
@@ -813,6 +910,13 @@ impl Item {
                             .chain(b.cooldown.iter())
                             .chain(b.probes.iter())
                             .for_each(&mut *f),
+                        ServiceProp::Response(r) => {
+                            r.fields.iter().for_each(|x| f(&x.bytes));
+                            r.marker.iter().chain(r.policy.iter()).for_each(&mut *f);
+                            if let Some(l) = &r.ledger {
+                                l.entries.iter().chain(l.stale_for.iter()).for_each(&mut *f);
+                            }
+                        }
                     }
                 }
             }
@@ -830,6 +934,10 @@ impl Item {
                         FaultProp::During(r) => r.each_value(f),
                         FaultProp::Capacity(v) => f(v),
                         FaultProp::Fail(r) => r.each_value(f),
+                        FaultProp::Every(x) => {
+                            f(&x.every);
+                            x.phase.iter().chain(x.step.iter()).for_each(&mut *f);
+                        }
                         FaultProp::On(_) => {}
                     }
                 }

@@ -16,8 +16,10 @@ const PARAM_DEPTH: usize = 16;
 pub enum RunKey {
     /// Variant by index.
     Variant(usize),
-    /// Sweep by index, point by index.
+    /// Sweep by index, point by index (on the sweep's own base variant).
     Point(usize, usize),
+    /// A sweep point applied on top of a variant: variant, sweep, point.
+    Cross(usize, usize, usize),
 }
 
 /// A value after param substitution, remembering where it came from.
@@ -61,6 +63,24 @@ impl Scenario {
                 o.seed = Some(derive_seed(self.seed, &format!("sweep/{}/{p}", sweep.name)));
                 o
             }
+            RunKey::Cross(v, s, p) => {
+                let sweep = &self.sweeps[s];
+                let mut o = base.then(&self.variants[v].overrides);
+                if let Some(point) = sweep.point(p) {
+                    for (name, value) in point {
+                        o.sets.push(Setting {
+                            name: name.clone(),
+                            value: value.clone(),
+                            origin: None,
+                        });
+                    }
+                }
+                o.seed = Some(derive_seed(
+                    self.seed,
+                    &format!("variant/{}/sweep/{}/{p}", self.variants[v].name, sweep.name),
+                ));
+                o
+            }
         }
     }
 
@@ -99,6 +119,8 @@ impl Scenario {
                         .map(|t| t as f64)
                 }
                 ValueKind::Rate { .. } => return units::per_tick(&v, self.clock, "a value").ok(),
+                ValueKind::Size { bytes } => return Some(*bytes),
+                ValueKind::Word(_) | ValueKind::Mark(_) => return None,
             }
         }
         None
@@ -207,11 +229,18 @@ impl Scenario {
     fn model_list(&self, o: &Overrides) -> Result<Model, Vec<Diagnostic>> {
         let mut errs = Vec::new();
         let (start, ticks) = self.run_span(o, &mut errs);
+        let warmup = match &self.warmup {
+            Some(v) => self
+                .conv(v, o, |v| units::ticks(v, self.clock, "the warm-up"))
+                .unwrap_or(0),
+            None => 0,
+        };
         let mut cx = Cx {
             o,
             errs: &mut errs,
             start,
             ticks,
+            warmup,
         };
 
         let rngs = self
@@ -256,7 +285,9 @@ impl Scenario {
                         .collect(),
                 })
                 .collect();
+            let composite = n.response.as_ref().and_then(|r| self.composite(r, &mut cx));
             nodes.push(NodeSpec {
+                composite,
                 name: n.name.clone(),
                 downstream: n.downstream,
                 capacity,
@@ -359,14 +390,40 @@ impl Scenario {
             });
             let fail = f.fail.as_ref().and_then(|r| self.response(r, &mut cx));
             if let Some((from, to)) = span {
-                faults.push(FaultSpec {
-                    name: f.name.clone(),
-                    node: f.node,
-                    from,
-                    to,
-                    capacity,
-                    fail,
+                let periodic = f.every.as_ref().and_then(|x| {
+                    let t = |cx: &mut Cx<'_>, v: &Value, what: &str| {
+                        cx.keep(self.conv(v, o, |v| units::ticks(v, self.clock, what)))
+                    };
+                    let every = t(&mut cx, &x.every, "a period")?;
+                    if every == 0 {
+                        cx.errs.push(
+                            Diagnostic::new("a period of 0 ticks strikes never", x.every.span)
+                                .label("zero period"),
+                        );
+                        return None;
+                    }
+                    let phase = match &x.phase {
+                        Some(v) => t(&mut cx, v, "a phase")?,
+                        None => 0,
+                    };
+                    let step = match &x.step {
+                        Some(v) => t(&mut cx, v, "a phase step")?,
+                        None => 0,
+                    };
+                    Some(Periodic { every, phase, step })
                 });
+                // A fault on several nodes strikes each of them alike.
+                for &node in &f.nodes {
+                    faults.push(FaultSpec {
+                        periodic,
+                        name: f.name.clone(),
+                        node,
+                        from,
+                        to,
+                        capacity,
+                        fail: fail.clone(),
+                    });
+                }
             }
         }
         let mut windows = Vec::new();
@@ -383,6 +440,7 @@ impl Scenario {
             return Err(errs);
         }
         Ok(Model {
+            warmup,
             name: self.name.clone(),
             clock: self.clock,
             start,
@@ -424,9 +482,28 @@ impl Scenario {
                 }
             };
         }
+        let warmup = match &self.warmup {
+            None => 0,
+            Some(v) => match self.conv(v, o, |v| units::ticks(v, self.clock, "the warm-up")) {
+                Ok(w) => w,
+                Err(d) => {
+                    errs.push(d);
+                    0
+                }
+            },
+        };
         match &self.run {
             None => (1, 0),
-            Some(v) => match self.conv(v, o, |v| units::ticks(v, self.clock, "the run length")) {
+            Some(v) => match self
+                .conv(v, o, |v| units::ticks(v, self.clock, "the run length"))
+                .map(|t| {
+                    // The measured ticks come after the warm-up.
+                    if t == 0 {
+                        0
+                    } else {
+                        t + warmup
+                    }
+                }) {
                 Ok(0) => {
                     errs.push(
                         Diagnostic::new("the run is 0 ticks long", v.span)
@@ -444,8 +521,25 @@ impl Scenario {
     }
 
     fn range(&self, r: &Range, cx: &mut Cx<'_>, what: &str) -> Option<(u64, u64)> {
-        let a = self.conv(&r.start, cx.o, |v| units::ticks(v, self.clock, what));
-        let b = self.conv(&r.end, cx.o, |v| units::ticks(v, self.clock, what));
+        let (start, end, warmup) = (cx.start, cx.ticks, cx.warmup);
+        let bound = |v: &Value| match v.kind {
+            ValueKind::Mark(Mark::Start) => Ok(start),
+            ValueKind::Mark(Mark::End) => Ok(end),
+            ValueKind::Mark(Mark::AfterWarmup) => {
+                if warmup == 0 {
+                    Err(
+                        Diagnostic::new("`after warmup`, but the scenario has no `warmup`", v.span)
+                            .label("no warm-up")
+                            .help("add e.g. `warmup 2min`, or write the range out"),
+                    )
+                } else {
+                    Ok(start + warmup)
+                }
+            }
+            _ => self.conv(v, cx.o, |v| units::ticks(v, self.clock, what)),
+        };
+        let a = bound(&r.start);
+        let b = bound(&r.end);
         let (a, b) = match (a, b) {
             (Ok(a), Ok(b)) => (a, b),
             (a, b) => {
@@ -670,6 +764,80 @@ impl Scenario {
         }
     }
 
+    fn composite(&self, r: &ResponseBlockAst, cx: &mut Cx<'_>) -> Option<CompositeSpec> {
+        let o = cx.o;
+        let mut fields = Vec::new();
+        let mut ok = true;
+        for f in &r.fields {
+            let source = self.nodes.iter().position(|n| n.name == f.source.name);
+            let bytes = cx.keep(self.conv(&f.bytes, o, |v| units::bytes(v, "a field's size")));
+            match (source, bytes) {
+                (Some(source), Some(bytes)) => fields.push(FieldSpec {
+                    name: f.name.name.clone(),
+                    source,
+                    core: f.core,
+                    bytes,
+                }),
+                _ => ok = false,
+            }
+        }
+        let marker = match &r.marker {
+            None => Some(0),
+            Some(v) => cx.keep(self.conv(v, o, |v| units::bytes(v, "a marker's size"))),
+        };
+        let policy = match &r.policy {
+            None => Some(Degradation::AllOrNothing),
+            Some(v) => cx.keep(self.conv(v, o, |v| match &v.kind {
+                ValueKind::Word(w) => Degradation::parse(w).ok_or_else(|| {
+                    Diagnostic::new(format!("unknown degradation policy `{w}`"), v.span)
+                        .label("expected `all_or_nothing`, `skip_optional` or `stale_fallback`")
+                        .maybe_help(crate::diagnostic::did_you_mean(w, ["all_or_nothing", "skip_optional", "stale_fallback"]))
+                }),
+                _ => Err(Diagnostic::new("a degradation policy is a word: `all_or_nothing`, `skip_optional` or `stale_fallback`", v.span)
+                    .label("not a policy")),
+            })),
+        };
+        let ledger = match &r.ledger {
+            None => Some(None),
+            Some(l) => {
+                let entries = match &l.entries {
+                    None => Some(0),
+                    Some(v) => cx.keep(self.conv(v, o, |v| units::count(v, "ledger entries"))),
+                };
+                let stale = match &l.stale_for {
+                    None => None,
+                    Some(v) => cx.keep(
+                        self.conv(v, o, |v| units::ticks(v, self.clock, "a staleness bound")),
+                    ),
+                };
+                match (entries, stale) {
+                    (Some(entries), Some(stale_for)) => {
+                        Some(Some(LedgerSpec { entries, stale_for }))
+                    }
+                    _ => None,
+                }
+            }
+        };
+        let (marker, policy, ledger) = (marker?, policy?, ledger?);
+        if policy == Degradation::StaleFallback && ledger.is_none() {
+            cx.errs.push(
+                Diagnostic::new(
+                    "`stale_fallback` serves last known values, so it needs a `ledger`",
+                    r.span,
+                )
+                .label("no ledger to fall back on")
+                .help("add `ledger { entries 5000  stale_for 60s }` to the response"),
+            );
+            return None;
+        }
+        ok.then_some(CompositeSpec {
+            fields,
+            marker,
+            policy,
+            ledger,
+        })
+    }
+
     fn breaker(&self, b: &BreakerAst, cx: &mut Cx<'_>) -> Option<BreakerSpec> {
         let o = cx.o;
         let threshold = cx.keep(self.conv(b.after.as_ref()?, o, |v| {
@@ -781,6 +949,7 @@ struct Cx<'a> {
     errs: &'a mut Vec<Diagnostic>,
     start: u64,
     ticks: u64,
+    warmup: u64,
 }
 
 impl Cx<'_> {

@@ -52,6 +52,9 @@ pub struct Model {
     pub start: u64,
     /// Last tick of the run; the run covers `start..=ticks`.
     pub ticks: u64,
+    /// Warm-up ticks at the start of the run (simulated, meant to be left
+    /// out of measurements; `after warmup` starts after them).
+    pub warmup: u64,
     /// The root seed of this run's random stream.
     pub seed: u64,
     /// Nodes in declaration order; indices are node ids.
@@ -264,6 +267,78 @@ pub struct NodeSpec {
     pub breaker: Option<BreakerSpec>,
     /// Scripted answers, for a node at the bottom of a chain.
     pub routes: Vec<RouteSpec>,
+    /// A response assembled from fields fetched from other nodes.
+    pub composite: Option<CompositeSpec>,
+}
+
+/// A response made of fields from several nodes, and what to do when some
+/// are missing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompositeSpec {
+    /// Fields in declaration order.
+    pub fields: Vec<FieldSpec>,
+    /// Bytes of the freshness marker every present field carries.
+    pub marker: u64,
+    /// The degradation policy.
+    pub policy: Degradation,
+    /// The last-known-value ledger.
+    pub ledger: Option<LedgerSpec>,
+}
+
+/// One field of a composite response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FieldSpec {
+    /// Name.
+    pub name: String,
+    /// The node it is fetched from.
+    pub source: usize,
+    /// A core field: without it the response is not worth sending.
+    pub core: bool,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+/// What a composite response does when fields are not fresh.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Degradation {
+    /// Drop the request unless every field is fresh.
+    AllOrNothing,
+    /// Drop the request only when a core field is missing; leave missing
+    /// optional fields out.
+    SkipOptional,
+    /// As `SkipOptional`, but a field that is not fresh is served from the
+    /// ledger when its last fresh value is recent enough.
+    StaleFallback,
+}
+
+impl Degradation {
+    /// The policy's name in the language.
+    pub fn name(self) -> &'static str {
+        match self {
+            Degradation::AllOrNothing => "all_or_nothing",
+            Degradation::SkipOptional => "skip_optional",
+            Degradation::StaleFallback => "stale_fallback",
+        }
+    }
+
+    /// Parses a policy name.
+    pub fn parse(s: &str) -> Option<Degradation> {
+        Some(match s {
+            "all_or_nothing" => Degradation::AllOrNothing,
+            "skip_optional" => Degradation::SkipOptional,
+            "stale_fallback" => Degradation::StaleFallback,
+            _ => return None,
+        })
+    }
+}
+
+/// The last-known-value ledger (yedek defteri).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LedgerSpec {
+    /// Entries it holds (for cost estimates).
+    pub entries: u64,
+    /// The oldest value it serves \[ticks\].
+    pub stale_for: u64,
 }
 
 /// A retry policy.
@@ -504,6 +579,28 @@ pub struct FaultSpec {
     pub capacity: Option<u64>,
     /// The answer the node gives to every call while the fault lasts.
     pub fail: Option<ResponseSpec>,
+    /// Only at some ticks: `(t + phase + step * field) % every == 0`.
+    pub periodic: Option<Periodic>,
+}
+
+/// A fault that strikes periodically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Periodic {
+    /// The period \[ticks\].
+    pub every: u64,
+    /// The phase \[ticks\].
+    pub phase: u64,
+    /// The phase step per field of a composite response \[ticks\].
+    pub step: u64,
+}
+
+impl Periodic {
+    /// True when it strikes at tick `t` for field `field` (0 for calls not
+    /// made for a field).
+    pub fn strikes(&self, t: u64, field: usize) -> bool {
+        let shifted = t as u128 + self.phase as u128 + self.step as u128 * field as u128;
+        self.every > 0 && shifted.is_multiple_of(self.every as u128)
+    }
 }
 
 /// A named inclusive range of ticks.
@@ -556,8 +653,9 @@ pub struct MeasureSpec {
 pub enum ReportItemSpec {
     /// A table.
     Table(TableSpec),
-    /// A sentence with embedded values.
-    Line(Vec<LinePart>),
+    /// A sentence with embedded values, and the variant they come from when
+    /// they name none.
+    Line(Vec<LinePart>, Option<usize>),
     /// A demand-or-retry-storm verdict per variant.
     Diagnose(DiagnoseSpec),
     /// Waits of several backoff policies per retry.
@@ -578,6 +676,21 @@ pub enum ReportItemSpec {
         /// The node, by index.
         node: usize,
     },
+    /// Which source down leaves what of a composite response.
+    Isolation(IsolationSpec),
+}
+
+/// `isolation "title" of NODE { variants [..] window W }`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IsolationSpec {
+    /// Title.
+    pub title: String,
+    /// The node with the composite response.
+    pub node: usize,
+    /// One row per variant.
+    pub variants: Vec<usize>,
+    /// The window measured.
+    pub window: usize,
 }
 
 /// `waits "title" { policies [...] attempts n rng r }`
@@ -615,8 +728,8 @@ pub struct HerdSpec {
 pub struct TableSpec {
     /// Title.
     pub title: String,
-    /// Heading of the first column.
-    pub label: String,
+    /// Headings of the label columns: one for all axes, or one per axis.
+    pub labels: Vec<String>,
     /// Row axes; rows are their cross product, first axis outermost.
     pub rows: Vec<AxisSpec>,
     /// The node bare metric names refer to.
@@ -751,6 +864,30 @@ pub enum Func {
         /// The route, by index among the node's routes.
         route: usize,
     },
+    /// `fields(node)`: fields of a composite response.
+    Fields {
+        /// The node.
+        node: usize,
+    },
+    /// `marker(node)`: bytes of a composite response's freshness marker.
+    Marker {
+        /// The node.
+        node: usize,
+    },
+    /// `response_bytes(node)`: the sum of a composite response's field sizes.
+    ResponseBytes {
+        /// The node.
+        node: usize,
+    },
+    /// `ledger_entries(node)`: entries of a composite response's ledger.
+    LedgerEntries {
+        /// The node.
+        node: usize,
+    },
+    /// `minutes(ticks)`: ticks as minutes of wall-clock time.
+    Minutes,
+    /// `seconds(ticks)`: ticks as seconds of wall-clock time.
+    Seconds,
     /// `min(a, b, ...)`
     Min,
     /// `max(a, b, ...)`
@@ -798,11 +935,30 @@ pub enum Metric {
     Ticks,
     /// Calls the node's circuit breaker did not send.
     Blocked,
+    /// Composite responses answered (full or reduced).
+    Answered,
+    /// Composite responses with every field fresh.
+    Full,
+    /// Composite responses answered with some field stale or missing.
+    Reduced,
+    /// Fresh fields in answered composite responses.
+    FreshFields,
+    /// Fields served from the ledger in answered composite responses.
+    StaleFields,
+    /// Fields left out of answered composite responses.
+    MissingFields,
+    /// Bytes of answered composite responses.
+    Bytes,
+    /// Bytes per answered composite response.
+    AvgBytes,
+    /// The last tick of the window with an answered composite response,
+    /// counted from the window's start (1 = its first tick); 0 if none.
+    LastAnswered,
 }
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 18] = [
+    pub const ALL: [(&'static str, Metric); 27] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -821,6 +977,15 @@ impl Metric {
         ("completed", Metric::Completed),
         ("ticks", Metric::Ticks),
         ("blocked", Metric::Blocked),
+        ("answered", Metric::Answered),
+        ("full", Metric::Full),
+        ("reduced", Metric::Reduced),
+        ("fresh_fields", Metric::FreshFields),
+        ("stale_fields", Metric::StaleFields),
+        ("missing_fields", Metric::MissingFields),
+        ("bytes", Metric::Bytes),
+        ("avg_bytes", Metric::AvgBytes),
+        ("last_answered", Metric::LastAnswered),
     ];
 
     /// Looks a metric up by name.

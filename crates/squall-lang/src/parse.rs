@@ -92,7 +92,10 @@ pub fn parse_value(text: &str) -> Result<Value> {
         .next()
         .ok_or_else(|| internal(Span::default(), "empty parse"))?;
     let mut c = Children::of(top);
-    parse_value_pair(c.expect(Rule::value)?)
+    let value = c
+        .next()
+        .ok_or_else(|| internal(Span::default(), "empty value"))?;
+    parse_pvalue(value)
 }
 
 /// Parses an expression embedded in a `line` template, with its optional
@@ -342,7 +345,10 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
         }
         Rule::param_decl => {
             let name = ident(c.expect(Rule::ident)?);
-            Item::Param(name, parse_value_pair(c.expect(Rule::value)?)?)
+            let value = c
+                .next()
+                .ok_or_else(|| internal(span, "param without a value"))?;
+            Item::Param(name, parse_pvalue(value)?)
         }
         Rule::source_decl => {
             let name = ident(c.expect(Rule::ident)?);
@@ -379,7 +385,18 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             }
             Item::Source(SourceDecl { name, props, span })
         }
-        Rule::chain_decl => Item::Chain(c.inner.map(ident).collect()),
+        Rule::chain_decl => {
+            let mut nodes = Vec::new();
+            let mut fanout = Vec::new();
+            for p in c.inner {
+                match p.as_rule() {
+                    Rule::fanout => fanout = p.into_inner().map(ident).collect(),
+                    _ => nodes.push(ident(p)),
+                }
+            }
+            Item::Chain(nodes, fanout)
+        }
+        Rule::warmup_decl => Item::Warmup(parse_value_pair(c.expect(Rule::value)?)?),
         Rule::service_decl => {
             let mut names = Vec::new();
             let mut props = Vec::new();
@@ -391,6 +408,9 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                         Children::of(p).expect(Rule::value)?,
                     )?)),
                     Rule::breaker_block => props.push(ServiceProp::Breaker(parse_breaker(p)?)),
+                    Rule::response_block => {
+                        props.push(ServiceProp::Response(parse_response_block(p)?))
+                    }
                     other => {
                         return Err(internal(
                             p.as_span().into(),
@@ -406,7 +426,7 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             let mut props = Vec::new();
             while let Some(p) = c.next() {
                 props.push(match p.as_rule() {
-                    Rule::on_prop => FaultProp::On(ident(Children::of(p).expect(Rule::ident)?)),
+                    Rule::on_prop => FaultProp::On(p.into_inner().map(ident).collect()),
                     Rule::during_prop => {
                         FaultProp::During(parse_range(Children::of(p).expect(Rule::range)?)?)
                     }
@@ -415,6 +435,35 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     }
                     Rule::fail_prop => {
                         FaultProp::Fail(parse_response(Children::of(p).expect(Rule::response)?)?)
+                    }
+                    Rule::every_prop => {
+                        let espan: Span = p.as_span().into();
+                        let mut ec = Children::of(p);
+                        let every = parse_value_pair(ec.expect(Rule::value)?)?;
+                        let mut phase = None;
+                        let mut step = None;
+                        while let Some(x) = ec.next() {
+                            match x.as_rule() {
+                                Rule::value => phase = Some(parse_value_pair(x)?),
+                                Rule::per_field => {
+                                    step = Some(parse_value_pair(
+                                        Children::of(x).expect(Rule::value)?,
+                                    )?)
+                                }
+                                other => {
+                                    return Err(internal(
+                                        x.as_span().into(),
+                                        &format!("unexpected {other:?}"),
+                                    ))
+                                }
+                            }
+                        }
+                        FaultProp::Every(EveryAst {
+                            every,
+                            phase,
+                            step,
+                            span: espan,
+                        })
                     }
                     other => {
                         return Err(internal(
@@ -451,7 +500,7 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                         let param = ident(a.expect(Rule::ident)?);
                         let mut values = Vec::new();
                         while let Some(v) = a.next() {
-                            values.push(parse_value_pair(v)?);
+                            values.push(parse_pvalue(v)?);
                         }
                         axes.push((param, values));
                     }
@@ -721,6 +770,83 @@ fn parse_op(pair: Pair<'_, Rule>) -> Result<OpAst> {
     Ok(op)
 }
 
+fn parse_response_block(pair: Pair<'_, Rule>) -> Result<ResponseBlockAst> {
+    let span: Span = pair.as_span().into();
+    let mut r = ResponseBlockAst {
+        fields: Vec::new(),
+        marker: None,
+        policy: None,
+        ledger: None,
+        span,
+    };
+    for p in pair.into_inner() {
+        let pspan: Span = p.as_span().into();
+        let twice = |what: &str| {
+            Diagnostic::new(format!("`{what}` is given twice in one `response`"), pspan)
+                .label(format!("second `{what}`"))
+        };
+        match p.as_rule() {
+            Rule::field_decl => {
+                let mut c = Children::of(p);
+                let name = ident(c.expect(Rule::ident)?);
+                let source = ident(c.expect(Rule::ident)?);
+                let core = c.expect(Rule::field_class)?.as_str() == "core";
+                let bytes = parse_value_pair(c.expect(Rule::value)?)?;
+                r.fields.push(FieldAst {
+                    name,
+                    source,
+                    core,
+                    bytes,
+                });
+            }
+            Rule::marker_prop => {
+                if r.marker.is_some() {
+                    return Err(twice("marker"));
+                }
+                r.marker = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?);
+            }
+            Rule::degrade_prop => {
+                if r.policy.is_some() {
+                    return Err(twice("policy"));
+                }
+                let v = Children::of(p)
+                    .next()
+                    .ok_or_else(|| internal(pspan, "policy without a value"))?;
+                r.policy = Some(match v.as_rule() {
+                    Rule::param_ref => Value {
+                        kind: ValueKind::Param(
+                            Children::of(v).expect(Rule::ident)?.as_str().to_string(),
+                        ),
+                        span: pspan,
+                    },
+                    _ => parse_pvalue(v)?,
+                });
+            }
+            Rule::ledger_block => {
+                if r.ledger.is_some() {
+                    return Err(twice("ledger"));
+                }
+                let mut l = LedgerAst {
+                    entries: None,
+                    stale_for: None,
+                    span: pspan,
+                };
+                for x in p.into_inner() {
+                    let rule = x.as_rule();
+                    let v = parse_value_pair(Children::of(x).expect(Rule::value)?)?;
+                    match rule {
+                        Rule::ledger_entries => l.entries = Some(v),
+                        _ => l.stale_for = Some(v),
+                    }
+                }
+                r.ledger = Some(l);
+            }
+            other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
+        }
+    }
+    Ok(r)
+}
+
 fn parse_route(pair: Pair<'_, Rule>) -> Result<RouteAst> {
     let span: Span = pair.as_span().into();
     let mut c = Children::of(pair);
@@ -813,9 +939,12 @@ fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
     Ok(match rule {
         Rule::set_item => {
             let name = ident(c.expect(Rule::ident)?);
-            VariantItem::Set(name, parse_value_pair(c.expect(Rule::value)?)?)
+            let value = c
+                .next()
+                .ok_or_else(|| internal(span, "set without a value"))?;
+            VariantItem::Set(name, parse_pvalue(value)?)
         }
-        Rule::without_item => VariantItem::Without(ident(c.expect(Rule::ident)?)),
+        Rule::without_item => VariantItem::Without(c.inner.map(ident).collect()),
         Rule::source_override => {
             let name = ident(c.expect(Rule::ident)?);
             let mut rates = Vec::new();
@@ -844,7 +973,7 @@ fn parse_report_item(pair: Pair<'_, Rule>) -> Result<ReportItem> {
                 span,
                 rows: Vec::new(),
                 at: None,
-                label: None,
+                labels: Vec::new(),
                 columns: Vec::new(),
             };
             while let Some(p) = c.next() {
@@ -863,9 +992,7 @@ fn parse_report_item(pair: Pair<'_, Rule>) -> Result<ReportItem> {
                         }
                     }
                     Rule::at_prop => table.at = Some(ident(Children::of(p).expect(Rule::ident)?)),
-                    Rule::label_prop => {
-                        table.label = Some(string(Children::of(p).expect(Rule::string)?))
-                    }
+                    Rule::label_prop => table.labels = p.into_inner().map(string).collect(),
                     Rule::column_decl => {
                         let mut col = Children::of(p);
                         let title = string(col.expect(Rule::string)?);
@@ -887,9 +1014,10 @@ fn parse_report_item(pair: Pair<'_, Rule>) -> Result<ReportItem> {
         }
         Rule::line_decl => {
             // Keep the raw text: template spans are offsets into the file.
+            let variant = c.optional(Rule::ident).map(ident);
             let s = c.expect(Rule::string)?;
             let inner = Children::of(s).expect(Rule::string_inner)?;
-            ReportItem::Line(inner.as_str().to_string(), inner.as_span().into())
+            ReportItem::Line(variant, inner.as_str().to_string(), inner.as_span().into())
         }
         Rule::diagnose_decl => {
             let node = ident(c.expect(Rule::ident)?);
@@ -973,6 +1101,38 @@ fn parse_report_item(pair: Pair<'_, Rule>) -> Result<ReportItem> {
             let title = string(c.expect(Rule::string)?);
             ReportItem::Trace(title, ident(c.expect(Rule::ident)?))
         }
+        Rule::isolation_decl => {
+            let title = string(c.expect(Rule::string)?);
+            let node = ident(c.expect(Rule::ident)?);
+            let mut iso = IsolationAst {
+                title,
+                node,
+                variants: Vec::new(),
+                window: None,
+                span,
+            };
+            while let Some(p) = c.next() {
+                match p.as_rule() {
+                    Rule::isolation_variants => {
+                        iso.variants = Children::of(p)
+                            .expect(Rule::name_list)?
+                            .into_inner()
+                            .map(ident)
+                            .collect()
+                    }
+                    Rule::isolation_window => {
+                        iso.window = Some(ident(Children::of(p).expect(Rule::ident)?))
+                    }
+                    other => {
+                        return Err(internal(
+                            p.as_span().into(),
+                            &format!("unexpected {other:?}"),
+                        ))
+                    }
+                }
+            }
+            ReportItem::Isolation(iso)
+        }
         other => return Err(internal(span, &format!("unexpected report item {other:?}"))),
     })
 }
@@ -1038,6 +1198,18 @@ fn parse_value_pair(pair: Pair<'_, Rule>) -> Result<Value> {
                 unit_span: u.as_span().into(),
             }
         }
+        Rule::size => {
+            let mut c = Children::of(inner);
+            let n = number(&c.expect(Rule::number)?)?;
+            let unit = c.expect(Rule::byte_unit)?;
+            let scale = match unit.as_str() {
+                "KiB" => 1024.0,
+                "MiB" => 1024.0 * 1024.0,
+                "GiB" => 1024.0 * 1024.0 * 1024.0,
+                _ => 1.0,
+            };
+            ValueKind::Size { bytes: n * scale }
+        }
         Rule::duration => {
             let mut c = Children::of(inner);
             let n = number(&c.expect(Rule::number)?)?;
@@ -1058,9 +1230,42 @@ fn parse_value_pair(pair: Pair<'_, Rule>) -> Result<Value> {
 fn parse_range(pair: Pair<'_, Rule>) -> Result<Range> {
     let span: Span = pair.as_span().into();
     let mut c = Children::of(pair);
-    let start = parse_value_pair(c.expect(Rule::value)?)?;
-    let end = parse_value_pair(c.expect(Rule::value)?)?;
+    let mark = |m: Mark, span: Span| Value {
+        kind: ValueKind::Mark(m),
+        span,
+    };
+    let bound = |c: &mut Children<'_>| -> Result<Value> {
+        let p = c
+            .next()
+            .ok_or_else(|| internal(span, "range without a bound"))?;
+        match p.as_rule() {
+            Rule::end_mark => Ok(mark(Mark::End, p.as_span().into())),
+            _ => parse_value_pair(p),
+        }
+    };
+    if let Some(p) = c.optional(Rule::after_warmup) {
+        let s: Span = p.as_span().into();
+        return Ok(Range {
+            start: mark(Mark::AfterWarmup, s),
+            end: mark(Mark::End, s),
+            span,
+        });
+    }
+    let start = bound(&mut c)?;
+    let end = bound(&mut c)?;
     Ok(Range { start, end, span })
+}
+
+/// A param's value: a value, or a word such as a policy name.
+fn parse_pvalue(pair: Pair<'_, Rule>) -> Result<Value> {
+    if pair.as_rule() == Rule::word {
+        let span: Span = pair.as_span().into();
+        return Ok(Value {
+            kind: ValueKind::Word(pair.as_str().to_string()),
+            span,
+        });
+    }
+    parse_value_pair(pair)
 }
 
 // -------------------------------------------------------- expressions --
@@ -1265,12 +1470,32 @@ fn rule_name(rule: Rule) -> &'static str {
             "a response (a status such as `503`, `network_error`, `timeout`, `body_error`)"
         }
         Rule::status_code => "a status code",
-        Rule::fail_prop => "`fail`",
+                Rule::fail_prop => "`fail`",
+        Rule::size | Rule::byte_unit => "a size such as `180 B` or `2 MiB`",
+        Rule::word => "a word",
+        Rule::end_mark => "`end`",
+        Rule::after_warmup => "`after warmup`",
+        Rule::warmup_decl => "`warmup`",
+        Rule::fanout => "a list of nodes such as `[a, b]`",
+        Rule::response_block => "`response { ... }`",
+        Rule::field_decl => "`field NAME from NODE core|optional SIZE`",
+        Rule::field_class => "`core` or `optional`",
+        Rule::marker_prop => "`marker`",
+        Rule::degrade_prop => "`policy`",
+        Rule::ledger_block => "`ledger { ... }`",
+        Rule::ledger_entries => "`entries`",
+        Rule::ledger_stale => "`stale_for`",
+        Rule::every_prop => "`every`",
+        Rule::per_field => "`step N per field`",
+        Rule::isolation_decl => "`isolation`",
+        Rule::isolation_variants => "`variants [..]`",
+        Rule::isolation_window => "`window`",
         Rule::waits_decl => "`waits`",
         Rule::herd_decl => "`herd`",
         Rule::operations_decl => "`operations`",
         Rule::trace_decl => "`trace`",
         Rule::policies_prop => "`policies`",
+                Rule::value_only => "a value",
         _ => "something else",
     }
 }

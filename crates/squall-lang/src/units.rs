@@ -20,6 +20,9 @@ fn describe(v: &Value) -> &'static str {
         ValueKind::Rate { .. } => "a rate",
         ValueKind::Duration { .. } => "a duration",
         ValueKind::Param(_) => "a param",
+        ValueKind::Size { .. } => "a size",
+        ValueKind::Word(_) => "a word",
+        ValueKind::Mark(_) => "`end` or `after warmup`",
     }
 }
 
@@ -185,4 +188,27 @@ pub fn count(v: &Value, what: &str) -> Result<u64> {
         );
     }
     Ok(n as u64)
+}
+
+/// A whole number of bytes from a size (`180 B`, `2 KiB`) or a plain number.
+pub fn bytes(v: &Value, what: &str) -> Result<u64> {
+    let b = match v.kind {
+        ValueKind::Size { bytes } => bytes,
+        ValueKind::Number(n) => n,
+        _ => {
+            return Err(Diagnostic::new(
+                format!("{what} takes a size such as `180 B`, found {}", describe(v)),
+                v.span,
+            )
+            .label("expected a size"))
+        }
+    };
+    if !b.is_finite() || b < 0.0 || b.fract() != 0.0 || b > 1e15 {
+        return Err(Diagnostic::new(
+            format!("{what} must be a whole number of bytes, found {b}"),
+            v.span,
+        )
+        .label("not whole bytes"));
+    }
+    Ok(b as u64)
 }

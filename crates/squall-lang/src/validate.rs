@@ -53,6 +53,10 @@ pub struct NodeDecl {
     pub breaker: Option<BreakerAst>,
     /// Scripted routes (`endpoint`).
     pub routes: Vec<RouteAst>,
+    /// Nodes it fans out to (`chain a -> [b, c]`).
+    pub fanout: Vec<usize>,
+    /// `response { ... }` as written.
+    pub response: Option<ResponseBlockAst>,
 }
 
 /// A source as declared.
@@ -79,14 +83,16 @@ pub struct SourceInfo {
 pub struct FaultInfo {
     /// Name.
     pub name: String,
-    /// The node it affects.
-    pub node: usize,
+    /// The nodes it affects.
+    pub nodes: Vec<usize>,
     /// When.
     pub during: Range,
     /// The capacity it imposes.
     pub capacity: Option<Value>,
     /// The answer it imposes.
     pub fail: Option<ResponseAst>,
+    /// `every ...`: it strikes only periodically.
+    pub every: Option<EveryAst>,
 }
 
 /// A variant: a named set of overrides.
@@ -215,6 +221,8 @@ pub struct Scenario {
     pub run: Option<Value>,
     /// `run a..b` as written.
     pub run_range: Option<Range>,
+    /// `warmup` as written.
+    pub warmup: Option<Value>,
     /// Unix time of tick 0 \[ms\], from `epoch`.
     pub epoch: Option<i64>,
     /// Named generators.
@@ -333,6 +341,7 @@ impl Validator {
         let mut clock: Option<(Clock, Span)> = None;
         let mut run: Option<Value> = None;
         let mut run_range: Option<Range> = None;
+        let mut warmup: Option<Value> = None;
         let mut epoch: Option<i64> = None;
         let mut rngs: Vec<RngDecl> = Vec::new();
         let mut backoffs: Vec<(String, BackoffAst)> = Vec::new();
@@ -370,6 +379,12 @@ impl Validator {
                         );
                     }
                     clock = Some((c, id.span));
+                }
+                                Item::Warmup(v) => {
+                    if warmup.is_some() {
+                        self.err(Diagnostic::new("`warmup` is declared twice", v.span).label("second `warmup`"));
+                    }
+                    warmup = Some(v.clone());
                 }
                 Item::RunRange(r) => {
                     if run.is_some() || run_range.is_some() {
@@ -471,9 +486,10 @@ impl Validator {
                         params.insert(name.name.clone(), value.clone());
                     }
                 }
-                Item::Chain(ids) => {
+                                Item::Chain(ids, fan) => {
                     let mut prev: Option<usize> = None;
-                    for id in ids {
+                    let last = ids.len();
+                    for (k, id) in ids.iter().chain(fan.iter()).enumerate() {
                         let i = match node_index.get(&id.name) {
                             Some(&i) => i,
                             None => {
@@ -484,13 +500,22 @@ impl Validator {
                                     downstream: None,
                                     capacity: None,
                                     retry: None,
-                                    breaker: None,
+                                                                        breaker: None,
                                     routes: Vec::new(),
+                                    fanout: Vec::new(),
+                                    response: None,
                                 });
                                 gidx.push(graph.add_node(nodes.len() - 1));
                                 nodes.len() - 1
                             }
                         };
+                                                if k >= last {
+                            // A fan-out target: called by the chain's last node.
+                            if let Some(p) = prev {
+                                self.link_fanout(&mut nodes, &mut graph, &gidx, p, i, id.span);
+                            }
+                            continue;
+                        }
                         if let Some(p) = prev {
                             self.link(&mut nodes, &mut graph, &gidx, p, i, id.span);
                         }
@@ -580,6 +605,18 @@ impl Validator {
                                     }
                                     self.check_retry(r, &policies, &backoffs, &rngs);
                                     nodes[i].retry = Some(r.clone());
+                                }
+                                ServiceProp::Response(r) => {
+                                    if nodes[i].response.is_some() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("`{}` has two `response` blocks", id.name),
+                                                r.span,
+                                            )
+                                            .label("second `response`"),
+                                        );
+                                    }
+                                    nodes[i].response = Some(r.clone());
                                 }
                                 ServiceProp::Breaker(b) => {
                                     if nodes[i].breaker.is_some() {
@@ -790,12 +827,18 @@ impl Validator {
                     let mut during = None;
                     let mut capacity = None;
                     let mut fail = None;
+                    let mut every: Option<EveryAst> = None;
                     let mut node_given = false;
                     for p in &decl.props {
                         match p {
-                            FaultProp::On(id) => {
+                            FaultProp::On(ids) => {
                                 node_given = true;
-                                node = self.node(&node_names, id);
+                                let found: Vec<Option<usize>> =
+                                    ids.iter().map(|id| self.node(&node_names, id)).collect();
+                                node = found
+                                    .iter()
+                                    .all(Option::is_some)
+                                    .then(|| found.into_iter().flatten().collect::<Vec<_>>());
                             }
                             FaultProp::During(r) => during = Some(r.clone()),
                             FaultProp::Capacity(v) => capacity = Some(v.clone()),
@@ -803,6 +846,7 @@ impl Validator {
                                 self.check_response(r);
                                 fail = Some(r.clone());
                             }
+                            FaultProp::Every(x) => every = Some(x.clone()),
                         }
                     }
                     if !node_given {
@@ -818,7 +862,7 @@ impl Validator {
                             .help("add e.g. `on db`"),
                         );
                     }
-                    if during.is_none() {
+                    if during.is_none() && every.is_none() {
                         self.err(
                             Diagnostic::new(
                                 format!("fault `{}` does not say when it happens", decl.name.name),
@@ -838,13 +882,28 @@ impl Validator {
                             .help("give it an effect, e.g. `capacity 1/round` or `fail 503`"),
                         );
                     }
+                    // A periodic fault with no `during` lasts the whole run.
+                    let during = during.or_else(|| {
+                        every.as_ref().map(|x| {
+                            let mark = |m| Value {
+                                kind: ValueKind::Mark(m),
+                                span: x.span,
+                            };
+                            Range {
+                                start: mark(Mark::Start),
+                                end: mark(Mark::End),
+                                span: x.span,
+                            }
+                        })
+                    });
                     if let (Some(node), Some(during)) = (node, during) {
                         faults.push(FaultInfo {
                             name: decl.name.name.clone(),
-                            node,
+                            nodes: node,
                             during,
                             capacity,
                             fail,
+                            every,
                         });
                     }
                 }
@@ -915,6 +974,19 @@ impl Validator {
             }
         }
 
+        for i in 0..nodes.len() {
+            self.check_response_block(&nodes, i);
+        }
+        if warmup.is_some() && run_range.is_some() {
+            if let Some(w) = &warmup {
+                self.err(
+                    Diagnostic::new("`warmup` goes with `run N`, not with `run a..b`", w.span)
+                        .label("warm-up with an explicit range")
+                        .help("with `run a..b` the range says everything: declare a window for the measured part"),
+                );
+            }
+        }
+
         // Pass 3: variants and sweeps.
         let mut variants: Vec<VariantSpec> = Vec::new();
         let mut variant_spans: Vec<Span> = Vec::new();
@@ -942,20 +1014,24 @@ impl Validator {
                                 });
                             }
                         }
-                        VariantItem::Without(id) => {
-                            match faults.iter().position(|f| f.name == id.name) {
-                                Some(i) => o.without.push(i),
-                                None => self.err(
-                                    Diagnostic::new(
-                                        format!("unknown fault `{}`", id.name),
-                                        id.span,
-                                    )
-                                    .label("no fault of this name")
-                                    .maybe_help(did_you_mean(
-                                        &id.name,
-                                        faults.iter().map(|f| f.name.as_str()),
-                                    )),
-                                ),
+                        VariantItem::Without(ids) => {
+                            for id in ids {
+                                match faults.iter().position(|f| f.name == id.name) {
+                                    Some(i) => o.without.push(i),
+                                    None => {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("unknown fault `{}`", id.name),
+                                                id.span,
+                                            )
+                                            .label("no fault of this name")
+                                            .maybe_help(did_you_mean(
+                                                &id.name,
+                                                faults.iter().map(|f| f.name.as_str()),
+                                            )),
+                                        )
+                                    }
+                                }
                             }
                         }
                         VariantItem::Source(id, rates) => match sources
@@ -1162,9 +1238,13 @@ impl Validator {
                                     report.items.push(ReportItemSpec::Table(spec));
                                 }
                             }
-                            ReportItem::Line(raw, span) => {
+                            ReportItem::Line(variant, raw, span) => {
+                                let line_variant = match variant {
+                                    Some(id) => self.variant(&variants, id).map(Some),
+                                    None => Some(None),
+                                };
                                 let ctx = Context {
-                                    variant: variants.len() == 1,
+                                    variant: variants.len() == 1 || variant.is_some(),
                                     window: false,
                                     node: false,
                                     what: "a line",
@@ -1188,7 +1268,9 @@ impl Validator {
                                                 }
                                             }
                                         }
-                                        report.items.push(ReportItemSpec::Line(parts));
+                                        if let Some(v) = line_variant {
+                                            report.items.push(ReportItemSpec::Line(parts, v));
+                                        }
                                     }
                                 }
                             }
@@ -1334,6 +1416,59 @@ impl Validator {
                                     )),
                                 ),
                             },
+                            ReportItem::Isolation(iso) => {
+                                let node = self.node(&node_names, &iso.node);
+                                if let Some(n) = node {
+                                    if nodes[n].response.is_none() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!(
+                                                    "`{}` has no `response` to isolate",
+                                                    iso.node.name
+                                                ),
+                                                iso.node.span,
+                                            )
+                                            .label("no `response` on this node"),
+                                        );
+                                    }
+                                }
+                                let vs: Vec<usize> = iso
+                                    .variants
+                                    .iter()
+                                    .filter_map(|v| self.variant(&variants, v))
+                                    .collect();
+                                let window = match &iso.window {
+                                    Some(w) => self.window(&windows, w),
+                                    None => {
+                                        self.err(
+                                            Diagnostic::new(
+                                                "an `isolation` table needs a `window`",
+                                                iso.span,
+                                            )
+                                            .label("which window?")
+                                            .help("e.g. `window measured`"),
+                                        );
+                                        None
+                                    }
+                                };
+                                if iso.variants.is_empty() {
+                                    self.err(
+                                        Diagnostic::new(
+                                            "an `isolation` table needs `variants [..]`",
+                                            iso.span,
+                                        )
+                                        .label("no rows"),
+                                    );
+                                }
+                                if let (Some(node), Some(window)) = (node, window) {
+                                    report.items.push(ReportItemSpec::Isolation(IsolationSpec {
+                                        title: iso.title.clone(),
+                                        node,
+                                        variants: vs,
+                                        window,
+                                    }));
+                                }
+                            }
                             ReportItem::Trace(title, id) => {
                                 if let Some(i) = self.node(&node_names, id) {
                                     if nodes[i].breaker.is_none() {
@@ -1409,6 +1544,7 @@ impl Validator {
             seed: seed.unwrap_or(DEFAULT_SEED),
             run,
             run_range,
+            warmup,
             epoch,
             rngs,
             backoffs,
@@ -1667,6 +1803,179 @@ impl Validator {
         nodes[from].downstream = Some(to);
     }
 
+    fn link_fanout(
+        &mut self,
+        nodes: &mut [NodeDecl],
+        graph: &mut DiGraph<usize, ()>,
+        gidx: &[NodeIndex],
+        from: usize,
+        to: usize,
+        span: Span,
+    ) {
+        if from == to {
+            self.err(
+                Diagnostic::new(format!("`{}` calls itself", nodes[from].name), span)
+                    .label("a service calling itself"),
+            );
+            return;
+        }
+        if nodes[from].fanout.contains(&to) {
+            return;
+        }
+        if has_path_connecting(&*graph, gidx[to], gidx[from], None) {
+            self.err(
+                Diagnostic::new(
+                    format!(
+                        "calling `{}` from `{}` closes a cycle",
+                        nodes[to].name, nodes[from].name
+                    ),
+                    span,
+                )
+                .label("this call closes a cycle"),
+            );
+            return;
+        }
+        graph.add_edge(gidx[from], gidx[to], ());
+        nodes[from].fanout.push(to);
+    }
+
+    /// Checks a node's `response` block against its fan-out.
+    fn check_response_block(&mut self, nodes: &[NodeDecl], i: usize) {
+        let Some(r) = &nodes[i].response else {
+            if !nodes[i].fanout.is_empty() {
+                self.err(
+                    Diagnostic::new(
+                        format!(
+                            "`{}` calls several nodes but has no `response` saying what each gives",
+                            nodes[i].name
+                        ),
+                        nodes[i].span,
+                    )
+                    .label("a fan-out without a response")
+                    .help(format!(
+                        "add `service {} {{ response {{ field NAME from NODE core 100 B ... }} }}`",
+                        nodes[i].name
+                    )),
+                );
+            }
+            return;
+        };
+        if nodes[i].downstream.is_some() {
+            self.err(
+                Diagnostic::new(
+                    format!(
+                        "`{}` has a `response` and also calls one node down a chain",
+                        nodes[i].name
+                    ),
+                    r.span,
+                )
+                .label("a response node fetches its fields instead")
+                .help(format!(
+                    "write the chain as `chain ... -> {} -> [a, b]`",
+                    nodes[i].name
+                )),
+            );
+        }
+        if r.fields.is_empty() {
+            self.err(
+                Diagnostic::new("a `response` needs at least one `field`", r.span)
+                    .label("no fields")
+                    .help("e.g. `field status from projection core 180 B`"),
+            );
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for f in &r.fields {
+            if names.contains(&f.name.name.as_str()) {
+                self.err(
+                    Diagnostic::new(
+                        format!("field `{}` is declared twice", f.name.name),
+                        f.name.span,
+                    )
+                    .label("second declaration"),
+                );
+            }
+            names.push(&f.name.name);
+            let targets: Vec<&str> = nodes[i]
+                .fanout
+                .iter()
+                .map(|&k| nodes[k].name.as_str())
+                .collect();
+            match nodes.iter().position(|n| n.name == f.source.name) {
+                Some(k) if nodes[i].fanout.contains(&k) => {
+                    if nodes[k].downstream.is_some() || !nodes[k].fanout.is_empty() {
+                        self.err(
+                            Diagnostic::new(
+                                format!("field source `{}` calls other nodes", f.source.name),
+                                f.source.span,
+                            )
+                            .label("a field source must be at the bottom of its chain"),
+                        );
+                    }
+                }
+                Some(_) => self.err(
+                    Diagnostic::new(
+                        format!("`{}` does not call `{}`", nodes[i].name, f.source.name),
+                        f.source.span,
+                    )
+                    .label("not in this node's fan-out")
+                    .help(format!(
+                        "fields come from the nodes `{}` fans out to: {}",
+                        nodes[i].name,
+                        targets.join(", ")
+                    )),
+                ),
+                None => self.err(
+                    Diagnostic::new(
+                        format!("unknown field source `{}`", f.source.name),
+                        f.source.span,
+                    )
+                    .label("no node of this name")
+                    .maybe_help(did_you_mean(&f.source.name, targets.iter().copied())),
+                ),
+            }
+        }
+        for &k in &nodes[i].fanout {
+            if !r.fields.iter().any(|f| f.source.name == nodes[k].name) {
+                self.err(
+                    Diagnostic::new(
+                        format!(
+                            "`{}` calls `{}`, but no field comes from it",
+                            nodes[i].name, nodes[k].name
+                        ),
+                        r.span,
+                    )
+                    .label("an unused dependency"),
+                );
+            }
+        }
+        if let Some(p) = &r.policy {
+            if let ValueKind::Word(w) = &p.kind {
+                if Degradation::parse(w).is_none() {
+                    self.err(
+                        Diagnostic::new(format!("unknown degradation policy `{w}`"), p.span)
+                            .label("expected `all_or_nothing`, `skip_optional` or `stale_fallback`")
+                            .maybe_help(did_you_mean(
+                                w,
+                                ["all_or_nothing", "skip_optional", "stale_fallback"],
+                            )),
+                    );
+                }
+            }
+        }
+        if let Some(l) = &r.ledger {
+            if l.stale_for.is_none() {
+                self.err(
+                    Diagnostic::new(
+                        "a `ledger` needs `stale_for`: how old a value it may serve",
+                        l.span,
+                    )
+                    .label("no staleness bound")
+                    .help("e.g. `ledger { entries 5000  stale_for 60s }`"),
+                );
+            }
+        }
+    }
+
     fn node(&mut self, names: &[String], id: &Ident) -> Option<usize> {
         let found = names.iter().position(|n| *n == id.name);
         if found.is_none() {
@@ -1756,7 +2065,7 @@ impl Validator {
                     span,
                 )
                 .label("which variant?")
-                .help("name it first, e.g. `storm.during.db.call_rate` or `storm.recovery`"),
+                                    .help("name it first, e.g. `storm.during.db.call_rate` or `storm.recovery`; in a `line`, name the line's variant: `line storm \"...\"`"),
             );
         }
         if needs.window && !ctx.window {
@@ -1871,7 +2180,11 @@ impl Validator {
         }
         Some(TableSpec {
             title: t.title.clone(),
-            label: t.label.clone().unwrap_or_else(|| default_label.join(": ")),
+            labels: if t.labels.is_empty() {
+                vec![default_label.join(": ")]
+            } else {
+                t.labels.clone()
+            },
             rows,
             at,
             columns,
@@ -2146,6 +2459,54 @@ impl Validator {
                 };
                 Some((RExpr::Call(f, Vec::new()), needs_run))
             }
+            "fields" | "marker" | "response_bytes" | "ledger_entries" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let node = node_arg(self, &args[0])?;
+                let Some(r) = &names.nodes[node].response else {
+                    self.err(
+                        Diagnostic::new(
+                            format!("`{}` has no `response`", names.nodes[node].name),
+                            args[0].span,
+                        )
+                        .label("not a composite response"),
+                    );
+                    return None;
+                };
+                if name.name == "ledger_entries" && r.ledger.is_none() {
+                    self.err(
+                        Diagnostic::new(
+                            format!(
+                                "the response of `{}` has no `ledger`",
+                                names.nodes[node].name
+                            ),
+                            args[0].span,
+                        )
+                        .label("no ledger"),
+                    );
+                    return None;
+                }
+                let f = match name.name.as_str() {
+                    "fields" => Func::Fields { node },
+                    "marker" => Func::Marker { node },
+                    "response_bytes" => Func::ResponseBytes { node },
+                    _ => Func::LedgerEntries { node },
+                };
+                Some((RExpr::Call(f, Vec::new()), needs_run))
+            }
+            "minutes" | "seconds" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let (r, n) = self.expr(names, &args[0])?;
+                let f = if name.name == "minutes" {
+                    Func::Minutes
+                } else {
+                    Func::Seconds
+                };
+                Some((RExpr::Call(f, vec![r]), n))
+            }
             "route_calls" => {
                 if !arity(self, 2) {
                     return None;
@@ -2229,12 +2590,18 @@ impl Validator {
 }
 
 /// The built-in functions of report expressions.
-pub const FUNCTIONS: [&str; 8] = [
+pub const FUNCTIONS: [&str; 14] = [
     "recovery",
     "peak",
     "peak_tick",
     "call_bound",
     "route_calls",
+    "fields",
+    "marker",
+    "response_bytes",
+    "ledger_entries",
+    "minutes",
+    "seconds",
     "min",
     "max",
     "abs",

@@ -204,12 +204,14 @@ fn every_error_file_names_line_and_column_inside_the_file() {
 #[test]
 fn plain_output_is_file_line_col_error() {
     let d = load_text_err("scenario \"x\" {\n  run 10\n  chain a -> b\n  windw w 1..2\n}\n");
-    assert_eq!(
-        d.to_plain().lines().next().unwrap(),
-        "test.squall:4:3: error: expected `clock`, `run`, `epoch`, `seed`, `param`, `source`, \
-         `chain`, `service`, `policy`, `backoff`, `rng`, `endpoint`, `fault`, `window`, `variant`, \
-         `sweep`, `report`, `expect` or `}`, found `windw`"
+    let plain = d.to_plain();
+    let first = plain.lines().next().unwrap();
+    assert!(
+        first.starts_with("test.squall:4:3: error: expected `clock`, `run`, "),
+        "{first}"
     );
+    assert!(first.contains("`window`"), "{first}");
+    assert!(first.ends_with("or `}`, found `windw`"), "{first}");
     assert_eq!(
         d.to_plain().lines().nth(1).unwrap(),
         "  help: did you mean `window`?"

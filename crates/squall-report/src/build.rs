@@ -61,8 +61,8 @@ impl Study<'_> {
                         blocks.push(Block::Table(table));
                     }
                 }
-                ReportItemSpec::Line(parts) => {
-                    if let Some(text) = self.line(parts) {
+                ReportItemSpec::Line(parts, variant) => {
+                    if let Some(text) = self.line(parts, *variant) {
                         blocks.push(Block::Line { text });
                     }
                 }
@@ -77,6 +77,9 @@ impl Study<'_> {
                     blocks.extend(self.operations(title, *source))
                 }
                 ReportItemSpec::Trace { title, node } => blocks.extend(self.trace(title, *node)),
+                ReportItemSpec::Isolation(iso) => {
+                    blocks.extend(self.isolation(iso).map(Block::Table))
+                }
             }
         }
         blocks.push(Block::Table(self.accounting()));
@@ -145,6 +148,13 @@ impl Study<'_> {
         let s = self.scenario;
         match key {
             RunKey::Variant(v) => s.variants[v].label.clone(),
+            RunKey::Cross(v, i, p) => {
+                format!(
+                    "{}: {}",
+                    s.variants[v].label,
+                    self.run_label(RunKey::Point(i, p))
+                )
+            }
             RunKey::Point(i, p) => {
                 let sweep = &s.sweeps[i];
                 let points = sweep.points();
@@ -171,8 +181,10 @@ impl Study<'_> {
     }
 
     fn table(&self, t: &TableSpec) -> Option<Table> {
-        // Each axis gives a list of (label, run?, window?).
+        // Each axis gives a list of (label, run?, window?); a row gathers one
+        // entry per axis, its labels kept apart.
         type Entry = (String, Option<RunKey>, Option<usize>);
+        type Row = (Vec<String>, Option<RunKey>, Option<usize>);
         let mut axes: Vec<Vec<Entry>> = Vec::new();
         for axis in &t.rows {
             axes.push(match axis {
@@ -199,33 +211,69 @@ impl Study<'_> {
                     .collect(),
             });
         }
-        let mut rows_ctx: Vec<Entry> = vec![(String::new(), None, None)];
+        let mut rows_ctx: Vec<Row> = vec![(Vec::new(), None, None)];
         for axis in &axes {
             let mut next = Vec::new();
-            for (label, run, window) in &rows_ctx {
+            for (labels, run, window) in &rows_ctx {
                 for (l2, r2, w2) in axis {
-                    let label = if label.is_empty() {
-                        l2.clone()
-                    } else {
-                        format!("{label}: {l2}")
+                    let mut labels = labels.clone();
+                    labels.push(l2.clone());
+                    // A sweep point on top of a variant row is a run of its own.
+                    let run = match (*run, *r2) {
+                        (Some(RunKey::Variant(v)), Some(RunKey::Point(s, p)))
+                        | (Some(RunKey::Point(s, p)), Some(RunKey::Variant(v))) => {
+                            Some(RunKey::Cross(v, s, p))
+                        }
+                        (a, b) => b.or(a),
                     };
-                    next.push((label, r2.or(*run), w2.or(*window)));
+                    next.push((labels, run, w2.or(*window)));
                 }
             }
             rows_ctx = next;
         }
+        // One label column per axis when the table names one per axis;
+        // otherwise one column, leaving out an axis with a single entry.
+        let split = t.labels.len() == axes.len() && axes.len() > 1;
+        // Declared with one entry (not narrowed to one by `--variant`).
+        let single: Vec<bool> = t
+            .rows
+            .iter()
+            .map(|a| {
+                let n = match a {
+                    AxisSpec::Variants(vs) => vs.len(),
+                    AxisSpec::Windows(ws) => ws.len(),
+                    AxisSpec::Sweep(i) => self.scenario.sweeps[*i].len(),
+                };
+                n == 1 && t.rows.len() > 1
+            })
+            .collect();
         let default_run = self.default_key();
-        let mut columns = vec![t.label.clone()];
+        let mut columns = if split {
+            t.labels.clone()
+        } else {
+            vec![t.labels.join(", ")]
+        };
         columns.extend(t.columns.iter().map(|c| c.title.clone()));
         let rows = rows_ctx
             .into_iter()
-            .map(|(label, run, window)| {
+            .map(|(labels, run, window)| {
+                let label: Vec<Cell> = if split {
+                    labels.into_iter().map(Cell::Text).collect()
+                } else {
+                    let kept: Vec<String> = labels
+                        .into_iter()
+                        .zip(&single)
+                        .filter(|(_, s)| !**s)
+                        .map(|(l, _)| l)
+                        .collect();
+                    vec![Cell::Text(kept.join(": "))]
+                };
                 let ctx = Ctx {
                     run: run.unwrap_or(default_run),
                     window,
                     node: t.at,
                 };
-                let mut row = vec![Cell::Text(label)];
+                let mut row = label;
                 row.extend(
                     t.columns
                         .iter()
@@ -241,9 +289,14 @@ impl Study<'_> {
         })
     }
 
-    fn line(&self, parts: &[LinePart]) -> Option<String> {
+    fn line(&self, parts: &[LinePart], variant: Option<usize>) -> Option<String> {
+        if let Some(v) = variant {
+            if !self.runs.contains_key(&RunKey::Variant(v)) {
+                return None;
+            }
+        }
         let ctx = Ctx {
-            run: self.default_key(),
+            run: variant.map_or(self.default_key(), RunKey::Variant),
             window: None,
             node: None,
         };

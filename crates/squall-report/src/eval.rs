@@ -114,6 +114,23 @@ impl Study<'_> {
                     .map(|i| (i + 1) as f64)
             }
             Func::CallBound { node } => call_bound(&run.model, *node),
+            Func::Fields { node } => composite(&run.model, *node).map(|c| c.fields.len() as f64),
+            Func::Marker { node } => composite(&run.model, *node).map(|c| c.marker as f64),
+            Func::ResponseBytes { node } => composite(&run.model, *node)
+                .map(|c| c.fields.iter().map(|f| f.bytes).sum::<u64>() as f64),
+            Func::LedgerEntries { node } => composite(&run.model, *node)
+                .and_then(|c| c.ledger.as_ref())
+                .map(|l| l.entries as f64),
+            Func::Minutes | Func::Seconds => {
+                let ticks = self.eval_depth(args.first()?, ctx, depth + 1)?;
+                let ms = run.model.clock.tick_millis()? as f64;
+                let per = if matches!(f, Func::Minutes) {
+                    60_000.0
+                } else {
+                    1_000.0
+                };
+                Some(ticks * ms / per)
+            }
             Func::RouteCalls { node, route } => run
                 .obs
                 .route_calls
@@ -196,6 +213,29 @@ pub fn window_metric(
         Metric::Failed => sum(&s.failed, from, to) as f64,
         Metric::Refused => sum(&s.refused, from, to) as f64,
         Metric::Blocked => sum(&s.blocked, from, to) as f64,
+        Metric::Answered => served,
+        Metric::Full => sum(&s.composite.as_ref()?.full, from, to) as f64,
+        Metric::Reduced => sum(&s.composite.as_ref()?.reduced, from, to) as f64,
+        Metric::FreshFields => sum(&s.composite.as_ref()?.fresh, from, to) as f64,
+        Metric::StaleFields => sum(&s.composite.as_ref()?.stale, from, to) as f64,
+        Metric::MissingFields => sum(&s.composite.as_ref()?.missing, from, to) as f64,
+        Metric::Bytes => composite_bytes(s, from, to)? as f64,
+        // As the degradation document prints it: 0 when nothing was answered.
+        Metric::AvgBytes => {
+            let b = composite_bytes(s, from, to)? as f64;
+            if served == 0.0 {
+                0.0
+            } else {
+                b / served
+            }
+        }
+        Metric::LastAnswered => {
+            let to_i = (to as usize).min(s.ok.len().saturating_sub(1));
+            (from as usize..=to_i)
+                .rev()
+                .find(|&t| s.ok[t] > 0)
+                .map_or(0.0, |t| (t as u64 + 1 - from) as f64)
+        }
         Metric::Unique => unique,
         Metric::SaturatedTicks => {
             let to_i = (to as usize).min(s.refused.len().saturating_sub(1));
@@ -211,4 +251,14 @@ pub fn window_metric(
         Metric::SuccessRate => return ratio(served, calls),
         _ => return None,
     })
+}
+
+fn composite(model: &squall_lang::Model, node: usize) -> Option<&squall_lang::CompositeSpec> {
+    model.nodes.get(node)?.composite.as_ref()
+}
+
+fn composite_bytes(s: &squall_engine::NodeSeries, from: u64, to: u64) -> Option<u64> {
+    let c = s.composite.as_ref()?;
+    let to = (to as usize).min(c.bytes.len().saturating_sub(1));
+    Some(c.bytes[(from as usize).min(to + 1)..=to].iter().sum())
 }

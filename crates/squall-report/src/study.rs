@@ -110,10 +110,22 @@ fn needed_runs(s: &Scenario, selected: Option<&[usize]>) -> Vec<RunKey> {
     for item in &s.report.items {
         match item {
             ReportItemSpec::Table(t) => {
+                let variants: Option<&Vec<usize>> = t.rows.iter().find_map(|a| match a {
+                    AxisSpec::Variants(vs) => Some(vs),
+                    _ => None,
+                });
                 for axis in &t.rows {
                     if let AxisSpec::Sweep(i) = axis {
-                        for p in 0..s.sweeps[*i].points().len() {
-                            keys.push(RunKey::Point(*i, p));
+                        for p in 0..s.sweeps[*i].len() {
+                            match variants {
+                                // Each variant row with each point.
+                                Some(vs) => keys.extend(
+                                    vs.iter()
+                                        .filter(|v| selected.is_none_or(|sel| sel.contains(v)))
+                                        .map(|&v| RunKey::Cross(v, *i, p)),
+                                ),
+                                None => keys.push(RunKey::Point(*i, p)),
+                            }
                         }
                     }
                 }
@@ -121,7 +133,8 @@ fn needed_runs(s: &Scenario, selected: Option<&[usize]>) -> Vec<RunKey> {
                     variants_named(&c.expr, &mut named);
                 }
             }
-            ReportItemSpec::Line(parts) => {
+            ReportItemSpec::Line(parts, variant) => {
+                named.extend(*variant);
                 for p in parts {
                     if let squall_lang::LinePart::Value(e, _) = p {
                         variants_named(e, &mut named);
@@ -129,6 +142,7 @@ fn needed_runs(s: &Scenario, selected: Option<&[usize]>) -> Vec<RunKey> {
                 }
             }
             ReportItemSpec::Diagnose(d) => named.extend(d.against),
+            ReportItemSpec::Isolation(iso) => named.extend(iso.variants.iter().copied()),
             ReportItemSpec::Waits(_)
             | ReportItemSpec::Herd(_)
             | ReportItemSpec::Operations { .. }
