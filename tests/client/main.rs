@@ -9,8 +9,10 @@
 //!   values derived in the test from the formulas and rules, never from
 //!   squall's own code.
 //! * `diagnostics` checks what a user sees for bad input.
+//! * `book` keeps the client chapters of the book honest.
 
 mod backoff;
+mod book;
 mod breaker;
 mod diagnostics;
 mod document;
