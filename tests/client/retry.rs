@@ -651,3 +651,168 @@ fn a_step_without_a_count_is_not_silently_for_ever() {
         }
     }
 }
+
+/// Decorrelated and equal jitter in real loops: a decorrelated loop starts
+/// again from `base` at each operation, and its `prev` is its own previous
+/// wait, before a Retry-After raised it.
+#[test]
+fn decorrelated_and_equal_jitter_in_retry_loops() {
+    let ran = run(
+        "jitter loops",
+        r#"scenario "jitter loops" {
+  clock ms
+  run 0ms..60s
+  rng doc { mulberry32 seed 20260114 }
+  backoff decor = decorrelated 100ms cap 1s rng doc
+  backoff half  = equal_jitter 100ms x 2 cap 1s rng doc
+  policy halves { attempts 4  backoff half }
+  chain app -> server
+  service app { retry { attempts 3  backoff decor } }
+  endpoint server {
+    route pushed GET /pushed { 503 retry_after 700ms x 1 then 503 }
+    route down   GET /down   { 503 }
+  }
+  source ui {
+    enters app
+    sequential {
+      op "decorrelated, pushed back" GET /pushed
+      op "decorrelated again"        GET /down
+      op "equal jitter"              GET /down policy halves
+    }
+  }
+  report { operations "ops" of ui }
+}"#,
+    );
+    let decor = Policy::Decorrelated {
+        base: 100,
+        cap: Some(1000),
+    };
+    let half = Policy::Equal {
+        base: 100,
+        m: 2.0,
+        cap: Some(1000),
+    };
+    let mut g = JsMulberry32::new(20_260_114);
+    let mut l = Loop::new(&mut g, decor);
+    let (d1, d2) = (l.wait(1), l.wait(2));
+    let pushed = [d1.max(700), d2];
+    // 100 + 0.3504 * 200 = 170 drawn, raised to 700 by the server; the
+    // next draw builds on 170.
+    assert_eq!(d1, 170);
+    assert!(
+        d2 < 700,
+        "{d2}: built on the drawn 170 ms, not the 700 ms waited"
+    );
+    let mut l = Loop::new(&mut g, decor);
+    let again = [l.wait(1), l.wait(2)];
+    let mut l = Loop::new(&mut g, half);
+    let equal = [l.wait(1), l.wait(2), l.wait(3)];
+    assert!(equal[0] >= 50 && equal[1] >= 100 && equal[2] >= 200);
+    assert_eq!(
+        summary(&ran.ops()),
+        [
+            op("decorrelated, pushed back", 3, "http 503", &pushed),
+            op("decorrelated again", 3, "http 503", &again),
+            op("equal jitter", 4, "http 503", &equal),
+        ]
+    );
+}
+
+/// Two retrying layers share one generator: draws follow event order. The
+/// inner layer fails first and draws first; its second failure goes up and
+/// the outer layer draws; the outer retry starts the inner loop afresh.
+#[test]
+fn nested_layers_draw_in_event_order() {
+    let ran = run(
+        "nested draws",
+        r#"scenario "nested draws" {
+  clock ms
+  run 0ms..60s
+  rng doc { mulberry32 seed 5 }
+  backoff j = full_jitter 100ms x 2 cap 5s rng doc
+  chain edge -> api -> db
+  service edge, api { retry { attempts 2  backoff j } }
+  endpoint db { default { 503 } }
+  source ui { enters edge  sequential { op "one" GET /x } }
+  window all 0ms..60s
+  report {
+    operations "ops" of ui
+    line "db {all.db.calls:.0}"
+  }
+}"#,
+    );
+    let j = Policy::Full {
+        base: 100,
+        m: 2.0,
+        cap: Some(5000),
+    };
+    let mut g = JsMulberry32::new(5);
+    let a1 = Loop::new(&mut g, j).wait(1); // api, after db's first 503
+    let e1 = Loop::new(&mut g, j).wait(1); // edge, after api used its 2 tries
+    let a2 = Loop::new(&mut g, j).wait(1); // api again, a fresh loop
+    let ops = ran.ops();
+    assert_eq!(summary(&ops), [op("one", 2, "http 503", &[e1])]);
+    assert_eq!(ops[0].end, a1 + e1 + a2);
+    assert!(ran.has_line("db 4"));
+}
+
+/// Each variant is its own run with its own fresh generators; operations
+/// that have not ended when the run does are counted, not lost.
+#[test]
+fn variants_run_their_own_loops() {
+    let ran = run(
+        "variants",
+        r#"scenario "variants" {
+  clock ms
+  run 0ms..3s
+  param tries = 4
+  rng doc { mulberry32 seed 20260114 }
+  chain app -> server
+  service app { retry { attempts $tries  backoff full_jitter 200ms x 2 cap 5s rng doc } }
+  endpoint server {
+    route flaky GET /flaky { 503 x 2 then 200 }
+    route late  GET /late  { 503 retry_after 5s }
+  }
+  source ui {
+    enters app
+    sequential {
+      op "flaky" GET /flaky
+      op "late"  GET /late
+      op "never" GET /flaky
+    }
+  }
+  variant many "four tries" { set tries = 4 }
+  variant few  "two tries"  { set tries = 2 }
+  report { operations "ops" of ui }
+}"#,
+    );
+    // Both runs draw 70 first; with 4 tries the third try meets the 200,
+    // with 2 the second 503 ends it. The 5 s Retry-After of "late" falls
+    // after the run's end at 3 s, so "late" is in flight and "never" never
+    // starts.
+    let rows = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        ran.table("ops: four tries"),
+        [rows(&["flaky", "3", "success", "70, 184"])]
+    );
+    assert_eq!(
+        ran.table("ops: two tries"),
+        [rows(&["flaky", "2", "http 503", "70"])]
+    );
+    assert_eq!(
+        ran.lines()
+            .iter()
+            .filter(|l| l.ends_with("2 of 3 operations had not finished when the run ended"))
+            .count(),
+        2
+    );
+    let accounting: Vec<_> = ran
+        .runs
+        .iter()
+        .map(|r| {
+            let a = r.obs.accounting;
+            (a.entered, a.completed, a.dropped, a.in_flight)
+        })
+        .collect();
+    assert_eq!(accounting, [(2, 1, 0, 1), (2, 0, 1, 1)]);
+}
