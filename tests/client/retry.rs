@@ -630,9 +630,6 @@ fn document_loop_with_another_seed_and_retry_after_ignored() {
 /// file is rejected or the step lasts one call. Today it holds for ever and
 /// the later steps are silently unreachable.
 #[test]
-#[ignore = "bug: in `{ 503 then 200 }` the first step has no `x N`/`until`, holds for ever \
-            (simulation.rs own_answer: a step with neither is chosen and the loop breaks), \
-            and the `then 200` is silently unreachable; validation accepts it"]
 fn a_step_without_a_count_is_not_silently_for_ever() {
     let text = r#"scenario "steps" {
   clock ms

@@ -841,14 +841,14 @@ impl Scenario {
     fn breaker(&self, b: &BreakerAst, cx: &mut Cx<'_>) -> Option<BreakerSpec> {
         let o = cx.o;
         let threshold = cx.keep(self.conv(b.after.as_ref()?, o, |v| {
-            attempts_count(v, "a breaker threshold")
+            at_least_one(v, "a breaker threshold")
         }));
         let cooldown = cx.keep(self.conv(b.cooldown.as_ref()?, o, |v| {
             units::ticks(v, self.clock, "a cooldown")
         }));
         let probes = match &b.probes {
             None => Some(1),
-            Some(v) => cx.keep(self.conv(v, o, |v| attempts_count(v, "`probes`"))),
+            Some(v) => cx.keep(self.conv(v, o, |v| at_least_one(v, "`probes`"))),
         };
         Some(BreakerSpec {
             threshold: threshold?,
@@ -991,4 +991,15 @@ fn attempts_count(v: &Value, what: &str) -> Result<u32, Diagnostic> {
         .label("too many"));
     }
     Ok(n as u32)
+}
+
+/// A whole count of at least 1 (a breaker's threshold or probes).
+fn at_least_one(v: &Value, what: &str) -> Result<u32, Diagnostic> {
+    let n = units::count(v, what)?;
+    if n == 0 {
+        return Err(Diagnostic::new(format!("{what} must be at least 1"), v.span).label("0"));
+    }
+    u32::try_from(n).map_err(|_| {
+        Diagnostic::new(format!("{what} of {n} is too large"), v.span).label("too large")
+    })
 }

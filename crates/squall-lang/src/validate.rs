@@ -958,8 +958,21 @@ impl Validator {
                             );
                         }
                         names.push(&r.name.name);
-                        for step in &r.script {
+                        for (k, step) in r.script.iter().enumerate() {
                             self.check_response(&step.response);
+                            if k + 1 < r.script.len()
+                                && step.times.is_none()
+                                && step.until.is_none()
+                            {
+                                self.err(
+                                    Diagnostic::new(
+                                        "this step holds for ever, so the steps after it never answer",
+                                        step.span,
+                                    )
+                                    .label("no `x N` and no `until`")
+                                    .help("give it a count (`503 x 2 then 200`) or an end (`503 until 11s then 200`)"),
+                                );
+                            }
                             if step.times.is_some() && step.until.is_some() {
                                 self.err(
                                     Diagnostic::new("a step lasts either `x N` calls or `until` a time, not both", step.span)

@@ -44,12 +44,15 @@ impl Study<'_> {
     /// column draws from one fresh generator, in column order within a row.
     pub fn waits(&self, w: &WaitsSpec) -> Option<Table> {
         let model = self.default_model()?;
-        let mut g = generator(model, w.rng);
         let policies: Vec<&(String, Backoff)> = w
             .policies
             .iter()
             .filter_map(|&i| model.backoffs.get(i))
             .collect();
+        // Without its own `rng`, the table draws from the generator its
+        // jittered policies name (the first that names one).
+        let rng = w.rng.or_else(|| policies.iter().find_map(|(_, b)| b.rng()));
+        let mut g = generator(model, rng);
         let mut prev = vec![None; policies.len()];
         let mut rows = Vec::new();
         for n in 1..=w.attempts {
@@ -81,7 +84,7 @@ impl Study<'_> {
         let Some((name, b)) = model.backoffs.get(h.policy) else {
             return Vec::new();
         };
-        let mut g = generator(model, h.rng);
+        let mut g = generator(model, h.rng.or_else(|| b.rng()));
         let mut buckets: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
         for _ in 0..h.clients {
             let wait = if matches!(b, Backoff::Decorrelated { .. }) {
