@@ -79,7 +79,7 @@ impl Stream {
     /// A Poisson-distributed count with the given mean, by inversion in
     /// chunks of mean at most 30 (exact, and cheap for small means).
     pub fn poisson(&mut self, mean: f64) -> u64 {
-        if !(mean > 0.0) || !mean.is_finite() {
+        if !mean.is_finite() || mean <= 0.0 {
             return 0;
         }
         let mut left = mean;

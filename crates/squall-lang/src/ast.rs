@@ -195,6 +195,9 @@ pub struct ServiceDecl {
 }
 
 /// A property of a service.
+// A syntax tree holds a handful of these per file; boxing `Retry` would only
+// add indirection.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum ServiceProp {
     /// `retry { ... }`

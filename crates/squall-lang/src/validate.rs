@@ -1077,15 +1077,14 @@ impl Validator {
     }
 
     fn check_param_refs(&mut self, ast: &ScenarioAst, params: &IndexMap<String, Value>) {
-        let mut refs: Vec<(String, Span)> = Vec::new();
-        let mut value = |v: &Value, refs: &mut Vec<(String, Span)>| {
+        type Refs = Vec<(String, Span)>;
+        let mut refs: Refs = Vec::new();
+        let mut value = |v: &Value, refs: &mut Refs| {
             if let ValueKind::Param(n) = &v.kind {
                 refs.push((n.clone(), v.span));
             }
         };
-        let range = |r: &Range,
-                     refs: &mut Vec<(String, Span)>,
-                     value: &mut dyn FnMut(&Value, &mut Vec<(String, Span)>)| {
+        let range = |r: &Range, refs: &mut Refs, value: &mut dyn FnMut(&Value, &mut Refs)| {
             value(&r.start, refs);
             value(&r.end, refs);
         };
