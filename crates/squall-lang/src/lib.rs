@@ -28,6 +28,7 @@
 
 pub mod ast;
 pub mod diagnostic;
+pub mod format;
 pub mod instantiate;
 pub mod model;
 pub mod parse;

@@ -167,3 +167,18 @@ pub fn count(v: &Value, what: &str) -> Result<u64> {
     }
     Ok(n as u64)
 }
+
+/// A rate (per tick) or a duration (in ticks, possibly fractional) as a
+/// plain number; used for the bounds of `expect` lines.
+pub fn quantity(v: &Value, clock: Clock) -> Result<f64> {
+    match &v.kind {
+        ValueKind::Number(n) => Ok(*n),
+        ValueKind::Rate { .. } => per_tick(v, clock, "a bound"),
+        ValueKind::Duration { n, unit } => Ok(n * ticks_per_unit(*unit, clock, v)?),
+        ValueKind::Param(_) => Err(Diagnostic::new(
+            "a bound with a unit takes a number, not a `$param`",
+            v.span,
+        )
+        .label("a param")),
+    }
+}

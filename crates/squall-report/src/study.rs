@@ -136,7 +136,19 @@ fn needed_runs(s: &Scenario, selected: Option<&[usize]>) -> Vec<RunKey> {
     }
     for e in &s.report.expects {
         variants_named(&e.lhs, &mut named);
-        variants_named(&e.rhs, &mut named);
+        match &e.check {
+            squall_lang::CheckSpec::Compare(_, b) => variants_named(b, &mut named),
+            squall_lang::CheckSpec::Range(lo, hi) => {
+                variants_named(lo, &mut named);
+                variants_named(hi, &mut named);
+            }
+            squall_lang::CheckSpec::Near(x, tol) => {
+                variants_named(x, &mut named);
+                if let squall_lang::ToleranceSpec::Absolute(t) = tol {
+                    variants_named(t, &mut named);
+                }
+            }
+        }
     }
     keys.extend(named.into_iter().map(RunKey::Variant));
     keys.sort();
