@@ -41,12 +41,15 @@ impl Scenario {
             RunKey::Point(s, p) => {
                 let sweep = &self.sweeps[s];
                 let mut o = base.then(&self.variants[sweep.base].overrides);
-                if let Some(point) = sweep.points().get(p) {
+                if let Some(point) = sweep.point(p) {
                     for (name, value) in point {
+                        let origin = sweep.from_cli.then(|| {
+                            format!("--vary {name}={}", crate::format::value_text(&value))
+                        });
                         o.sets.push(Setting {
-                            name: name.clone(),
-                            value: value.clone(),
-                            origin: None,
+                            name,
+                            value,
+                            origin,
                         });
                     }
                 }
@@ -59,7 +62,7 @@ impl Scenario {
     pub fn all_runs(&self) -> Vec<RunKey> {
         let mut keys: Vec<RunKey> = (0..self.variants.len()).map(RunKey::Variant).collect();
         for (s, sweep) in self.sweeps.iter().enumerate() {
-            for p in 0..sweep.points().len() {
+            for p in 0..sweep.point_count() {
                 keys.push(RunKey::Point(s, p));
             }
         }

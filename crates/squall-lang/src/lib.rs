@@ -26,6 +26,7 @@
     clippy::unreachable
 )]
 
+pub mod adhoc;
 pub mod ast;
 pub mod diagnostic;
 pub mod format;

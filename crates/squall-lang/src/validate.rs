@@ -95,9 +95,38 @@ pub struct SweepSpec {
     pub base: usize,
     /// Params and their values; first axis outermost.
     pub axes: Vec<(String, Vec<Value>)>,
+    /// True for a sweep given on the command line (`squall sweep --vary`):
+    /// its values come from outside the file, and its points are labelled
+    /// `name=value` even with one axis.
+    pub from_cli: bool,
 }
 
 impl SweepSpec {
+    /// The number of points: the product of the axes' lengths.
+    pub fn point_count(&self) -> usize {
+        self.axes
+            .iter()
+            .map(|(_, v)| v.len())
+            .fold(1usize, usize::saturating_mul)
+    }
+
+    /// Point `p` (as [`SweepSpec::points`] orders them) without building
+    /// the others; `None` past the end.
+    pub fn point(&self, p: usize) -> Option<Vec<(String, Value)>> {
+        if p >= self.point_count() {
+            return None;
+        }
+        let mut rest = p;
+        let mut out = Vec::with_capacity(self.axes.len());
+        for (name, values) in self.axes.iter().rev() {
+            let n = values.len().max(1);
+            out.push((name.clone(), values.get(rest % n)?.clone()));
+            rest /= n;
+        }
+        out.reverse();
+        Some(out)
+    }
+
     /// The points in order, each a list of (param, value).
     pub fn points(&self) -> Vec<Vec<(String, Value)>> {
         let mut points: Vec<Vec<(String, Value)>> = vec![Vec::new()];
@@ -747,6 +776,7 @@ impl Validator {
                     label: decl.label.clone().unwrap_or_else(|| decl.name.name.clone()),
                     base,
                     axes,
+                    from_cli: false,
                 });
             }
         }

@@ -193,17 +193,11 @@ impl Study<'_> {
             RunKey::Variant(v) => s.variants[v].label.clone(),
             RunKey::Point(i, p) => {
                 let sweep = &s.sweeps[i];
-                let points = sweep.points();
-                let Some(point) = points.get(p) else {
+                let Some(point) = sweep.point(p) else {
                     return format!("{}#{p}", sweep.name);
                 };
-                let text = |v: &squall_lang::ast::Value| {
-                    s.source
-                        .get(v.span.start..v.span.end)
-                        .unwrap_or("?")
-                        .to_string()
-                };
-                if point.len() == 1 {
+                let text = |v: &squall_lang::ast::Value| squall_lang::format::value_text(v);
+                if point.len() == 1 && !sweep.from_cli {
                     text(&point[0].1)
                 } else {
                     point
@@ -237,7 +231,7 @@ impl Study<'_> {
                     .iter()
                     .map(|&w| (self.scenario.windows[w].0.clone(), None, Some(w)))
                     .collect(),
-                AxisSpec::Sweep(i) => (0..self.scenario.sweeps[*i].points().len())
+                AxisSpec::Sweep(i) => (0..self.scenario.sweeps[*i].point_count())
                     .map(|p| {
                         let k = RunKey::Point(*i, p);
                         (self.run_label(k), Some(k), None)

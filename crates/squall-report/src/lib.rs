@@ -33,7 +33,9 @@ pub mod eval;
 pub mod number;
 pub mod render;
 pub mod study;
+pub mod sweep;
 
 pub use document::{Block, Cell, Report, Table};
 pub use render::Format;
 pub use study::{Run, Study, StudyError, StudyOptions};
+pub use sweep::{merge, read_shard, run_sweep, MergeError, Shard, SweepOptions, SweepRows};

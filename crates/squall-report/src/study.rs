@@ -35,6 +35,9 @@ pub enum StudyError {
     /// The engine refused a model.
     #[error("simulation failed: {0}")]
     Sim(#[from] SimError),
+    /// The thread pool for `--jobs` could not start.
+    #[error("cannot start the worker threads: {0}")]
+    Pool(String),
 }
 
 /// A scenario and its finished runs.
@@ -67,10 +70,10 @@ impl<'s> Study<'s> {
             .iter()
             .map(|&k| {
                 let o = scenario.overrides(k, &options.cli);
-                scenario
-                    .model(&o)
-                    .map(|m| (k, o, m))
-                    .map_err(StudyError::Invalid)
+                let mut m = scenario.model(&o).map_err(StudyError::Invalid)?;
+                // Sweep points get their own stream (see `crate::sweep`).
+                m.seed = crate::sweep::run_seed(scenario, k);
+                Ok::<_, StudyError>((k, o, m))
             })
             .collect::<Result<_, _>>()?;
         let runs: Vec<Run> = models
@@ -112,7 +115,7 @@ fn needed_runs(s: &Scenario, selected: Option<&[usize]>) -> Vec<RunKey> {
             ReportItemSpec::Table(t) => {
                 for axis in &t.rows {
                     if let AxisSpec::Sweep(i) = axis {
-                        for p in 0..s.sweeps[*i].points().len() {
+                        for p in 0..s.sweeps[*i].point_count() {
                             keys.push(RunKey::Point(*i, p));
                         }
                     }
