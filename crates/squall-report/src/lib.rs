@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 pub mod build;
+pub mod compare;
 pub mod csv;
 pub mod diagnose;
 pub mod document;
