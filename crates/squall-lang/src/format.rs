@@ -276,7 +276,18 @@ fn write_operand(e: &Expr, parens: bool, out: &mut String) {
 
 fn bound_text(b: &Bound) -> String {
     match b {
-        Bound::Expr(e) => expr_text(e),
+        Bound::Expr(e) => {
+            // `2 / round` alone would read back as the rate `2/round`.
+            let reads_as_rate = matches!(&e.kind, ExprKind::Binary(BinOp::Div, a, b)
+                if matches!(a.kind, ExprKind::Number(_))
+                    && matches!(&b.kind, ExprKind::Path(ids)
+                        if ids.len() == 1 && ids[0].name.chars().all(|c| c.is_ascii_alphabetic())));
+            if reads_as_rate {
+                format!("({})", expr_text(e))
+            } else {
+                expr_text(e)
+            }
+        }
         Bound::Quantity(v) => value_text(v),
     }
 }
@@ -1067,6 +1078,11 @@ mod tests {
         );
         assert!(out.contains("  expect a.b == 3 within 0.1\n"), "{out}");
         assert!(out.contains("  expect a.b >= 2/round\n"), "{out}");
+        // An expression that starts like a rate stays an expression.
+        let text = "scenario \"x\" { expect a < 100 / storm.normal  expect a < (2 / round) }";
+        let out = fmt(text);
+        assert!(out.contains("  expect a < 100 / storm.normal\n"), "{out}");
+        assert!(out.contains("  expect a < (2 / round)\n"), "{out}");
     }
 
     #[test]

@@ -359,7 +359,12 @@ fn parse_bound(pair: Pair<'_, Rule>) -> Result<Bound> {
         .ok_or_else(|| internal(span, "empty bound"))?;
     Ok(match inner.as_rule() {
         Rule::expr => Bound::Expr(parse_expr(inner)?),
-        Rule::rate | Rule::duration => Bound::Quantity(parse_value_inner(inner, span)?),
+        Rule::quantity => {
+            let q = Children::of(inner)
+                .next()
+                .ok_or_else(|| internal(span, "empty quantity"))?;
+            Bound::Quantity(parse_value_inner(q, span)?)
+        }
         other => return Err(internal(span, &format!("unexpected bound {other:?}"))),
     })
 }
@@ -619,7 +624,7 @@ fn parse_value_inner(inner: Pair<'_, Rule>, span: Span) -> Result<Value> {
                 .as_str()
                 .to_string(),
         ),
-        Rule::rate => {
+        Rule::rate | Rule::bound_rate => {
             let mut c = Children::of(inner);
             let n = number(&c.expect(Rule::number)?)?;
             let u = c.expect(Rule::rate_unit)?;
@@ -796,7 +801,8 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::expect_compare | Rule::expect_range | Rule::expect_near => {
             "a check (`> 6`, `in 6.0..6.5` or `== 6.25 within 1%`)"
         }
-        Rule::bound => "a bound (a number, a rate, a duration or an expression)",
+        Rule::bound | Rule::quantity => "a bound (a number, a rate, a duration or an expression)",
+        Rule::bound_rate => "a rate such as `25/round`",
         Rule::tolerance | Rule::percent => "a tolerance such as `0.1` or `5%`",
         Rule::expr | Rule::call | Rule::path => "an expression",
         Rule::add | Rule::sub | Rule::mul | Rule::div | Rule::pow => "an operator",
