@@ -509,8 +509,13 @@ fn measures_table(study: &Study<'_>, s: usize, shard: Option<Shard>) -> TableRow
             RowEntry { row: p, cells }
         })
         .collect();
+    let title = if sweep.from_cli && sweep.label == sweep.name {
+        "measures at each point".to_string()
+    } else {
+        format!("measures at each point: {}", sweep.label)
+    };
     TableRows {
-        title: sweep.label.clone(),
+        title,
         columns,
         row_count: count,
         rows,
