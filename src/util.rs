@@ -69,8 +69,12 @@ pub fn load(path: &Path, color: bool) -> Result<Scenario, u8> {
     load_named(path, &path.display().to_string(), color)
 }
 
-/// `did you mean` and the list of known names, for messages.
-pub fn unknown_hint<'a>(name: &str, known: impl IntoIterator<Item = &'a str> + Clone) -> String {
+/// `; did you mean `x`? (KIND: a, b)` for an unknown name, for messages.
+pub fn unknown_hint<'a>(
+    name: &str,
+    kind: &str,
+    known: impl IntoIterator<Item = &'a str> + Clone,
+) -> String {
     let hint = squall_lang::diagnostic::did_you_mean(name, known.clone())
         .map(|h| format!("; {h}"))
         .unwrap_or_default();
@@ -78,12 +82,9 @@ pub fn unknown_hint<'a>(name: &str, known: impl IntoIterator<Item = &'a str> + C
     let list = if list.is_empty() {
         "none".to_string()
     } else {
-        list.iter()
-            .map(|n| format!("`{n}`"))
-            .collect::<Vec<_>>()
-            .join(", ")
+        list.join(", ")
     };
-    format!("{hint} (known: {list})")
+    format!("{hint} ({kind}: {list})")
 }
 
 /// `--set NAME=VALUE` settings, checked against the scenario's params.
@@ -99,7 +100,7 @@ pub fn parse_sets(scenario: &Scenario, sets: &[String]) -> Result<Vec<Setting>, 
         if !scenario.params.contains_key(name) {
             return Err(usage(&format!(
                 "`--set {s}`: the scenario has no param `{name}`{}",
-                unknown_hint(name, scenario.params.keys().map(String::as_str))
+                unknown_hint(name, "params", scenario.params.keys().map(String::as_str))
             )));
         }
         let value = squall_lang::parse::parse_value(value.trim())
@@ -122,7 +123,11 @@ pub fn find_variant(scenario: &Scenario, v: &str) -> Result<usize, u8> {
         .ok_or_else(|| {
             usage(&format!(
                 "no variant `{v}`{}",
-                unknown_hint(v, scenario.variants.iter().map(|x| x.name.as_str()))
+                unknown_hint(
+                    v,
+                    "variants",
+                    scenario.variants.iter().map(|x| x.name.as_str())
+                )
             ))
         })
 }

@@ -71,7 +71,11 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
             None => {
                 return Err(util::usage(&format!(
                     "the scenario has no sweep `{name}`{}",
-                    util::unknown_hint(name, scenario.sweeps.iter().map(|s| s.name.as_str()))
+                    util::unknown_hint(
+                        name,
+                        "sweeps",
+                        scenario.sweeps.iter().map(|s| s.name.as_str())
+                    )
                 )))
             }
         },
