@@ -651,7 +651,37 @@ pub fn read_shard(name: &str, text: &str) -> Result<SweepRows, MergeError> {
             )))
         }
     }
-    serde_json::from_value(value).map_err(|e| not(e.to_string()))
+    let rows: SweepRows = serde_json::from_value(value).map_err(|e| not(e.to_string()))?;
+    for t in &rows.tables {
+        for r in &t.rows {
+            if r.row >= t.row_count {
+                return Err(not(format!(
+                    "table \"{}\" has row {} but only {} rows",
+                    t.title, r.row, t.row_count
+                )));
+            }
+            if r.cells.len() != t.columns.len() {
+                return Err(not(format!(
+                    "row {} of table \"{}\" has {} cells for {} columns",
+                    r.row,
+                    t.title,
+                    r.cells.len(),
+                    t.columns.len()
+                )));
+            }
+            let too_precise = r
+                .cells
+                .iter()
+                .any(|c| matches!(c, StoredCell::Number { digits, .. } if *digits > 12));
+            if too_precise {
+                return Err(not(format!(
+                    "row {} of table \"{}\" prints more than 12 digits after the point",
+                    r.row, t.title
+                )));
+            }
+        }
+    }
+    Ok(rows)
 }
 
 /// Joins the shards of one study (named, for messages) into the whole sweep.
@@ -776,6 +806,29 @@ mod tests {
         let s = Shard::parse("2/3").unwrap_or(Shard { index: 1, count: 1 });
         let held: Vec<usize> = (0..8).filter(|&p| s.holds(p)).collect();
         assert_eq!(held, vec![1, 4, 7]);
+    }
+
+    #[test]
+    fn shard_files_that_do_not_add_up_are_refused() {
+        let file = |row: usize, digits: usize| {
+            format!(
+                r#"{{"format":"squall-sweep","version":1,
+                "study":{{"scenario":"s","source_hash":"0","seed":1,"sweep":"w","base":"b","settings":[],"points":["1"]}},
+                "title":"s","meta":[],"shard":{{"index":1,"count":1}},"points_run":[0],
+                "tables":[{{"title":"t","columns":["p","x"],"row_count":1,
+                  "rows":[{{"row":{row},"cells":["1",{{"value":2.0,"digits":{digits}}}]}}]}}]}}"#
+            )
+        };
+        assert!(read_shard("ok.json", &file(0, 2)).is_ok());
+        let far = read_shard("far.json", &file(3, 2)).map(|_| ());
+        assert!(matches!(far, Err(MergeError::NotAShard { .. })), "{far:?}");
+        let digits = read_shard("digits.json", &file(0, 4000)).map(|_| ());
+        assert!(
+            matches!(digits, Err(MergeError::NotAShard { .. })),
+            "{digits:?}"
+        );
+        let not_json = read_shard("x.json", "{").map(|_| ());
+        assert!(matches!(not_json, Err(MergeError::NotAShard { .. })));
     }
 
     #[test]
