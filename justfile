@@ -65,3 +65,13 @@ book:
 [group('book')]
 book-serve:
     mdbook serve book --open
+
+# Check every scenario's expectations and snapshot (extra arguments go to `squall test`, e.g. --accept).
+[group('test')]
+snapshots *ARGS:
+    cargo run --release -- test scenarios/ "$@"
+
+# A what-if study (extra arguments go to `squall sweep`).
+[group('run')]
+sweep FILE="scenarios/retry-storm.squall" *ARGS:
+    cargo run --release -- sweep "$@"

@@ -1,19 +1,17 @@
 //! The `squall` command line.
+//!
+//! One module per command under `cmd/`; `util` holds what they share (exit
+//! codes, loading, diagnostics).
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use squall_lang::{Diagnostics, Scenario, Setting};
-use squall_report::{Format, Study, StudyError, StudyOptions};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
-/// Exit code: success.
-const EXIT_OK: u8 = 0;
-/// Exit code: an invalid scenario.
-const EXIT_INVALID: u8 = 2;
-/// Exit code: a usage error (bad flag, missing file).
-const EXIT_USAGE: u8 = 3;
+mod cmd;
+mod util;
+
+use util::EXIT_OK;
 
 #[derive(Parser)]
 #[command(
@@ -23,10 +21,10 @@ const EXIT_USAGE: u8 = 3;
     long_about = "squall runs scenario files that describe a chain of services (who calls whom, \
 capacities, retries, faults) and prints a report that shows whether a fault turns into a retry \
 storm, how long it outlives the fault, and what another policy would change.",
-    after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --set attempts=2 --format markdown\n  squall check scenarios/*.squall\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
+    after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4\n  squall test scenarios/\n  squall diff old.squall new.squall\n  squall fmt scenarios/*.squall\n  squall new checkout\n\nExit codes: 0 ok, 1 an expectation or snapshot failed (or reports differ, or a file needs formatting), 2 invalid scenario, 3 usage error."
 )]
 struct Cli {
-    /// When to color diagnostics.
+    /// When to color diagnostics and diffs.
     #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
     color: ColorWhen,
     #[command(subcommand)]
@@ -40,18 +38,35 @@ enum ColorWhen {
     Never,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum FormatArg {
+/// Output formats of reports and result tables.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// Aligned plain text.
     Text,
+    /// GitHub-flavoured markdown.
     Markdown,
+    /// JSON: tables as data.
     Json,
+    /// CSV: the tables only, one block per table.
+    Csv,
+}
+
+impl FormatArg {
+    fn to_report(self) -> squall_report::Format {
+        match self {
+            FormatArg::Text => squall_report::Format::Text,
+            FormatArg::Markdown => squall_report::Format::Markdown,
+            FormatArg::Json => squall_report::Format::Json,
+            FormatArg::Csv => squall_report::Format::Csv,
+        }
+    }
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario and print its report.
     #[command(
-        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n  squall run scenarios/retry-storm.squall --format json --out report.json"
+        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n  squall run scenarios/retry-storm.squall --format json --out report.json\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
     )]
     Run {
         /// The scenario file.
@@ -81,13 +96,142 @@ enum Command {
         #[arg(long)]
         model: bool,
     },
+    /// Run a what-if study: one row per point of a sweep, in parallel.
+    #[command(
+        long_about = "Runs every point of a sweep and prints one table: the report's tables whose rows are \
+`sweep NAME`, filled with the points, or (when the report has none) one column per `measure`. \
+Points are the cross product of the `--vary` values, first axis outermost. Each point runs \
+with its own random stream derived from the scenario seed and the point's values, so the \
+table is the same for any `--jobs` and any `--shard` split.",
+        after_help = "Examples:\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4\n  squall sweep scenarios/retry-storm.squall --sweep allowance --format csv\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --shard 2/3 --out part-2.json\n  squall merge part-1.json part-2.json part-3.json\n\nExit codes: 0 ok, 2 invalid scenario (or a point that does not resolve), 3 usage error."
+    )]
+    Sweep(SweepArgs),
+    /// Join the shard files of a sweep into the table a single run prints.
+    #[command(
+        after_help = "Examples:\n  squall merge part-1.json part-2.json part-3.json\n  squall merge parts/*.json --format markdown\n\nExit codes: 0 ok, 3 when the files are not the complete shards of one study."
+    )]
+    Merge {
+        /// The shard files (`squall sweep --shard K/N --out FILE`), in any order.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+        format: FormatArg,
+        /// Write the table to this file instead of standard output.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// Run every scenario under a folder, check its `expect` lines and compare
+    /// its report with the committed snapshot.
+    #[command(
+        long_about = "Runs every `.squall` file under PATH (a folder, searched recursively, or one file), \
+checks its `expect` lines, and compares its markdown report with the snapshot \
+`snapshots/<name>.md` next to it. A difference is printed as a unified diff. \
+`--accept` writes the new reports as the snapshots.",
+        after_help = "Examples:\n  squall test scenarios/\n  squall test scenarios/retry-storm.squall\n  squall test scenarios/ --accept\n\nExit codes: 0 all passed, 1 an expectation or snapshot failed, 2 a scenario is invalid, 3 usage error."
+    )]
+    Test {
+        /// A folder of scenarios, or one scenario file.
+        #[arg(default_value = "scenarios")]
+        path: PathBuf,
+        /// Write the new reports as the snapshots instead of failing on a difference.
+        #[arg(long)]
+        accept: bool,
+    },
+    /// Compare two reports table by table: two scenario files, or two JSON reports.
+    #[command(
+        after_help = "Examples:\n  squall diff before.squall after.squall\n  squall diff old.json new.json --format markdown\n  git show HEAD~1:scenarios/retry-storm.squall > /tmp/old.squall && squall diff /tmp/old.squall scenarios/retry-storm.squall\n\nExit codes: 0 the reports are the same, 1 they differ, 2 invalid scenario, 3 usage error."
+    )]
+    Diff {
+        /// The old side: a `.squall` scenario or a `.json` report.
+        old: PathBuf,
+        /// The new side: a `.squall` scenario or a `.json` report.
+        new: PathBuf,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+        format: DiffFormat,
+    },
+    /// Rewrite scenario files in the one canonical layout, keeping comments.
+    #[command(
+        after_help = "Examples:\n  squall fmt scenarios/retry-storm.squall\n  squall fmt --check scenarios/*.squall\n\nExit codes: 0 ok, 1 with `--check` when a file needs formatting, 2 a file does not parse, 3 usage error."
+    )]
+    Fmt {
+        /// The scenario files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Change nothing; print a diff and exit 1 when a file is not formatted.
+        #[arg(long)]
+        check: bool,
+    },
+    /// Write a commented starter scenario that runs as it is.
+    #[command(
+        after_help = "Examples:\n  squall new checkout          # writes checkout.squall\n  squall new studies/payments  # writes studies/payments.squall\n\nExit codes: 0 ok, 3 when the file exists or cannot be written."
+    )]
+    New {
+        /// The scenario's name; `NAME.squall` is written (never overwritten).
+        name: String,
+    },
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  squall completions bash > ~/.local/share/bash-completion/completions/squall\n  squall completions zsh > ~/.zfunc/_squall\n  squall completions fish > ~/.config/fish/completions/squall.fish"
+    )]
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Formats of `squall diff`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DiffFormat {
+    /// Aligned text; changed cells highlighted on a terminal.
+    Text,
+    /// Markdown, for a pull-request comment; changed cells in bold.
+    Markdown,
+}
+
+/// The arguments of `squall sweep`.
+#[derive(Args)]
+pub struct SweepArgs {
+    /// The scenario file.
+    pub file: PathBuf,
+    /// Vary a param over values, e.g. `--vary attempts=1,2,3`; repeat for more axes.
+    #[arg(long = "vary", value_name = "NAME=V1,V2,...")]
+    pub vary: Vec<String>,
+    /// The file's sweep to run (or whose points `--vary` replaces). Default:
+    /// the sweep the report's first sweep table shows.
+    #[arg(long = "sweep", value_name = "NAME")]
+    pub sweep: Option<String>,
+    /// The variant every point starts from. Default: the sweep's own, or the first variant.
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variant: Option<String>,
+    /// Override a param for every point, e.g. `--set demand=6/round`.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub sets: Vec<String>,
+    /// Threads to run points on. Default: one per core.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Run only the K-th of N slices of the points (1-based; point i goes to
+    /// slice i mod N + 1) and write a shard file for `squall merge`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Output format (not with `--shard`, which always writes a shard file).
+    #[arg(long, value_enum)]
+    pub format: Option<FormatArg>,
+    /// Write the output to this file instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
-            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let code = if e.use_stderr() {
+                util::EXIT_USAGE
+            } else {
+                EXIT_OK
+            };
             let _ = e.print();
             return ExitCode::from(code);
         }
@@ -107,189 +251,28 @@ fn main() -> ExitCode {
             sets,
             format,
             out,
-        } => run(&file, &variants, &sets, format, out, color),
-        Command::Check { files, model } => check(&files, model, color),
+        } => cmd::run::run(&file, &variants, &sets, format, out.as_deref(), color),
+        Command::Check { files, model } => cmd::run::check(&files, model, color),
+        Command::Sweep(args) => cmd::sweep::sweep(&args, color),
+        Command::Merge { files, format, out } => cmd::sweep::merge(&files, format, out.as_deref()),
+        Command::Test { path, accept } => cmd::test::test(&path, accept, color),
+        Command::Diff { old, new, format } => cmd::diff::diff(&old, &new, format, color),
+        Command::Fmt { files, check } => cmd::fmt::fmt(&files, check, color),
+        Command::New { name } => cmd::new::new(&name),
+        Command::Completions { shell } => {
+            let mut command = Cli::command();
+            clap_complete::generate(shell, &mut command, "squall", &mut std::io::stdout());
+            EXIT_OK
+        }
     };
     ExitCode::from(code)
 }
 
-fn usage(msg: &str) -> u8 {
-    eprintln!("error: {msg}");
-    EXIT_USAGE
-}
-
-fn print_diagnostics(d: &Diagnostics, color: bool) {
-    let handler = if color {
-        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode())
-    } else {
-        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-    };
-    let mut out = String::new();
-    for located in d.located() {
-        let _ = handler.render_report(&mut out, &located);
-        out.push('\n');
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
     }
-    let n = d.list.len();
-    out.push_str(&format!(
-        "{}: {n} problem{}\n",
-        d.name,
-        if n == 1 { "" } else { "s" }
-    ));
-    let _ = std::io::stderr().write_all(out.as_bytes());
-}
-
-fn load(path: &PathBuf, color: bool) -> Result<Scenario, u8> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => return Err(usage(&format!("cannot read `{}`: {e}", path.display()))),
-    };
-    squall_lang::load(&path.display().to_string(), &text).map_err(|d| {
-        print_diagnostics(&d, color);
-        EXIT_INVALID
-    })
-}
-
-fn parse_sets(scenario: &Scenario, sets: &[String]) -> Result<Vec<Setting>, u8> {
-    let mut out = Vec::new();
-    for s in sets {
-        let Some((name, value)) = s.split_once('=') else {
-            return Err(usage(&format!(
-                "`--set {s}` needs the form NAME=VALUE, e.g. `--set attempts=2`"
-            )));
-        };
-        let name = name.trim();
-        if !scenario.params.contains_key(name) {
-            let hint = squall_lang::diagnostic::did_you_mean(
-                name,
-                scenario.params.keys().map(String::as_str),
-            )
-            .map(|h| format!("; {h}"))
-            .unwrap_or_default();
-            let known: Vec<&str> = scenario.params.keys().map(String::as_str).collect();
-            return Err(usage(&format!(
-                "`--set {s}`: the scenario has no param `{name}`{hint} (params: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            )));
-        }
-        let value = squall_lang::parse::parse_value(value.trim())
-            .map_err(|d| usage(&format!("`--set {s}`: {}", d.message)))?;
-        out.push(Setting {
-            name: name.to_string(),
-            value,
-            origin: Some(format!("--set {s}")),
-        });
-    }
-    Ok(out)
-}
-
-fn run(
-    file: &PathBuf,
-    variants: &[String],
-    sets: &[String],
-    format: FormatArg,
-    out: Option<PathBuf>,
-    color: bool,
-) -> u8 {
-    let scenario = match load(file, color) {
-        Ok(s) => s,
-        Err(code) => return code,
-    };
-    let cli = match parse_sets(&scenario, sets) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let selected = if variants.is_empty() {
-        None
-    } else {
-        let mut ids = Vec::new();
-        for v in variants {
-            match scenario
-                .variants
-                .iter()
-                .position(|x| x.name == *v || x.label == *v)
-            {
-                Some(i) => ids.push(i),
-                None => {
-                    let names: Vec<&str> =
-                        scenario.variants.iter().map(|x| x.name.as_str()).collect();
-                    let hint = squall_lang::diagnostic::did_you_mean(v, names.iter().copied())
-                        .map(|h| format!("; {h}"))
-                        .unwrap_or_default();
-                    return usage(&format!(
-                        "no variant `{v}`{hint} (variants: {})",
-                        names.join(", ")
-                    ));
-                }
-            }
-        }
-        Some(ids)
-    };
-    let study = match Study::run(
-        &scenario,
-        StudyOptions {
-            cli,
-            variants: selected,
-        },
-    ) {
-        Ok(s) => s,
-        Err(StudyError::Invalid(d)) => {
-            print_diagnostics(&d, color);
-            return EXIT_INVALID;
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return EXIT_INVALID;
-        }
-    };
-    let format = match format {
-        FormatArg::Text => Format::Text,
-        FormatArg::Markdown => Format::Markdown,
-        FormatArg::Json => Format::Json,
-    };
-    let text = study.report().render(format);
-    match out {
-        Some(path) => {
-            if let Err(e) = std::fs::write(&path, text) {
-                return usage(&format!("cannot write `{}`: {e}", path.display()));
-            }
-        }
-        None => {
-            let _ = std::io::stdout().write_all(text.as_bytes());
-        }
-    }
-    EXIT_OK
-}
-
-fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
-    let mut worst = EXIT_OK;
-    for f in files {
-        match load(f, color) {
-            Ok(s) => {
-                println!(
-                    "{}: ok ({} nodes, {} variants, {} sweeps)",
-                    f.display(),
-                    s.nodes.len(),
-                    s.variants.len(),
-                    s.sweeps.len()
-                );
-                if model {
-                    for key in s.all_runs() {
-                        if let Ok(m) = s.model_for(key, &[]) {
-                            let pretty = ron::ser::PrettyConfig::new();
-                            match ron::ser::to_string_pretty(&m, pretty) {
-                                Ok(text) => println!("// {key:?}\n{text}"),
-                                Err(e) => eprintln!("error: cannot print the model: {e}"),
-                            }
-                        }
-                    }
-                }
-            }
-            Err(code) => worst = worst.max(code),
-        }
-    }
-    worst
 }

@@ -681,17 +681,44 @@ pub struct DiagnoseAst {
     pub span: Span,
 }
 
-/// `expect lhs op rhs`
+/// `expect lhs op rhs`, `expect lhs in lo..hi` or `expect lhs == x within tol`
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ExpectDecl {
-    /// Left side.
+    /// The value checked.
     pub lhs: Expr,
-    /// Comparison.
-    pub op: CmpOp,
-    /// Right side.
-    pub rhs: Expr,
+    /// What it must satisfy.
+    pub check: ExpectCheck,
     /// The whole line.
     pub span: Span,
+}
+
+/// What an `expect` line asks of its value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ExpectCheck {
+    /// `op bound`, e.g. `> 6`
+    Compare(CmpOp, Bound),
+    /// `in lo..hi`, both inclusive
+    Range(Bound, Bound),
+    /// `== expected within tolerance`
+    Near(Bound, Tolerance),
+}
+
+/// A bound of an `expect` line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Bound {
+    /// A report expression (a plain number is one).
+    Expr(Expr),
+    /// A rate or a duration, converted to the file's clock: `25/round`, `2s`.
+    Quantity(Value),
+}
+
+/// How far from the expected value an `expect ... within` line may be.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum Tolerance {
+    /// `5%`: a share of the expected value's magnitude.
+    Percent(f64, Span),
+    /// An absolute distance.
+    Absolute(Bound),
 }
 
 /// A comparison operator.

@@ -42,10 +42,7 @@ impl Scenario {
         match key {
             RunKey::Variant(v) => {
                 let mut o = base.then(&self.variants[v].overrides);
-                o.seed = Some(derive_seed(
-                    self.seed,
-                    &format!("variant/{}", self.variants[v].name),
-                ));
+                o.seed = Some(self.run_seed(key));
                 o
             }
             RunKey::Point(s, p) => {
@@ -53,14 +50,17 @@ impl Scenario {
                 let mut o = base.then(&self.variants[sweep.base].overrides);
                 if let Some(point) = sweep.point(p) {
                     for (name, value) in point {
+                        let origin = sweep.from_cli.then(|| {
+                            format!("--vary {name}={}", crate::format::value_text(&value))
+                        });
                         o.sets.push(Setting {
-                            name: name.clone(),
-                            value: value.clone(),
-                            origin: None,
+                            name,
+                            value,
+                            origin,
                         });
                     }
                 }
-                o.seed = Some(derive_seed(self.seed, &format!("sweep/{}/{p}", sweep.name)));
+                o.seed = Some(self.run_seed(key));
                 o
             }
             RunKey::Cross(v, s, p) => {
@@ -75,13 +75,38 @@ impl Scenario {
                         });
                     }
                 }
-                o.seed = Some(derive_seed(
-                    self.seed,
-                    &format!("variant/{}/sweep/{}/{p}", self.variants[v].name, sweep.name),
-                ));
+                o.seed = Some(self.run_seed(key));
                 o
             }
         }
+    }
+
+    /// The seed of a run, derived from the scenario's `seed` and a label:
+    /// `variant/<name>` for a variant, `point/<settings>` for a sweep point
+    /// (its settings sorted by name, so the seed follows the point's values
+    /// and not its position), `variant/<name>/point/<settings>` for a point
+    /// on top of a variant.
+    pub fn run_seed(&self, key: RunKey) -> u64 {
+        let settings = |s: usize, p: usize| {
+            let mut parts: Vec<String> = self
+                .sweeps
+                .get(s)
+                .and_then(|sw| sw.point(p))
+                .unwrap_or_default()
+                .iter()
+                .map(|(n, v)| format!("{n}={}", crate::format::value_text(v)))
+                .collect();
+            parts.sort();
+            parts.join(",")
+        };
+        let label = match key {
+            RunKey::Variant(v) => format!("variant/{}", self.variants[v].name),
+            RunKey::Point(s, p) => format!("point/{}", settings(s, p)),
+            RunKey::Cross(v, s, p) => {
+                format!("variant/{}/point/{}", self.variants[v].name, settings(s, p))
+            }
+        };
+        derive_seed(self.seed, &label)
     }
 
     /// Every run the file declares: variants, then sweep points.

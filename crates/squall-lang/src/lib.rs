@@ -26,9 +26,11 @@
     clippy::unreachable
 )]
 
+pub mod adhoc;
 pub mod ast;
 pub mod date;
 pub mod diagnostic;
+pub mod format;
 pub mod instantiate;
 pub mod model;
 pub mod parse;

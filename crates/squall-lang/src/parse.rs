@@ -529,11 +529,64 @@ fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
         }
         Rule::expect_decl => {
             let lhs = parse_expr(c.expect(Rule::expr)?)?;
-            let op = parse_compare(&c.expect(Rule::compare)?)?;
-            let rhs = parse_expr(c.expect(Rule::expr)?)?;
-            Item::Expect(ExpectDecl { lhs, op, rhs, span })
+            let check = c
+                .next()
+                .ok_or_else(|| internal(span, "`expect` without a check"))?;
+            let check = parse_expect_check(check)?;
+            Item::Expect(ExpectDecl { lhs, check, span })
         }
         other => return Err(internal(span, &format!("unexpected item {other:?}"))),
+    })
+}
+
+fn parse_expect_check(pair: Pair<'_, Rule>) -> Result<ExpectCheck> {
+    let rule = pair.as_rule();
+    let span: Span = pair.as_span().into();
+    let mut c = Children::of(pair);
+    Ok(match rule {
+        Rule::expect_compare => {
+            let op = parse_compare(&c.expect(Rule::compare)?)?;
+            ExpectCheck::Compare(op, parse_bound(c.expect(Rule::bound)?)?)
+        }
+        Rule::expect_range => {
+            let lo = parse_bound(c.expect(Rule::bound)?)?;
+            let hi = parse_bound(c.expect(Rule::bound)?)?;
+            ExpectCheck::Range(lo, hi)
+        }
+        Rule::expect_near => {
+            let expected = parse_bound(c.expect(Rule::bound)?)?;
+            let tol = c.expect(Rule::tolerance)?;
+            let tspan: Span = tol.as_span().into();
+            let inner = Children::of(tol)
+                .next()
+                .ok_or_else(|| internal(tspan, "empty tolerance"))?;
+            let tolerance = match inner.as_rule() {
+                Rule::percent => {
+                    let n = Children::of(inner).expect(Rule::number)?;
+                    Tolerance::Percent(number(&n)?, tspan)
+                }
+                _ => Tolerance::Absolute(parse_bound(inner)?),
+            };
+            ExpectCheck::Near(expected, tolerance)
+        }
+        other => return Err(internal(span, &format!("unexpected check {other:?}"))),
+    })
+}
+
+fn parse_bound(pair: Pair<'_, Rule>) -> Result<Bound> {
+    let span: Span = pair.as_span().into();
+    let inner = Children::of(pair)
+        .next()
+        .ok_or_else(|| internal(span, "empty bound"))?;
+    Ok(match inner.as_rule() {
+        Rule::expr => Bound::Expr(parse_expr(inner)?),
+        Rule::quantity => {
+            let q = Children::of(inner)
+                .next()
+                .ok_or_else(|| internal(span, "empty quantity"))?;
+            Bound::Quantity(parse_value_inner(q, span)?)
+        }
+        other => return Err(internal(span, &format!("unexpected bound {other:?}"))),
     })
 }
 
@@ -1180,6 +1233,11 @@ fn parse_value_pair(pair: Pair<'_, Rule>) -> Result<Value> {
     let inner = Children::of(pair)
         .next()
         .ok_or_else(|| internal(span, "empty value"))?;
+    parse_value_inner(inner, span)
+}
+
+/// A value from its inner pair (`number`, `param_ref`, `rate` or `duration`).
+fn parse_value_inner(inner: Pair<'_, Rule>, span: Span) -> Result<Value> {
     let kind = match inner.as_rule() {
         Rule::number => ValueKind::Number(number(&inner)?),
         Rule::param_ref => ValueKind::Param(
@@ -1188,7 +1246,7 @@ fn parse_value_pair(pair: Pair<'_, Rule>) -> Result<Value> {
                 .as_str()
                 .to_string(),
         ),
-        Rule::rate => {
+        Rule::rate | Rule::bound_rate => {
             let mut c = Children::of(inner);
             let n = number(&c.expect(Rule::number)?)?;
             let u = c.expect(Rule::rate_unit)?;
@@ -1437,6 +1495,12 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::column_decl => "`column`",
         Rule::format_spec => "a format such as `:.2`",
         Rule::compare => "a comparison (`<`, `<=`, `>`, `>=`, `==`, `!=`)",
+        Rule::expect_compare | Rule::expect_range | Rule::expect_near => {
+            "a check (`> 6`, `in 6.0..6.5` or `== 6.25 within 1%`)"
+        }
+        Rule::bound | Rule::quantity => "a bound (a number, a rate, a duration or an expression)",
+        Rule::bound_rate => "a rate such as `25/round`",
+        Rule::tolerance | Rule::percent => "a tolerance such as `0.1` or `5%`",
         Rule::expr | Rule::call | Rule::path => "an expression",
         Rule::paren => "`(`",
         Rule::add | Rule::sub | Rule::mul | Rule::div | Rule::pow => "an operator",

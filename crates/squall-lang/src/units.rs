@@ -212,3 +212,24 @@ pub fn bytes(v: &Value, what: &str) -> Result<u64> {
     }
     Ok(b as u64)
 }
+
+/// A rate (per tick) or a duration (in ticks, possibly fractional) as a
+/// plain number; used for the bounds of `expect` lines.
+pub fn quantity(v: &Value, clock: Clock) -> Result<f64> {
+    match &v.kind {
+        ValueKind::Number(n) => Ok(*n),
+        ValueKind::Rate { .. } => per_tick(v, clock, "a bound"),
+        ValueKind::Duration { n, unit } => Ok(n * ticks_per_unit(*unit, clock, v)?),
+        ValueKind::Param(_) => Err(Diagnostic::new(
+            "a bound with a unit takes a number, not a `$param`",
+            v.span,
+        )
+        .label("a param")),
+        ValueKind::Size { bytes } => Ok(*bytes),
+        ValueKind::Word(_) | ValueKind::Mark(_) => Err(Diagnostic::new(
+            format!("a bound takes a number, found {}", describe(v)),
+            v.span,
+        )
+        .label("not a number")),
+    }
+}

@@ -117,6 +117,10 @@ pub struct SweepSpec {
     pub base: usize,
     /// Params and their values; first axis outermost.
     pub axes: Vec<(String, Vec<Value>)>,
+    /// True for a sweep given on the command line (`squall sweep --vary`):
+    /// its values come from outside the file, and its points are labelled
+    /// `name=value` even with one axis.
+    pub from_cli: bool,
 }
 
 impl SweepSpec {
@@ -147,6 +151,11 @@ impl SweepSpec {
         }
         point.reverse();
         Some(point)
+    }
+
+    /// The number of points (the same as [`SweepSpec::len`]).
+    pub fn point_count(&self) -> usize {
+        self.len()
     }
 
     /// The points in order, each a list of (param, value).
@@ -1139,6 +1148,7 @@ impl Validator {
                     label: decl.label.clone().unwrap_or_else(|| decl.name.name.clone()),
                     base,
                     axes,
+                    from_cli: false,
                 };
                 if sweep.len() > MAX_SWEEP_POINTS {
                     self.err(
@@ -1520,14 +1530,12 @@ impl Validator {
                         what: "an `expect` line",
                     };
                     let lhs = self.expr(&names, &e.lhs);
-                    let rhs = self.expr(&names, &e.rhs);
-                    if let (Some((l, ln)), Some((r, rn))) = (lhs, rhs) {
+                    let check = self.expect_check(&names, ctx, clock, &e.check);
+                    if let (Some((l, ln)), Some(check)) = (lhs, check) {
                         self.check_context(ln, ctx, e.lhs.span);
-                        self.check_context(rn, ctx, e.rhs.span);
                         report.expects.push(ExpectSpec {
                             lhs: l,
-                            op: e.op,
-                            rhs: r,
+                            check,
                             text: self
                                 .source
                                 .get(e.span.start..e.span.end)
@@ -2067,6 +2075,86 @@ impl Validator {
                         ),
                 );
             }
+        }
+    }
+
+    /// Resolves the check of an `expect` line; quantities with units become
+    /// numbers in ticks of the file's clock.
+    fn expect_check(
+        &mut self,
+        names: &Names<'_>,
+        ctx: Context,
+        clock: Clock,
+        check: &ExpectCheck,
+    ) -> Option<CheckSpec> {
+        match check {
+            ExpectCheck::Compare(op, b) => {
+                let b = self.bound(names, ctx, clock, b)?;
+                Some(CheckSpec::Compare(*op, b))
+            }
+            ExpectCheck::Range(lo, hi) => {
+                let lo = self.bound(names, ctx, clock, lo);
+                let hi = self.bound(names, ctx, clock, hi);
+                let (lo, hi) = (lo?, hi?);
+                if let (RExpr::Number(a), RExpr::Number(b)) = (&lo, &hi) {
+                    if a > b {
+                        let span = match check {
+                            ExpectCheck::Range(l, h) => bound_span(l).join(bound_span(h)),
+                            _ => Span::default(),
+                        };
+                        self.err(
+                            Diagnostic::new(
+                                format!("the range {a}..{b} is empty: it starts above its end"),
+                                span,
+                            )
+                            .label("empty range")
+                            .help("write the lower bound first, as in `in 6.0..6.5`"),
+                        );
+                        return None;
+                    }
+                }
+                Some(CheckSpec::Range(lo, hi))
+            }
+            ExpectCheck::Near(expected, tol) => {
+                let expected = self.bound(names, ctx, clock, expected);
+                let tol = match tol {
+                    Tolerance::Percent(p, span) => {
+                        if !p.is_finite() || *p > 100.0 {
+                            self.err(
+                                Diagnostic::new(
+                                    format!("a tolerance of {p}% is more than the whole value"),
+                                    *span,
+                                )
+                                .label("at most 100%"),
+                            );
+                            None
+                        } else {
+                            Some(ToleranceSpec::Percent(*p))
+                        }
+                    }
+                    Tolerance::Absolute(b) => self
+                        .bound(names, ctx, clock, b)
+                        .map(ToleranceSpec::Absolute),
+                };
+                Some(CheckSpec::Near(expected?, tol?))
+            }
+        }
+    }
+
+    fn bound(&mut self, names: &Names<'_>, ctx: Context, clock: Clock, b: &Bound) -> Option<RExpr> {
+        match b {
+            Bound::Expr(e) => {
+                let (r, needs) = self.expr(names, e)?;
+                self.check_context(needs, ctx, e.span);
+                Some(r)
+            }
+            Bound::Quantity(v) => match crate::units::quantity(v, clock) {
+                Ok(x) => Some(RExpr::Number(x)),
+                Err(d) => {
+                    self.err(d);
+                    None
+                }
+            },
         }
     }
 
@@ -2619,6 +2707,14 @@ pub const FUNCTIONS: [&str; 14] = [
     "max",
     "abs",
 ];
+
+/// The span of a bound as written.
+fn bound_span(b: &Bound) -> Span {
+    match b {
+        Bound::Expr(e) => e.span,
+        Bound::Quantity(v) => v.span,
+    }
+}
 
 impl Names<'_> {
     fn sweeps_position(&self, id: &Ident) -> Option<usize> {

@@ -1,6 +1,8 @@
 //! From a finished [`Study`] to a [`Report`].
 
-use squall_lang::{AxisSpec, LinePart, ReportItemSpec, RunKey, TableSpec};
+use squall_lang::{
+    AxisSpec, CheckSpec, LinePart, ReportItemSpec, RunKey, TableSpec, ToleranceSpec,
+};
 
 use crate::document::{Block, Cell, Report, Table};
 use crate::eval::Ctx;
@@ -16,10 +18,38 @@ pub struct ExpectOutcome {
     pub line: usize,
     /// The left side's value.
     pub actual: Option<f64>,
-    /// The right side's value.
+    /// The value it is compared with (the bound, or the expected value of
+    /// `== x within tol`; `None` for a range or a value that is n/a).
     pub expected: Option<f64>,
+    /// What the line wants, in words with numbers: `> 6`, `in 6..6.5`,
+    /// `== 6.25 ± 0.1`.
+    pub wanted: String,
     /// True when it holds.
     pub passed: bool,
+}
+
+impl ExpectOutcome {
+    /// A one-line account of a failure: the line as written, the actual
+    /// value and what was wanted.
+    pub fn failure(&self) -> String {
+        let actual = self.actual.map_or("n/a".to_string(), short_number);
+        format!(
+            "`{}` failed: the value is {actual}, wanted {}",
+            self.text, self.wanted
+        )
+    }
+}
+
+/// A number for messages: as short as it can be while telling values apart
+/// (at most 6 digits after the point).
+pub fn short_number(x: f64) -> String {
+    let plain = format!("{x}");
+    if plain.len() <= 12 {
+        return plain;
+    }
+    let fixed = to_fixed(x, 6);
+    let trimmed = fixed.trim_end_matches('0').trim_end_matches('.');
+    trimmed.to_string()
 }
 
 impl Study<'_> {
@@ -130,13 +160,40 @@ impl Study<'_> {
             .iter()
             .map(|e| {
                 let actual = self.eval(&e.lhs, ctx);
-                let expected = self.eval(&e.rhs, ctx);
-                let passed = matches!((actual, expected), (Some(a), Some(b)) if e.op.eval(a, b));
+                let n = |x: Option<f64>| x.map_or("n/a".to_string(), short_number);
+                let (expected, wanted, passed) = match &e.check {
+                    CheckSpec::Compare(op, b) => {
+                        let b = self.eval(b, ctx);
+                        let ok = matches!((actual, b), (Some(a), Some(b)) if op.eval(a, b));
+                        (b, format!("{} {}", op.as_str(), n(b)), ok)
+                    }
+                    CheckSpec::Range(lo, hi) => {
+                        let (lo, hi) = (self.eval(lo, ctx), self.eval(hi, ctx));
+                        let ok = matches!((actual, lo, hi), (Some(a), Some(l), Some(h)) if l <= a && a <= h);
+                        (None, format!("in {}..{}", n(lo), n(hi)), ok)
+                    }
+                    CheckSpec::Near(x, tol) => {
+                        let x = self.eval(x, ctx);
+                        let (tol, tol_text) = match tol {
+                            ToleranceSpec::Percent(p) => (
+                                x.map(|x| x.abs() * p / 100.0),
+                                format!("{}%", short_number(*p)),
+                            ),
+                            ToleranceSpec::Absolute(t) => {
+                                let t = self.eval(t, ctx);
+                                (t, n(t))
+                            }
+                        };
+                        let ok = matches!((actual, x, tol), (Some(a), Some(x), Some(t)) if (a - x).abs() <= t);
+                        (x, format!("{} ± {tol_text}", n(x)), ok)
+                    }
+                };
                 ExpectOutcome {
                     text: e.text.clone(),
                     line: e.line,
                     actual,
                     expected,
+                    wanted,
                     passed,
                 }
             })
@@ -157,17 +214,11 @@ impl Study<'_> {
             }
             RunKey::Point(i, p) => {
                 let sweep = &s.sweeps[i];
-                let points = sweep.points();
-                let Some(point) = points.get(p) else {
+                let Some(point) = sweep.point(p) else {
                     return format!("{}#{p}", sweep.name);
                 };
-                let text = |v: &squall_lang::ast::Value| {
-                    s.source
-                        .get(v.span.start..v.span.end)
-                        .unwrap_or("?")
-                        .to_string()
-                };
-                if point.len() == 1 {
+                let text = |v: &squall_lang::ast::Value| squall_lang::format::value_text(v);
+                if point.len() == 1 && !sweep.from_cli {
                     text(&point[0].1)
                 } else {
                     point
@@ -203,7 +254,7 @@ impl Study<'_> {
                     .iter()
                     .map(|&w| (self.scenario.windows[w].0.clone(), None, Some(w)))
                     .collect(),
-                AxisSpec::Sweep(i) => (0..self.scenario.sweeps[*i].points().len())
+                AxisSpec::Sweep(i) => (0..self.scenario.sweeps[*i].point_count())
                     .map(|p| {
                         let k = RunKey::Point(*i, p);
                         (self.run_label(k), Some(k), None)

@@ -27,13 +27,17 @@
 
 pub mod build;
 pub mod client;
+pub mod compare;
+pub mod csv;
 pub mod diagnose;
 pub mod document;
 pub mod eval;
 pub mod number;
 pub mod render;
 pub mod study;
+pub mod sweep;
 
 pub use document::{Block, Cell, Report, Table};
 pub use render::Format;
 pub use study::{Run, Study, StudyError, StudyOptions};
+pub use sweep::{merge, read_shard, run_sweep, MergeError, Shard, SweepOptions, SweepRows};

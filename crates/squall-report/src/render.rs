@@ -1,4 +1,4 @@
-//! Text, markdown and JSON renderings of a [`Report`].
+//! Text, markdown, JSON (and, in [`crate::csv`], CSV) renderings of a [`Report`].
 
 use crate::document::{Block, Cell, Report, Table};
 
@@ -11,6 +11,8 @@ pub enum Format {
     Markdown,
     /// JSON: tables as data.
     Json,
+    /// CSV: the tables only (see [`crate::csv`]).
+    Csv,
 }
 
 impl Report {
@@ -20,6 +22,7 @@ impl Report {
             Format::Text => self.to_text(),
             Format::Markdown => self.to_markdown(),
             Format::Json => self.to_json(),
+            Format::Csv => self.to_csv(),
         }
     }
 

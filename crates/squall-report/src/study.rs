@@ -35,6 +35,9 @@ pub enum StudyError {
     /// The engine refused a model.
     #[error("simulation failed: {0}")]
     Sim(#[from] SimError),
+    /// The thread pool for `--jobs` could not start.
+    #[error("cannot start the worker threads: {0}")]
+    Pool(String),
 }
 
 /// A scenario and its finished runs.
@@ -67,10 +70,10 @@ impl<'s> Study<'s> {
             .iter()
             .map(|&k| {
                 let o = scenario.overrides(k, &options.cli);
-                scenario
-                    .model(&o)
-                    .map(|m| (k, o, m))
-                    .map_err(StudyError::Invalid)
+                let mut m = scenario.model(&o).map_err(StudyError::Invalid)?;
+                // Sweep points get their own stream (see `crate::sweep`).
+                m.seed = crate::sweep::run_seed(scenario, k);
+                Ok::<_, StudyError>((k, o, m))
             })
             .collect::<Result<_, _>>()?;
         let runs: Vec<Run> = models
@@ -154,7 +157,19 @@ fn needed_runs(s: &Scenario, selected: Option<&[usize]>) -> Vec<RunKey> {
     }
     for e in &s.report.expects {
         variants_named(&e.lhs, &mut named);
-        variants_named(&e.rhs, &mut named);
+        match &e.check {
+            squall_lang::CheckSpec::Compare(_, b) => variants_named(b, &mut named),
+            squall_lang::CheckSpec::Range(lo, hi) => {
+                variants_named(lo, &mut named);
+                variants_named(hi, &mut named);
+            }
+            squall_lang::CheckSpec::Near(x, tol) => {
+                variants_named(x, &mut named);
+                if let squall_lang::ToleranceSpec::Absolute(t) = tol {
+                    variants_named(t, &mut named);
+                }
+            }
+        }
     }
     // A variant the user left out with `--variant` is not run for a line
     // that names it; the line is left out instead.

@@ -1,0 +1,185 @@
+//! Sweeps given on the command line: `squall sweep FILE --vary NAME=V1,V2`.
+//!
+//! [`Scenario::with_sweep`] returns a copy of a scenario whose sweep has the
+//! given axes: the file's sweep of that name keeps its label and base
+//! variant and gets new points, or a new sweep is added. Every point is
+//! resolved before anything runs, so a value that does not fit (`attempts=0`)
+//! is reported at once, pointing at the `$param` use it reaches.
+
+use crate::ast::Value;
+use crate::diagnostic::{did_you_mean, Diagnostics};
+use crate::instantiate::RunKey;
+use crate::validate::{Scenario, SweepSpec};
+
+/// The most points one sweep may have.
+pub const MAX_POINTS: usize = 1_000_000;
+
+/// Why an ad-hoc sweep cannot be built.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum SweepError {
+    /// A bad request: an unknown param, an empty axis, too many points.
+    #[error("{0}")]
+    Usage(String),
+    /// A point does not resolve; the diagnostics point into the file.
+    #[error("a point of the sweep is invalid")]
+    Invalid(Diagnostics),
+}
+
+impl Scenario {
+    /// A copy of the scenario whose sweep `name` has `axes` (first axis
+    /// outermost) and starts from variant `base` (`None`: the file sweep's
+    /// own base, or the first variant).
+    pub fn with_sweep(
+        &self,
+        name: &str,
+        axes: Vec<(String, Vec<Value>)>,
+        base: Option<usize>,
+    ) -> Result<Scenario, SweepError> {
+        if axes.is_empty() {
+            return Err(SweepError::Usage(
+                "a sweep needs at least one `--vary NAME=V1,V2,...`".into(),
+            ));
+        }
+        let mut seen: Vec<&str> = Vec::new();
+        for (param, values) in &axes {
+            if !self.params.contains_key(param) {
+                let hint = did_you_mean(param, self.params.keys().map(String::as_str))
+                    .map(|h| format!("; {h}"))
+                    .unwrap_or_default();
+                let known: Vec<String> = self.params.keys().map(|k| format!("`{k}`")).collect();
+                return Err(SweepError::Usage(format!(
+                    "the scenario has no param `{param}` to vary{hint} (params: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                )));
+            }
+            if seen.contains(&param.as_str()) {
+                return Err(SweepError::Usage(format!(
+                    "`{param}` is varied twice; give all its values in one `--vary {param}=...`"
+                )));
+            }
+            seen.push(param);
+            if values.is_empty() {
+                return Err(SweepError::Usage(format!(
+                    "`--vary {param}=` gives no values; list them, e.g. `--vary {param}=1,2,3`"
+                )));
+            }
+        }
+        if let Some(b) = base {
+            if b >= self.variants.len() {
+                return Err(SweepError::Usage(format!("no variant number {b}")));
+            }
+        }
+        let mut out = self.clone();
+        let spec = match out.sweeps.iter().position(|s| s.name == name) {
+            Some(i) => {
+                let s = &mut out.sweeps[i];
+                s.axes = axes;
+                s.from_cli = true;
+                if let Some(b) = base {
+                    s.base = b;
+                }
+                i
+            }
+            None => {
+                out.sweeps.push(SweepSpec {
+                    name: name.to_string(),
+                    label: name.to_string(),
+                    base: base.unwrap_or(0),
+                    axes,
+                    from_cli: true,
+                });
+                out.sweeps.len() - 1
+            }
+        };
+        let count = out.sweeps[spec].point_count();
+        if count > MAX_POINTS {
+            return Err(SweepError::Usage(format!(
+                "the sweep has {count} points, more than the {MAX_POINTS} squall runs at once; \
+                 vary fewer values, or split the study into several sweeps"
+            )));
+        }
+        let mut problems = Vec::new();
+        for p in 0..count {
+            if let Err(d) = out.model_for(RunKey::Point(spec, p), &[]) {
+                problems.extend(d.list);
+            }
+            if problems.len() > 20 {
+                break;
+            }
+        }
+        if !problems.is_empty() {
+            let mut seen = std::collections::HashSet::new();
+            problems.retain(|d| seen.insert((d.span.start, d.message.clone(), d.label.clone())));
+            return Err(SweepError::Invalid(out.diagnostics(problems)));
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_value;
+
+    const TEXT: &str = r#"scenario "t" {
+  run 20 rounds
+  param attempts = 3
+  param spacing = 2 rounds
+  source users { rate 2/round enters api }
+  chain api -> db
+  service api { retry { attempts $attempts backoff fixed $spacing } }
+  service db { capacity 1/round }
+}"#;
+
+    fn values(list: &[&str]) -> Vec<Value> {
+        list.iter().filter_map(|v| parse_value(v).ok()).collect()
+    }
+
+    #[test]
+    fn points_are_indexed_like_the_cross_product() {
+        let s = crate::load("t.squall", TEXT).expect("valid");
+        let s = s
+            .with_sweep(
+                "grid",
+                vec![
+                    ("attempts".into(), values(&["1", "2", "3"])),
+                    ("spacing".into(), values(&["1 round", "4 rounds"])),
+                ],
+                None,
+            )
+            .expect("valid sweep");
+        let sweep = &s.sweeps[0];
+        let all = sweep.points();
+        assert_eq!(all.len(), 6);
+        assert_eq!(sweep.point_count(), 6);
+        for (p, point) in all.iter().enumerate() {
+            assert_eq!(sweep.point(p).as_ref(), Some(point));
+        }
+        assert_eq!(sweep.point(6), None);
+    }
+
+    #[test]
+    fn bad_requests_are_explained() {
+        let s = crate::load("t.squall", TEXT).expect("valid");
+        let err = |axes| match s.with_sweep("x", axes, None) {
+            Err(SweepError::Usage(m)) => m,
+            Err(SweepError::Invalid(d)) => d.to_plain(),
+            Ok(_) => "accepted".into(),
+        };
+        assert!(err(vec![("atempts".into(), values(&["1"]))]).contains("did you mean `attempts`?"));
+        assert!(err(vec![("attempts".into(), vec![])]).contains("gives no values"));
+        let twice = err(vec![
+            ("attempts".into(), values(&["1"])),
+            ("attempts".into(), values(&["2"])),
+        ]);
+        assert!(twice.contains("varied twice"), "{twice}");
+        let zero = err(vec![("attempts".into(), values(&["0"]))]);
+        assert!(zero.contains("at least 1"), "{zero}");
+        assert!(zero.contains("--vary attempts=0"), "{zero}");
+    }
+}

@@ -1,0 +1,47 @@
+//! `squall diff A B`: two reports compared table by table.
+
+use std::path::Path;
+
+use squall_report::compare::{compare, DiffStyle};
+use squall_report::{Report, Study, StudyOptions};
+
+use crate::util::{self, EXIT_FAILED, EXIT_OK};
+use crate::DiffFormat;
+
+/// A report from a `.json` file, or by running a scenario.
+fn side(path: &Path, color: bool) -> Result<Report, u8> {
+    if path.extension().is_some_and(|e| e == "json") {
+        let text = util::read(path)?;
+        return Report::from_json(&text).map_err(|e| {
+            util::usage(&format!(
+                "`{}` is not a squall JSON report: {e} (write one with `squall run --format json`)",
+                path.display()
+            ))
+        });
+    }
+    let scenario = util::load(path, color)?;
+    let study = Study::run(&scenario, StudyOptions::default())
+        .map_err(|e| crate::cmd::run::study_error(&e, color))?;
+    Ok(study.report())
+}
+
+/// Prints the comparison; exit 0 when the reports are the same, 1 when not.
+pub fn diff(old: &Path, new: &Path, format: DiffFormat, color: bool) -> u8 {
+    let (a, b) = match (side(old, color), side(new, color)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(code), _) | (_, Err(code)) => return code,
+    };
+    let style = match format {
+        DiffFormat::Text => DiffStyle::Text {
+            color: color && std::io::IsTerminal::is_terminal(&std::io::stdout()),
+        },
+        DiffFormat::Markdown => DiffStyle::Markdown,
+    };
+    let c = compare(&a, &b, style);
+    print!("{}", c.text);
+    if c.changed {
+        EXIT_FAILED
+    } else {
+        EXIT_OK
+    }
+}

@@ -1,0 +1,8 @@
+//! One module per command.
+
+pub mod diff;
+pub mod fmt;
+pub mod new;
+pub mod run;
+pub mod sweep;
+pub mod test;

@@ -1,0 +1,195 @@
+//! `squall sweep` and `squall merge`: what-if studies.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use squall_lang::adhoc::SweepError;
+use squall_lang::ast::Value;
+use squall_report::sweep::{default_sweep, run_sweep, Shard, SweepOptions};
+
+use crate::cmd::run::study_error;
+use crate::util::{self, EXIT_INVALID, EXIT_OK};
+use crate::{FormatArg, SweepArgs};
+
+/// The name of a sweep made only of `--vary` axes.
+const ADHOC: &str = "vary";
+
+/// Reads `--vary NAME=V1,V2,...`.
+pub fn parse_vary(text: &str) -> Result<(String, Vec<Value>), String> {
+    let Some((name, values)) = text.split_once('=') else {
+        return Err(format!(
+            "`--vary {text}` needs the form NAME=V1,V2,..., e.g. `--vary attempts=1,2,3`"
+        ));
+    };
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(format!("`--vary {text}` names no param"));
+    }
+    let mut out = Vec::new();
+    for v in values.split(',') {
+        let v = v.trim();
+        if v.is_empty() {
+            continue;
+        }
+        let value = squall_lang::parse::parse_value(v)
+            .map_err(|d| format!("`--vary {text}`: `{v}`: {}", d.message))?;
+        out.push(value);
+    }
+    Ok((name.to_string(), out))
+}
+
+/// `squall sweep FILE ...`
+pub fn sweep(args: &SweepArgs, color: bool) -> u8 {
+    match sweep_inner(args, color) {
+        Ok(()) => EXIT_OK,
+        Err(code) => code,
+    }
+}
+
+fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
+    let scenario = util::load(&args.file, color)?;
+    if args.jobs == Some(0) {
+        return Err(util::usage("`--jobs 0`: give at least one thread"));
+    }
+    let shard = match &args.shard {
+        None => None,
+        Some(s) => Some(Shard::parse(s).map_err(|m| util::usage(&m))?),
+    };
+    if shard.is_some() && args.format.is_some() {
+        return Err(util::usage(
+            "`--shard` always writes a shard file (JSON for `squall merge`); drop `--format` and give it to `squall merge`",
+        ));
+    }
+    let base = match &args.variant {
+        None => None,
+        Some(v) => Some(util::find_variant(&scenario, v)?),
+    };
+    let named = match &args.sweep {
+        None => None,
+        Some(name) => match scenario.sweeps.iter().position(|s| s.name == *name) {
+            Some(i) => Some(i),
+            None => {
+                return Err(util::usage(&format!(
+                    "the scenario has no sweep `{name}`{}",
+                    util::unknown_hint(
+                        name,
+                        "sweeps",
+                        scenario.sweeps.iter().map(|s| s.name.as_str())
+                    )
+                )))
+            }
+        },
+    };
+    let (scenario, index) = if args.vary.is_empty() {
+        let index = match named {
+            Some(i) => i,
+            None => match scenario.sweeps.len() {
+                0 => {
+                    return Err(util::usage(
+                        "the scenario declares no sweep; vary params on the command line, e.g. `--vary attempts=1,2,3`",
+                    ))
+                }
+                1 => 0,
+                _ => {
+                    let names: Vec<String> =
+                        scenario.sweeps.iter().map(|s| format!("`{}`", s.name)).collect();
+                    return Err(util::usage(&format!(
+                        "the scenario declares several sweeps ({}); name one with `--sweep NAME`",
+                        names.join(", ")
+                    )));
+                }
+            },
+        };
+        let mut s = scenario;
+        if let Some(b) = base {
+            s.sweeps[index].base = b;
+        }
+        (s, index)
+    } else {
+        let mut axes = Vec::new();
+        for v in &args.vary {
+            axes.push(parse_vary(v).map_err(|m| util::usage(&m))?);
+        }
+        let name = match named.or_else(|| default_sweep(&scenario)) {
+            Some(i) => scenario.sweeps[i].name.clone(),
+            None => ADHOC.to_string(),
+        };
+        let s = match scenario.with_sweep(&name, axes, base) {
+            Ok(s) => s,
+            Err(SweepError::Usage(m)) => return Err(util::usage(&m)),
+            Err(SweepError::Invalid(d)) => {
+                util::print_diagnostics(&d, color);
+                return Err(EXIT_INVALID);
+            }
+        };
+        let index = s.sweeps.iter().position(|x| x.name == name).unwrap_or(0);
+        (s, index)
+    };
+    let cli = util::parse_sets(&scenario, &args.sets)?;
+    if shard.is_none() && scenario.report.measures.is_empty() {
+        let tables = squall_report::sweep::sweep_tables(&scenario, index);
+        if tables.is_empty() {
+            return Err(util::usage(&format!(
+                "nothing to tabulate: the report has no table with `rows sweep {}` and no `measure`; add a `measure` to the report",
+                scenario.sweeps[index].name
+            )));
+        }
+    }
+    let options = SweepOptions {
+        cli,
+        jobs: args.jobs,
+        shard,
+    };
+    let bar = std::io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{spinner} {bar:40} {pos}/{len} runs, {elapsed} (eta {eta})",
+        ) {
+            bar.set_style(style);
+        }
+        bar
+    });
+    let progress = |done: usize, total: usize| {
+        if let Some(b) = &bar {
+            b.set_length(total as u64);
+            b.set_position(done as u64);
+        }
+    };
+    let rows = run_sweep(&scenario, index, &options, &progress);
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let rows = rows.map_err(|e| study_error(&e, color))?;
+    let text = if shard.is_some() {
+        rows.to_json()
+    } else {
+        rows.report()
+            .render(args.format.unwrap_or(FormatArg::Text).to_report())
+    };
+    util::write_output(args.out.as_deref(), &text)
+}
+
+/// `squall merge FILE...`
+pub fn merge(files: &[PathBuf], format: FormatArg, out: Option<&Path>) -> u8 {
+    let mut parts = Vec::new();
+    for f in files {
+        let text = match util::read(f) {
+            Ok(t) => t,
+            Err(code) => return code,
+        };
+        let name = f.display().to_string();
+        match squall_report::read_shard(&name, &text) {
+            Ok(p) => parts.push((name, p)),
+            Err(e) => return util::usage(&e.to_string()),
+        }
+    }
+    let merged = match squall_report::merge(parts) {
+        Ok(m) => m,
+        Err(e) => return util::usage(&e.to_string()),
+    };
+    let text = merged.report().render(format.to_report());
+    match util::write_output(out, &text) {
+        Ok(()) => EXIT_OK,
+        Err(code) => code,
+    }
+}

@@ -1,0 +1,173 @@
+//! What every command shares: exit codes, loading files, printing
+//! diagnostics, reading `--set` and `--variant`.
+
+use std::io::Write;
+use std::path::Path;
+
+use squall_lang::{Diagnostics, Scenario, Setting};
+
+/// Exit code: success.
+pub const EXIT_OK: u8 = 0;
+/// Exit code: an expectation or a snapshot failed, reports differ, a file
+/// needs formatting.
+pub const EXIT_FAILED: u8 = 1;
+/// Exit code: an invalid scenario.
+pub const EXIT_INVALID: u8 = 2;
+/// Exit code: a usage error (bad flag, missing file).
+pub const EXIT_USAGE: u8 = 3;
+
+/// Prints `error: msg` and returns the usage exit code.
+pub fn usage(msg: &str) -> u8 {
+    eprintln!("error: {msg}");
+    EXIT_USAGE
+}
+
+/// Renders diagnostics to standard error with miette.
+pub fn print_diagnostics(d: &Diagnostics, color: bool) {
+    let _ = std::io::stderr().write_all(render_diagnostics(d, color).as_bytes());
+}
+
+/// Diagnostics as miette renders them, with a count at the end.
+pub fn render_diagnostics(d: &Diagnostics, color: bool) -> String {
+    let handler = if color {
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode())
+    } else {
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+    };
+    let mut out = String::new();
+    for located in d.located() {
+        let _ = handler.render_report(&mut out, &located);
+        out.push('\n');
+    }
+    let n = d.list.len();
+    out.push_str(&format!(
+        "{}: {n} problem{}\n",
+        d.name,
+        if n == 1 { "" } else { "s" }
+    ));
+    out
+}
+
+/// Reads a file, or says why not (as a usage error).
+pub fn read(path: &Path) -> Result<String, u8> {
+    std::fs::read_to_string(path)
+        .map_err(|e| usage(&format!("cannot read `{}`: {e}", path.display())))
+}
+
+/// Reads and validates a scenario file; `name` is how messages and the
+/// report name it.
+pub fn load_named(path: &Path, name: &str, color: bool) -> Result<Scenario, u8> {
+    let text = read(path)?;
+    squall_lang::load(name, &text).map_err(|d| {
+        print_diagnostics(&d, color);
+        EXIT_INVALID
+    })
+}
+
+/// Reads and validates a scenario file.
+pub fn load(path: &Path, color: bool) -> Result<Scenario, u8> {
+    load_named(path, &path.display().to_string(), color)
+}
+
+/// `; did you mean `x`? (KIND: a, b)` for an unknown name, for messages.
+pub fn unknown_hint<'a>(
+    name: &str,
+    kind: &str,
+    known: impl IntoIterator<Item = &'a str> + Clone,
+) -> String {
+    let hint = squall_lang::diagnostic::did_you_mean(name, known.clone())
+        .map(|h| format!("; {h}"))
+        .unwrap_or_default();
+    let list: Vec<&str> = known.into_iter().collect();
+    let list = if list.is_empty() {
+        "none".to_string()
+    } else {
+        list.join(", ")
+    };
+    format!("{hint} ({kind}: {list})")
+}
+
+/// `--set NAME=VALUE` settings, checked against the scenario's params.
+pub fn parse_sets(scenario: &Scenario, sets: &[String]) -> Result<Vec<Setting>, u8> {
+    let mut out = Vec::new();
+    for s in sets {
+        let Some((name, value)) = s.split_once('=') else {
+            return Err(usage(&format!(
+                "`--set {s}` needs the form NAME=VALUE, e.g. `--set attempts=2`"
+            )));
+        };
+        let name = name.trim();
+        if !scenario.params.contains_key(name) {
+            return Err(usage(&format!(
+                "`--set {s}`: the scenario has no param `{name}`{}",
+                unknown_hint(name, "params", scenario.params.keys().map(String::as_str))
+            )));
+        }
+        let value = squall_lang::parse::parse_value(value.trim())
+            .map_err(|d| usage(&format!("`--set {s}`: {}", d.message)))?;
+        out.push(Setting {
+            name: name.to_string(),
+            value,
+            origin: Some(format!("--set {s}")),
+        });
+    }
+    Ok(out)
+}
+
+/// A variant by name or label.
+pub fn find_variant(scenario: &Scenario, v: &str) -> Result<usize, u8> {
+    scenario
+        .variants
+        .iter()
+        .position(|x| x.name == *v || x.label == *v)
+        .ok_or_else(|| {
+            usage(&format!(
+                "no variant `{v}`{}",
+                unknown_hint(
+                    v,
+                    "variants",
+                    scenario.variants.iter().map(|x| x.name.as_str())
+                )
+            ))
+        })
+}
+
+/// Writes `text` to `out`, or to standard output.
+pub fn write_output(out: Option<&Path>, text: &str) -> Result<(), u8> {
+    match out {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| usage(&format!("cannot write `{}`: {e}", path.display()))),
+        None => {
+            let _ = std::io::stdout().write_all(text.as_bytes());
+            Ok(())
+        }
+    }
+}
+
+/// A unified diff of two texts, coloured when asked.
+pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str, color: bool) -> String {
+    let diff = similar::TextDiff::from_lines(old, new);
+    let text = diff
+        .unified_diff()
+        .context_radius(3)
+        .header(old_name, new_name)
+        .to_string();
+    if !color {
+        return text;
+    }
+    text.lines()
+        .map(|l| {
+            if l.starts_with("+++") || l.starts_with("---") {
+                format!("\x1b[1m{l}\x1b[0m\n")
+            } else if l.starts_with('+') {
+                format!("\x1b[32m{l}\x1b[0m\n")
+            } else if l.starts_with('-') {
+                format!("\x1b[31m{l}\x1b[0m\n")
+            } else if l.starts_with("@@") {
+                format!("\x1b[36m{l}\x1b[0m\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,7 @@
+//! End-to-end tests of the study and review commands: `sweep`, `merge`,
+//! `test`, `diff`, `fmt`, `new`, `completions`, and the `expect` forms.
+//!
+//! One test binary (`cargo test --test study`); each module covers one job.
+
+mod cli;
+mod fmt_props;
