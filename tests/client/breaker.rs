@@ -438,3 +438,57 @@ fn random_sequences_match_the_documents_state_machine() {
         );
     }
 }
+
+/// A breaker per endpoint group (`per path`): failing writes open the
+/// breaker of their path only, so reads through the same service still go
+/// out; one breaker for every path blocks the reads too. Derived from the
+/// rules: writes at 0, 100, 200 ms fail (threshold 3 → open at 200 ms), the
+/// write at 300 ms is not sent (5000 − 100 ms left); the reads at 400 and
+/// 500 ms find their own breaker closed — or the shared one open.
+#[test]
+fn a_breaker_per_path_keeps_other_paths_open() {
+    let ran = crate::support::run_file("scenarios/breaker-scope.squall");
+    let per_path = ran.trace("app");
+    let scopes: Vec<&str> = per_path.iter().map(|r| r.scope.as_str()).collect();
+    assert_eq!(
+        scopes,
+        [
+            "/olcumler",
+            "/olcumler",
+            "/olcumler",
+            "/olcumler",
+            "/istasyonlar",
+            "/istasyonlar"
+        ]
+    );
+    assert_eq!(
+        rows(&ran, "app"),
+        vec![
+            sent(0, "closed", "http 503", "closed"),
+            sent(100, "closed", "http 503", "closed"),
+            sent(200, "closed", "http 503", "open"),
+            (
+                300,
+                false,
+                "open",
+                "not sent (4900 ms left)".to_string(),
+                "open"
+            ),
+            sent(400, "closed", "success", "closed"),
+            sent(500, "closed", "success", "closed"),
+        ]
+    );
+    let shared = rows(&ran, "shared");
+    assert_eq!(shared.len(), 6);
+    assert!(
+        shared[3..].iter().all(|r| !r.1 && r.2 == "open"),
+        "{shared:?}"
+    );
+    // One breaker over every path leaves no scope to name.
+    assert!(ran.trace("shared").iter().all(|r| r.scope.is_empty()));
+    assert_eq!(
+        ran.calls("api"),
+        5 + 3,
+        "sent: 5 through `app`, 3 through `shared`"
+    );
+}

@@ -138,6 +138,7 @@ mod tests {
             threshold: 2,
             cooldown: 10,
             probes: 1,
+            per_path: false,
         });
         assert!(b.admit(0).sent);
         assert_eq!(b.record(true, 0), State::Closed);
@@ -160,6 +161,7 @@ mod tests {
             threshold: 2,
             cooldown: 10,
             probes: 1,
+            per_path: false,
         });
         b.admit(0);
         b.record(true, 0);

@@ -153,6 +153,9 @@ pub struct TraceRow {
     pub time: u64,
     /// Whether the call was sent.
     pub sent: bool,
+    /// The request path a `per path` breaker guards; empty for a breaker
+    /// over all calls.
+    pub scope: String,
     /// The state the call found.
     pub before: &'static str,
     /// The call's outcome, in words.

@@ -240,8 +240,9 @@ struct NodeState {
     faults: Vec<(u64, u64, u64, usize)>,
     /// Failing faults on this node: (from, to, fault index).
     failing: Vec<(u64, u64, usize)>,
-    /// The breaker on its downstream calls.
-    breaker: Option<Breaker>,
+    /// The breakers on its downstream calls: one, or one per request path
+    /// (indexed like [`Kind::scope`]).
+    breakers: Vec<Breaker>,
     /// Calls each scripted route has answered.
     route_calls: Vec<u64>,
     /// Tick of each composite field's last fresh value (the ledger).
@@ -275,6 +276,9 @@ impl NodeState {
 #[derive(Debug, Clone)]
 struct Kind {
     request: RequestSpec,
+    /// Index of the request's path among the distinct paths of the model
+    /// (the scope of a `per path` breaker).
+    scope: usize,
     entry_retry: Option<RetrySpec>,
     /// The operation, for sequential sources.
     op: Option<usize>,
@@ -385,6 +389,7 @@ impl<'m> SimulationBuilder<'m> {
                 Schedule::Sequential(ops) => {
                     for (i, op) in ops.iter().enumerate() {
                         kinds.push(Kind {
+                            scope: 0,
                             request: op.request.clone(),
                             entry_retry: op.retry.clone().or_else(|| entry_retry.clone()),
                             op: Some(i),
@@ -392,18 +397,33 @@ impl<'m> SimulationBuilder<'m> {
                     }
                 }
                 Schedule::Rate | Schedule::At(_) => kinds.push(Kind {
+                    scope: 0,
                     request: s.request.clone(),
                     entry_retry,
                     op: None,
                 }),
             }
         }
+        // Distinct request paths, in order of first appearance.
+        let mut seen: Vec<String> = Vec::new();
+        for k in &mut kinds {
+            k.scope = match seen.iter().position(|p| *p == k.request.path) {
+                Some(i) => i,
+                None => {
+                    seen.push(k.request.path.clone());
+                    seen.len() - 1
+                }
+            };
+        }
+        let scopes = seen.len().max(1);
         Ok(Simulation {
             model: m,
             seed: self.seed,
             paths,
             kinds,
             kind_base,
+            scopes,
+            scope_names: seen,
         })
     }
 }
@@ -417,6 +437,9 @@ pub struct Simulation<'m> {
     /// Request kinds, and where each source's kinds start.
     kinds: Vec<Kind>,
     kind_base: Vec<u32>,
+    /// How many distinct request paths there are, and which.
+    scopes: usize,
+    scope_names: Vec<String>,
 }
 
 impl<'m> Simulation<'m> {
@@ -485,7 +508,11 @@ impl<'s, 'm> Runner<'s, 'm> {
                     .filter(|(_, f)| f.node == i && f.fail.is_some())
                     .map(|(k, f)| (f.from, f.to, k))
                     .collect(),
-                breaker: n.breaker.clone().map(Breaker::new),
+                breakers: match &n.breaker {
+                    None => Vec::new(),
+                    Some(b) if b.per_path => vec![Breaker::new(b.clone()); sim.scopes],
+                    Some(b) => vec![Breaker::new(b.clone())],
+                },
                 route_calls: vec![0; n.routes.len()],
                 ledger: vec![NEVER; n.composite.as_ref().map_or(0, |c| c.fields.len())],
             })
@@ -812,13 +839,32 @@ impl<'s, 'm> Runner<'s, 'm> {
         self.arrive(t, slot, pos + 1)
     }
 
+    /// Which of `node`'s breakers guards the request in `slot`, if any.
+    fn breaker_scope(&self, slot: u32, node: usize) -> Option<usize> {
+        match self.nodes[node].breakers.len() {
+            0 => None,
+            1 => Some(0),
+            _ => Some(self.sim.kinds[self.requests.kind[slot as usize] as usize].scope),
+        }
+    }
+
+    /// The path a `per path` breaker of `node` guards for this request.
+    fn scope_label(&self, slot: u32, node: usize) -> String {
+        if self.nodes[node].breakers.len() > 1 {
+            let scope = self.sim.kinds[self.requests.kind[slot as usize] as usize].scope;
+            self.sim.scope_names.get(scope).cloned().unwrap_or_default()
+        } else {
+            String::new()
+        }
+    }
+
     /// Asks the breaker of the service at `pos`; `Some(answer)` when the try
     /// fails fast.
     fn admit(&mut self, t: u64, slot: u32, pos: usize) -> Option<Answer> {
         let source = self.requests.source[slot as usize] as usize;
         let node = self.sim.paths[source][pos];
-        let breaker = self.nodes[node].breaker.as_mut()?;
-        let a = breaker.admit(t);
+        let scope = self.breaker_scope(slot, node)?;
+        let a = self.nodes[node].breakers[scope].admit(t);
         let k = slot as usize * self.requests.depth + pos;
         self.requests.sent_at[k] = t;
         self.requests.admitted[k] = a.before;
@@ -835,6 +881,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         self.trace(
             node,
             TraceRow {
+                scope: self.scope_label(slot, node),
                 time: t,
                 sent: false,
                 before: a.before.name(),
@@ -888,9 +935,11 @@ impl<'s, 'm> Runner<'s, 'm> {
             let node = self.sim.paths[source][pos];
             let k = slot as usize * depth + pos;
             if sent {
-                if let Some(b) = self.nodes[node].breaker.as_mut() {
-                    let after = b.record(counts_against_dependency(answer), t);
+                if let Some(scope) = self.breaker_scope(slot, node) {
+                    let after = self.nodes[node].breakers[scope]
+                        .record(counts_against_dependency(answer), t);
                     let row = TraceRow {
+                        scope: self.scope_label(slot, node),
                         time: self.requests.sent_at[k],
                         sent: true,
                         before: self.requests.admitted[k].name(),

@@ -414,6 +414,8 @@ pub struct BreakerAst {
     pub cooldown: Option<Value>,
     /// Probes let through when half-open.
     pub probes: Option<Value>,
+    /// `per path`: one breaker per request path.
+    pub per_path: bool,
     /// Where.
     pub span: Span,
 }

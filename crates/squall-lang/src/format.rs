@@ -921,6 +921,7 @@ impl<'s> Printer<'s> {
                     after,
                     cooldown,
                     probes,
+                    per_path,
                     span,
                 } = b;
                 let mut node = self.block("breaker".to_string(), span_at(*span), Inline::IfFits);
@@ -942,6 +943,9 @@ impl<'s> Printer<'s> {
                         format!("probes {}", value_text(p)),
                         span_at(p.span),
                     ));
+                }
+                if *per_path {
+                    children.push(Self::leaf("per path".to_string(), None));
                 }
                 push_children(&mut node, children);
                 node

@@ -879,6 +879,7 @@ impl Scenario {
             threshold: threshold?,
             cooldown: cooldown?,
             probes: probes?,
+            per_path: b.per_path,
         })
     }
 

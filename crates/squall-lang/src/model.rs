@@ -198,6 +198,8 @@ pub struct BreakerSpec {
     pub cooldown: u64,
     /// Calls let through at once while half-open.
     pub probes: u32,
+    /// One breaker per request path instead of one for all calls.
+    pub per_path: bool,
 }
 
 /// A response a node can give.

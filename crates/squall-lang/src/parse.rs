@@ -699,11 +699,16 @@ fn parse_breaker(pair: Pair<'_, Rule>) -> Result<BreakerAst> {
         after: None,
         cooldown: None,
         probes: None,
+        per_path: false,
         span,
     };
     for p in pair.into_inner() {
         let rule = p.as_rule();
         let pspan: Span = p.as_span().into();
+        if rule == Rule::breaker_scope {
+            b.per_path = true;
+            continue;
+        }
         let v = parse_value_pair(Children::of(p).expect(Rule::value)?)?;
         let slot = match rule {
             Rule::breaker_after => &mut b.after,
@@ -1526,7 +1531,8 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::breaker_block => "`breaker { ... }`",
         Rule::breaker_after => "`after N failures`",
         Rule::breaker_cooldown => "`cooldown`",
-        Rule::breaker_probes => "`probes`",
+                Rule::breaker_probes => "`probes`",
+        Rule::breaker_scope => "`per path`",
         Rule::route_decl | Rule::route_default => "`route NAME METHOD /path { ... }` or `default { ... }`",
         Rule::http_method => "an HTTP method (`GET`, `POST`, ... or `*`)",
         Rule::url_path => "a path such as `/items`",

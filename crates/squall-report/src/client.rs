@@ -230,25 +230,32 @@ impl Study<'_> {
             };
             let sent = rows.iter().filter(|r| r.sent).count();
             let blocked = rows.len() - sent;
+            let scoped = rows.iter().any(|r| !r.scope.is_empty());
             out.push(Block::Table(Table {
                 title: self.titled(title, key, many),
-                columns: vec![
-                    format!("time ({})", self.scenario.clock.unit_name()),
-                    "sent".into(),
-                    "state before".into(),
-                    "outcome".into(),
-                    "state after".into(),
-                ],
+                columns: std::iter::once(format!("time ({})", self.scenario.clock.unit_name()))
+                    .chain(scoped.then(|| "path".to_string()))
+                    .chain([
+                        "sent".into(),
+                        "state before".into(),
+                        "outcome".into(),
+                        "state after".into(),
+                    ])
+                    .collect(),
                 rows: rows
                     .iter()
                     .map(|r| {
-                        vec![
-                            Cell::Number(r.time as f64, 0),
+                        let mut row = vec![Cell::Number(r.time as f64, 0)];
+                        if scoped {
+                            row.push(Cell::Text(r.scope.clone()));
+                        }
+                        row.extend([
                             Cell::Text(if r.sent { "yes".into() } else { "no".into() }),
                             Cell::Text(r.before.into()),
                             Cell::Text(r.outcome.clone()),
                             Cell::Text(r.after.into()),
-                        ]
+                        ]);
+                        row
                     })
                     .collect(),
             }));
