@@ -66,7 +66,7 @@ impl FormatArg {
 enum Command {
     /// Run a scenario and print its report.
     #[command(
-        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n  squall run scenarios/retry-storm.squall --format json --out report.json\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
+        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n    squall run scenarios/retry-storm.squall --format json --out report.json\n  squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
     )]
     Run {
         /// The scenario file.
@@ -83,6 +83,18 @@ enum Command {
         /// Write the report to this file instead of standard output.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Also write every variant's per-tick counters (each node's calls,
+        /// served, failed, refused, blocked; the system's arrivals,
+        /// completions, drops) to this CSV file.
+        #[arg(long, value_name = "FILE")]
+        series: Option<PathBuf>,
+        /// Also draw the calls per tick at a node, one line per variant, fault
+        /// windows shaded, to this SVG file.
+        #[arg(long, value_name = "FILE")]
+        chart: Option<PathBuf>,
+        /// The node `--chart` draws (default: the last node of the first chain).
+        #[arg(long, value_name = "NODE", requires = "chart")]
+        chart_node: Option<String>,
     },
     /// Check scenario files and print their diagnostics.
     #[command(
@@ -251,7 +263,22 @@ fn main() -> ExitCode {
             sets,
             format,
             out,
-        } => cmd::run::run(&file, &variants, &sets, format, out.as_deref(), color),
+            series,
+            chart,
+            chart_node,
+        } => cmd::run::run(
+            &file,
+            &variants,
+            &sets,
+            format,
+            out.as_deref(),
+            &cmd::run::Extras {
+                series,
+                chart,
+                chart_node,
+            },
+            color,
+        ),
         Command::Check { files, model } => cmd::run::check(&files, model, color),
         Command::Sweep(args) => cmd::sweep::sweep(&args, color),
         Command::Merge { files, format, out } => cmd::sweep::merge(&files, format, out.as_deref()),

@@ -333,3 +333,72 @@ fn help_of_each_subcommand_has_an_example() {
         );
     }
 }
+
+#[test]
+fn series_and_chart_files() -> TestResult {
+    let dir = std::env::temp_dir().join(format!("squall-series-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let (csv, svg) = (dir.join("ticks.csv"), dir.join("db.svg"));
+    let args = [
+        "run",
+        RETRY_STORM,
+        "--series",
+        csv.to_str().ok_or("path")?,
+        "--chart",
+        svg.to_str().ok_or("path")?,
+        "--chart-node",
+        "db",
+    ];
+    let o = squall(&args);
+    assert_eq!(code(&o), Some(0), "stderr: {}", stderr(&o));
+    let text = std::fs::read_to_string(&csv)?;
+    let lines: Vec<&str> = text.lines().collect();
+    // A header, then one row per variant and round: 3 variants x 400 rounds.
+    assert_eq!(lines.len(), 1 + 3 * 400);
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .ok_or(format!("no column {name}"))
+    };
+    let (calls, served) = (col("db.calls")?, col("db.served")?);
+    // The storm's calls at `db` over 101..160 sum to 25 a round (the
+    // document's number) and 1 a round is served (the brownout's capacity).
+    let storm: Vec<Vec<&str>> = lines[1..]
+        .iter()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|r| r[0] == "storm")
+        .collect();
+    assert_eq!(storm.len(), 400);
+    let sum = |c: usize| -> Result<u64, std::num::ParseIntError> {
+        storm[100..160].iter().map(|r| r[c].parse::<u64>()).sum()
+    };
+    assert_eq!(sum(calls)?, 25 * 60);
+    assert_eq!(sum(served)?, 60);
+    // The chart: one line per variant, the brownout shaded, same bytes twice.
+    let chart = std::fs::read_to_string(&svg)?;
+    assert!(chart.starts_with("<svg"));
+    assert_eq!(
+        chart.matches("stroke-width=\"1.5\"").count(),
+        3,
+        "one line per variant"
+    );
+    assert!(chart.contains("fault brownout 101..160"));
+    let o = squall(&args);
+    assert_eq!(code(&o), Some(0));
+    assert_eq!(std::fs::read_to_string(&svg)?, chart);
+    // An unknown node is a usage error with a suggestion.
+    let o = squall(&[
+        "run",
+        RETRY_STORM,
+        "--chart",
+        svg.to_str().ok_or("path")?,
+        "--chart-node",
+        "dbb",
+    ]);
+    assert_eq!(code(&o), Some(3));
+    assert!(stderr(&o).contains("did you mean `db`?"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
+}

@@ -7,6 +7,16 @@ use squall_report::{Study, StudyError, StudyOptions};
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
 use crate::FormatArg;
 
+/// Files `squall run` writes besides the report.
+pub struct Extras {
+    /// Per-tick counters as CSV.
+    pub series: Option<PathBuf>,
+    /// A chart of one node's calls as SVG.
+    pub chart: Option<PathBuf>,
+    /// The node to chart.
+    pub chart_node: Option<String>,
+}
+
 /// `squall run FILE`: runs the scenario and prints its report.
 pub fn run(
     file: &Path,
@@ -14,6 +24,7 @@ pub fn run(
     sets: &[String],
     format: FormatArg,
     out: Option<&Path>,
+    extras: &Extras,
     color: bool,
 ) -> u8 {
     let scenario = match util::load(file, color) {
@@ -46,6 +57,39 @@ pub fn run(
         Ok(s) => s,
         Err(e) => return study_error(&e, color),
     };
+    if let Some(path) = &extras.series {
+        if let Err(code) = util::write_output(Some(path), &study.series_csv()) {
+            return code;
+        }
+    }
+    if let Some(path) = &extras.chart {
+        let node = match &extras.chart_node {
+            Some(name) => match scenario.nodes.iter().position(|n| n.name == *name) {
+                Some(i) => i,
+                None => {
+                    let names: Vec<&str> = scenario.nodes.iter().map(|n| n.name.as_str()).collect();
+                    let hint = squall_lang::diagnostic::did_you_mean(name, names.iter().copied())
+                        .map(|h| format!("; {h}"))
+                        .unwrap_or_default();
+                    return util::usage(&format!(
+                        "no node `{name}` to chart{hint} (nodes: {})",
+                        names.join(", ")
+                    ));
+                }
+            },
+            // The bottom of the first chain: the dependency.
+            None => {
+                let mut i = 0;
+                while let Some(d) = scenario.nodes.get(i).and_then(|n| n.downstream) {
+                    i = d;
+                }
+                i
+            }
+        };
+        if let Err(code) = util::write_output(Some(path), &study.chart_svg(node)) {
+            return code;
+        }
+    }
     let text = study.report().render(format.to_report());
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,

@@ -34,6 +34,7 @@ pub mod document;
 pub mod eval;
 pub mod number;
 pub mod render;
+pub mod series;
 pub mod study;
 pub mod sweep;
 
