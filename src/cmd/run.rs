@@ -112,12 +112,14 @@ pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
     for f in files {
         match util::load(f, color) {
             Ok(s) => {
+                let count =
+                    |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
                 println!(
-                    "{}: ok ({} nodes, {} variants, {} sweeps)",
+                    "{}: ok ({}, {}, {})",
                     f.display(),
-                    s.nodes.len(),
-                    s.variants.len(),
-                    s.sweeps.len()
+                    count(s.nodes.len(), "node"),
+                    count(s.variants.len(), "variant"),
+                    count(s.sweeps.len(), "sweep")
                 );
                 if model {
                     for key in s.all_runs() {

@@ -76,12 +76,17 @@ impl Study<'_> {
             };
             meta.insert(2, ("run".to_string(), text));
         }
-        for set in &self.cli {
-            let text = set.origin.clone().unwrap_or_else(|| set.name.clone());
-            meta.push((
-                "set".to_string(),
-                text.trim_start_matches("--set ").to_string(),
-            ));
+        // All `--set` values in one entry, so JSON (an object) keeps them all.
+        let sets: Vec<String> = self
+            .cli
+            .iter()
+            .map(|set| {
+                let text = set.origin.clone().unwrap_or_else(|| set.name.clone());
+                text.trim_start_matches("--set ").to_string()
+            })
+            .collect();
+        if !sets.is_empty() {
+            meta.push(("set".to_string(), sets.join(", ")));
         }
         let mut blocks = Vec::new();
         for item in &s.report.items {
