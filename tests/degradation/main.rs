@@ -11,7 +11,9 @@
 //!   reference for all three policies, totals and tick by tick.
 //! * `hand` checks cases derived by hand from the rules.
 //! * `diagnostics` checks what a user sees for bad input.
+//! * `book` keeps the degradation chapters of the book complete.
 
+mod book;
 mod diagnostics;
 mod document;
 mod generality;
