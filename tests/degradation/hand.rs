@@ -551,10 +551,6 @@ fn defaults() {
 /// The isolation table of a day with no source down: nothing is hit, so
 /// there is no class to give either.
 #[test]
-#[ignore = "bug: crates/squall-report/src/client.rs:341-348 (Study::isolation) prints class \
-            `optional` for a variant with no source down (fields hit `—`): the class is \
-            `if hit.iter().any(|f| f.core) { \"core\" } else { \"optional\" }` with no case \
-            for an empty `hit`; it should print `—` like the fields column"]
 fn isolation_of_a_day_with_nothing_down() {
     let text = "scenario \"iso\" {
   clock s

@@ -891,11 +891,20 @@ fn parse_response_block(pair: Pair<'_, Rule>) -> Result<ResponseBlockAst> {
                 };
                 for x in p.into_inner() {
                     let rule = x.as_rule();
+                    let xspan: Span = x.as_span().into();
                     let v = parse_value_pair(Children::of(x).expect(Rule::value)?)?;
-                    match rule {
-                        Rule::ledger_entries => l.entries = Some(v),
-                        _ => l.stale_for = Some(v),
+                    let (slot, what) = match rule {
+                        Rule::ledger_entries => (&mut l.entries, "entries"),
+                        _ => (&mut l.stale_for, "stale_for"),
+                    };
+                    if slot.is_some() {
+                        return Err(Diagnostic::new(
+                            format!("`{what}` is given twice in one `ledger`"),
+                            xspan,
+                        )
+                        .label(format!("second `{what}`")));
                     }
+                    *slot = Some(v);
                 }
                 r.ledger = Some(l);
             }
@@ -1556,7 +1565,8 @@ fn rule_name(rule: Rule) -> &'static str {
         Rule::ledger_entries => "`entries`",
         Rule::ledger_stale => "`stale_for`",
         Rule::every_prop => "`every`",
-        Rule::per_field => "`step N per field`",
+                Rule::per_field => "`step N per field`",
+        Rule::per_field_tail => "`per field` (a phase step is per field)",
         Rule::isolation_decl => "`isolation`",
         Rule::isolation_variants => "`variants [..]`",
         Rule::isolation_window => "`window`",

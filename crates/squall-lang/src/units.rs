@@ -63,7 +63,11 @@ pub fn ticks(v: &Value, clock: Clock, what: &str) -> Result<u64> {
         _ => {
             return Err(Diagnostic::new(
                 format!(
-                    "{what} takes a duration such as `4 rounds` or `200ms`, found {}",
+                    "{what} takes a duration such as {}, found {}",
+                    match clock {
+                        Clock::Round => "`4 rounds`",
+                        Clock::Ms | Clock::S => "`200ms` or `2s`",
+                    },
                     describe(v)
                 ),
                 v.span,

@@ -605,7 +605,17 @@ impl Validator {
                                             .label("second `retry`"),
                                         );
                                     }
-                                    if nodes[i].downstream.is_none() {
+                                    if nodes[i].downstream.is_none() && !nodes[i].fanout.is_empty()
+                                    {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("`{}` fetches the fields of its response once; retrying them is not modelled", id.name),
+                                                r.span,
+                                            )
+                                            .label("a retry on a node that fans out")
+                                            .help(format!("put the retry on the service that calls `{}`", id.name)),
+                                        );
+                                    } else if nodes[i].downstream.is_none() {
                                         self.err(
                                             Diagnostic::new(format!("`{}` retries but calls nothing", id.name), r.span)
                                                 .label("retry on a node at the bottom of its chain")
@@ -637,7 +647,17 @@ impl Validator {
                                             .label("second `breaker`"),
                                         );
                                     }
-                                    if nodes[i].downstream.is_none() {
+                                    if nodes[i].downstream.is_none() && !nodes[i].fanout.is_empty()
+                                    {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("`{}` fetches the fields of its response without a breaker; a breaker on them is not modelled", id.name),
+                                                b.span,
+                                            )
+                                            .label("a breaker on a node that fans out")
+                                            .help(format!("put the breaker on the service that calls `{}`", id.name)),
+                                        );
+                                    } else if nodes[i].downstream.is_none() {
                                         self.err(
                                             Diagnostic::new(format!("`{}` has a breaker but calls nothing", id.name), b.span)
                                                 .label("breaker on a node at the bottom of its chain")
@@ -1968,7 +1988,13 @@ impl Validator {
                 ),
             }
         }
-        for &k in &nodes[i].fanout {
+        // A field whose source is unknown was reported above; an unused
+        // dependency would then be the same mistake said twice.
+        let all_known = r
+            .fields
+            .iter()
+            .all(|f| nodes.iter().any(|n| n.name == f.source.name));
+        for &k in nodes[i].fanout.iter().filter(|_| all_known) {
             if !r.fields.iter().any(|f| f.source.name == nodes[k].name) {
                 self.err(
                     Diagnostic::new(
@@ -2263,6 +2289,26 @@ impl Validator {
                     .help("add e.g. `rows variants x windows` or `rows sweep allowance`"),
             );
             return None;
+        }
+        if t.labels.len() > 1 && t.labels.len() != rows.len() {
+            let pos = self
+                .source
+                .get(t.span.start..t.span.end)
+                .and_then(|s| s.find("label"))
+                .map(|p| t.span.start + p);
+            let span = pos.map_or(t.span, |p| Span::new(p, p + "label".len()));
+            self.err(
+                Diagnostic::new(
+                    format!(
+                        "{} headings for a table with {} row axes",
+                        t.labels.len(),
+                        rows.len()
+                    ),
+                    span,
+                )
+                .label("one heading, or one per axis")
+                .help("give one `label` for all the label columns, or one per row axis"),
+            );
         }
         if rows.len() == 2 && std::mem::discriminant(&rows[0]) == std::mem::discriminant(&rows[1]) {
             self.err(

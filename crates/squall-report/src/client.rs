@@ -346,7 +346,9 @@ impl Study<'_> {
                         .join("+")
                 }),
                 Cell::Text(
-                    if hit.iter().any(|f| f.core) {
+                    if hit.is_empty() {
+                        "—"
+                    } else if hit.iter().any(|f| f.core) {
                         "core"
                     } else {
                         "optional"
