@@ -605,23 +605,7 @@ impl Validator {
                                             .label("second `retry`"),
                                         );
                                     }
-                                    if nodes[i].downstream.is_none() && !nodes[i].fanout.is_empty()
-                                    {
-                                        self.err(
-                                            Diagnostic::new(
-                                                format!("`{}` fetches the fields of its response once; retrying them is not modelled", id.name),
-                                                r.span,
-                                            )
-                                            .label("a retry on a node that fans out")
-                                            .help(format!("put the retry on the service that calls `{}`", id.name)),
-                                        );
-                                    } else if nodes[i].downstream.is_none() {
-                                        self.err(
-                                            Diagnostic::new(format!("`{}` retries but calls nothing", id.name), r.span)
-                                                .label("retry on a node at the bottom of its chain")
-                                                .help(format!("retries belong to the caller; put this block on the service that calls `{}`", id.name)),
-                                        );
-                                    }
+                                    self.expect_caller(&nodes[i], "a retry", r.span);
                                     self.check_retry(r, &policies, &backoffs, &rngs);
                                     nodes[i].retry = Some(r.clone());
                                 }
@@ -647,23 +631,7 @@ impl Validator {
                                             .label("second `breaker`"),
                                         );
                                     }
-                                    if nodes[i].downstream.is_none() && !nodes[i].fanout.is_empty()
-                                    {
-                                        self.err(
-                                            Diagnostic::new(
-                                                format!("`{}` fetches the fields of its response without a breaker; a breaker on them is not modelled", id.name),
-                                                b.span,
-                                            )
-                                            .label("a breaker on a node that fans out")
-                                            .help(format!("put the breaker on the service that calls `{}`", id.name)),
-                                        );
-                                    } else if nodes[i].downstream.is_none() {
-                                        self.err(
-                                            Diagnostic::new(format!("`{}` has a breaker but calls nothing", id.name), b.span)
-                                                .label("breaker on a node at the bottom of its chain")
-                                                .help(format!("a breaker guards calls to a dependency; put it on the service that calls `{}`", id.name)),
-                                        );
-                                    }
+                                    self.expect_caller(&nodes[i], "a breaker", b.span);
                                     if b.after.is_none() {
                                         self.err(
                                             Diagnostic::new(
@@ -1855,6 +1823,38 @@ impl Validator {
         }
         graph.add_edge(gidx[from], gidx[to], ());
         nodes[from].downstream = Some(to);
+    }
+
+    /// Retries and breakers guard calls to one downstream node: `what` on a
+    /// node that calls nothing, or that fans out to fields, is an error.
+    fn expect_caller(&mut self, node: &NodeDecl, what: &str, span: Span) {
+        if node.downstream.is_some() {
+            return;
+        }
+        let d = if node.fanout.is_empty() {
+            let (says, why) = if what == "a retry" {
+                ("retries", "retries belong to the caller; put this block")
+            } else {
+                (
+                    "has a breaker",
+                    "a breaker guards calls to a dependency; put it",
+                )
+            };
+            Diagnostic::new(format!("`{}` {says} but calls nothing", node.name), span)
+                .label(format!(
+                    "{} on a node at the bottom of its chain",
+                    &what[2..]
+                ))
+                .help(format!("{why} on the service that calls `{}`", node.name))
+        } else {
+            Diagnostic::new(
+                format!("`{}` fetches the fields of its response once; {what} on those fetches is not modelled", node.name),
+                span,
+            )
+            .label(format!("{what} on a node that fans out"))
+            .help(format!("put {what} on the service that calls `{}`", node.name))
+        };
+        self.err(d);
     }
 
     fn link_fanout(
