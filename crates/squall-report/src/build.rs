@@ -9,6 +9,34 @@ use crate::eval::Ctx;
 use crate::number::to_fixed;
 use crate::study::Study;
 
+/// One row of a table, before its values: its label cells, its run and its
+/// window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowPlan {
+    /// Label cells (one, or one per row axis).
+    pub labels: Vec<Cell>,
+    /// The run its values come from.
+    pub run: RunKey,
+    /// The window, when an axis gives one.
+    pub window: Option<usize>,
+}
+
+/// How a report header names a run's length: `400 rounds`, `60000 ms`, or
+/// `0..12000 ms` for a run that does not start at 1.
+pub fn run_text(clock: squall_lang::Clock, start: u64, end: u64) -> String {
+    let unit = clock.unit_name();
+    if start == 1 {
+        let plural = if clock == squall_lang::Clock::Round && end != 1 {
+            "s"
+        } else {
+            ""
+        };
+        format!("{end} {unit}{plural}")
+    } else {
+        format!("{start}..{end} {unit}")
+    }
+}
+
 /// The result of one `expect` line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExpectOutcome {
@@ -63,18 +91,13 @@ impl Study<'_> {
             ("seed".to_string(), s.seed.to_string()),
         ];
         if let Some(run) = self.runs.values().next() {
-            let (start, end, unit) = (run.model.start, run.model.ticks, s.clock.unit_name());
-            let text = if start == 1 {
-                let plural = if s.clock == squall_lang::Clock::Round && end != 1 {
-                    "s"
-                } else {
-                    ""
-                };
-                format!("{end} {unit}{plural}")
-            } else {
-                format!("{start}..{end} {unit}")
-            };
-            meta.insert(2, ("run".to_string(), text));
+            meta.insert(
+                2,
+                (
+                    "run".to_string(),
+                    run_text(s.clock, run.model.start, run.model.ticks),
+                ),
+            );
         }
         // All `--set` values in one entry, so JSON (an object) keeps them all.
         let sets: Vec<String> = self
@@ -236,7 +259,9 @@ impl Study<'_> {
         }
     }
 
-    fn table(&self, t: &TableSpec) -> Option<Table> {
+    /// The rows of a table: the label headings, and for each row its label
+    /// cells, its run and its window. Shared by reports and sweeps.
+    pub fn plan_rows(&self, t: &TableSpec) -> (Vec<String>, Vec<RowPlan>) {
         // Each axis gives a list of (label, run?, window?); a row gathers one
         // entry per axis, its labels kept apart.
         type Entry = (String, Option<RunKey>, Option<usize>);
@@ -304,16 +329,15 @@ impl Study<'_> {
             })
             .collect();
         let default_run = self.default_key();
-        let mut columns = if split {
+        let headings = if split {
             t.labels.clone()
         } else {
             vec![t.labels.join(", ")]
         };
-        columns.extend(t.columns.iter().map(|c| c.title.clone()));
         let rows = rows_ctx
             .into_iter()
             .map(|(labels, run, window)| {
-                let label: Vec<Cell> = if split {
+                let labels: Vec<Cell> = if split {
                     labels.into_iter().map(Cell::Text).collect()
                 } else {
                     let kept: Vec<String> = labels
@@ -324,12 +348,28 @@ impl Study<'_> {
                         .collect();
                     vec![Cell::Text(kept.join(": "))]
                 };
-                let ctx = Ctx {
+                RowPlan {
+                    labels,
                     run: run.unwrap_or(default_run),
                     window,
+                }
+            })
+            .collect();
+        (headings, rows)
+    }
+
+    fn table(&self, t: &TableSpec) -> Option<Table> {
+        let (mut columns, plan) = self.plan_rows(t);
+        columns.extend(t.columns.iter().map(|c| c.title.clone()));
+        let rows = plan
+            .into_iter()
+            .map(|r| {
+                let ctx = Ctx {
+                    run: r.run,
+                    window: r.window,
                     node: t.at,
                 };
-                let mut row = label;
+                let mut row = r.labels;
                 row.extend(
                     t.columns
                         .iter()

@@ -225,9 +225,6 @@ pub fn default_sweep(scenario: &Scenario) -> Option<usize> {
     })
 }
 
-/// A row to evaluate: its label, run and window.
-type RowCtx = (String, Option<RunKey>, Option<usize>);
-
 /// Runs sweep `s` of the scenario (or one shard of it). `progress` is called
 /// with the number of finished runs after each run, from any thread.
 pub fn run_sweep(
@@ -258,7 +255,28 @@ pub fn run_sweep(
     named.sort_unstable();
     named.dedup();
     let mut keys: Vec<RunKey> = named.into_iter().map(RunKey::Variant).collect();
-    keys.extend(points_run.iter().map(|&p| RunKey::Point(s, p)));
+    // A table that crosses variants with the sweep runs each point on each
+    // of its variants; other tables run the points on the sweep's base.
+    let mut crossed = false;
+    for t in &tables {
+        for axis in &t.rows {
+            if let AxisSpec::Variants(vs) = axis {
+                crossed = true;
+                for &v in vs {
+                    keys.extend(points_run.iter().map(|&p| RunKey::Cross(v, s, p)));
+                }
+            }
+        }
+    }
+    if !crossed
+        || tables
+            .iter()
+            .any(|t| !t.rows.iter().any(|a| matches!(a, AxisSpec::Variants(_))))
+    {
+        keys.extend(points_run.iter().map(|&p| RunKey::Point(s, p)));
+    }
+    keys.sort_unstable();
+    keys.dedup();
 
     let mut models: Vec<(RunKey, squall_lang::Overrides, Model)> = Vec::with_capacity(keys.len());
     for &k in &keys {
@@ -298,12 +316,12 @@ pub fn run_sweep(
     let study = Study {
         scenario,
         cli: options.cli.clone(),
-        selected: Some(Vec::new()),
+        selected: None,
         runs: runs.into_iter().map(|r| (r.key, r)).collect(),
     };
     let base_ticks = scenario
         .model_for(RunKey::Variant(sweep.base), &options.cli)
-        .map(|m| m.ticks)
+        .map(|m| (m.start, m.ticks))
         .ok();
 
     let mut out_tables = Vec::new();
@@ -333,10 +351,10 @@ pub fn run_sweep(
         ("file".to_string(), scenario.file.clone()),
         ("clock".to_string(), scenario.clock.unit_name().to_string()),
     ];
-    if let Some(t) = base_ticks {
+    if let Some((start, end)) = base_ticks {
         meta.push((
             "run".to_string(),
-            format!("{t} {}s", scenario.clock.unit_name()),
+            crate::build::run_text(scenario.clock, start, end),
         ));
     }
     meta.push(("seed".to_string(), scenario.seed.to_string()));
@@ -381,61 +399,20 @@ pub fn run_sweep(
 /// A report table whose rows include `sweep s`, with only the rows of the
 /// shard's points evaluated.
 fn sweep_table(study: &Study<'_>, t: &TableSpec, s: usize, shard: Option<Shard>) -> TableRows {
-    let scenario = study.scenario;
-    let mut axes: Vec<Vec<RowCtx>> = Vec::new();
-    for axis in &t.rows {
-        axes.push(match axis {
-            AxisSpec::Variants(vs) => vs
-                .iter()
-                .map(|&v| {
-                    (
-                        study.run_label(RunKey::Variant(v)),
-                        Some(RunKey::Variant(v)),
-                        None,
-                    )
-                })
-                .collect(),
-            AxisSpec::Windows(ws) => ws
-                .iter()
-                .map(|&w| (scenario.windows[w].0.clone(), None, Some(w)))
-                .collect(),
-            AxisSpec::Sweep(i) => (0..scenario.sweeps[*i].point_count())
-                .map(|p| {
-                    let k = RunKey::Point(*i, p);
-                    (study.run_label(k), Some(k), None)
-                })
-                .collect(),
-        });
-    }
-    let mut rows: Vec<RowCtx> = vec![(String::new(), None, None)];
-    for axis in &axes {
-        let mut next = Vec::with_capacity(rows.len() * axis.len());
-        for (label, run, window) in &rows {
-            for (l2, r2, w2) in axis {
-                let label = if label.is_empty() {
-                    l2.clone()
-                } else {
-                    format!("{label}: {l2}")
-                };
-                next.push((label, r2.or(*run), w2.or(*window)));
-            }
-        }
-        rows = next;
-    }
-    let mut columns = vec![t.labels.join(", ")];
+    let (mut columns, plan) = study.plan_rows(t);
     columns.extend(t.columns.iter().map(|c| c.title.clone()));
-    let row_count = rows.len();
-    let entries = rows
+    let row_count = plan.len();
+    let entries = plan
         .into_iter()
         .enumerate()
-        .filter(|(_, (_, run, _))| mine(*run, s, shard))
-        .map(|(row, (label, run, window))| {
+        .filter(|(_, r)| mine(Some(r.run), s, shard))
+        .map(|(row, r)| {
             let ctx = Ctx {
-                run: run.unwrap_or(RunKey::Variant(0)),
-                window,
+                run: r.run,
+                window: r.window,
                 node: t.at,
             };
-            let mut cells = vec![StoredCell::Text(label)];
+            let mut cells: Vec<StoredCell> = r.labels.iter().map(StoredCell::from).collect();
             cells.extend(
                 t.columns
                     .iter()
@@ -459,7 +436,7 @@ fn mine(run: Option<RunKey>, s: usize, shard: Option<Shard>) -> bool {
         return true;
     };
     match run {
-        Some(RunKey::Point(i, p)) if i == s => shard.holds(p),
+        Some(RunKey::Point(i, p) | RunKey::Cross(_, i, p)) if i == s => shard.holds(p),
         _ => shard.index == 1,
     }
 }
