@@ -402,3 +402,21 @@ fn series_and_chart_files() -> TestResult {
     std::fs::remove_dir_all(&dir)?;
     Ok(())
 }
+
+#[test]
+fn a_run_too_long_to_count_is_refused_not_attempted() {
+    // 1e9 rounds of per-tick counters would take tens of GiB.
+    let dir = std::env::temp_dir().join(format!("squall-long-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.join("long.squall");
+    std::fs::write(&file, "scenario \"long\" {\n  run 1000000000 rounds\n  source s { rate 1/round  enters a }\n  chain a -> b\n}\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = squall(&["run", file.to_str().unwrap_or_default()]);
+    assert_eq!(code(&o), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("MiB of per-tick counters"),
+        "{}",
+        stderr(&o)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,6 +9,7 @@ mod cli;
 mod determinism;
 mod generality;
 mod memory;
+mod pipeline_robust;
 mod reference;
 mod retry_storm;
 mod support;

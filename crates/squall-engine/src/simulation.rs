@@ -116,6 +116,18 @@ pub enum SimError {
         /// How many generators there are.
         count: usize,
     },
+    /// The per-tick observations of the run would not fit in memory.
+    #[error("a run of {ticks} ticks over {nodes} nodes needs about {mib} MiB of per-tick counters, more than the {limit} MiB squall allows a run (use a coarser clock, or a shorter run)")]
+    TooLong {
+        /// Ticks in the run.
+        ticks: u64,
+        /// Nodes in the model.
+        nodes: usize,
+        /// The memory it would take \[MiB\].
+        mib: u64,
+        /// The limit \[MiB\].
+        limit: u64,
+    },
     /// A source's rate is beyond what one run simulates.
     #[error("source `{name}` sends {rate} requests per tick; squall simulates at most 1000000 per tick per source (scale the scenario down: rates, capacities and counts by the same factor)")]
     RateTooLarge {
@@ -128,6 +140,9 @@ pub enum SimError {
     #[error(transparent)]
     Scheduling(#[from] SchedulingError),
 }
+
+/// The most memory the per-tick counters of one run may take \[MiB\].
+pub const MAX_SERIES_MIB: u64 = 2048;
 
 /// The largest rate a source may have \[requests/tick\]: keeps per-tick
 /// counters in range and a run finite.
@@ -326,6 +341,25 @@ impl<'m> SimulationBuilder<'m> {
                 Ok(())
             }
         };
+        // Per-tick counters: 6 per node (8 more words for a composite), 3 for
+        // the system, 4 bytes each.
+        let words: u64 = 3 + m
+            .nodes
+            .iter()
+            .map(|n| if n.composite.is_some() { 14 } else { 6 })
+            .sum::<u64>();
+        let mib = (m.ticks.saturating_add(1))
+            .saturating_mul(words)
+            .saturating_mul(4)
+            >> 20;
+        if mib > MAX_SERIES_MIB {
+            return Err(SimError::TooLong {
+                ticks: m.ticks,
+                nodes: m.nodes.len(),
+                mib,
+                limit: MAX_SERIES_MIB,
+            });
+        }
         for node in &m.nodes {
             if let Some(d) = node.downstream {
                 check(format!("node `{}`", node.name), d)?;
