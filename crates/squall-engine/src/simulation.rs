@@ -116,6 +116,14 @@ pub enum SimError {
         /// How many generators there are.
         count: usize,
     },
+    /// A source would send more requests than a run simulates.
+    #[error("source `{name}` would send up to {requests:.0} requests; squall simulates at most 1000000000 per source and run (scale rates and capacities down together, or shorten the run)")]
+    TooManyRequests {
+        /// The source.
+        name: String,
+        /// Requests at its peak rate over the run.
+        requests: f64,
+    },
     /// The per-tick observations of the run would not fit in memory.
     #[error("a run of {ticks} ticks over {nodes} nodes needs about {mib} MiB of per-tick counters, more than the {limit} MiB squall allows a run (use a coarser clock, or a shorter run)")]
     TooLong {
@@ -140,6 +148,9 @@ pub enum SimError {
     #[error(transparent)]
     Scheduling(#[from] SchedulingError),
 }
+
+/// The most requests one source may send in a run (at its peak rate).
+const MAX_REQUESTS: f64 = 1e9;
 
 /// The most memory the per-tick counters of one run may take \[MiB\].
 pub const MAX_SERIES_MIB: u64 = 2048;
@@ -388,6 +399,13 @@ impl<'m> SimulationBuilder<'m> {
                 return Err(SimError::RateTooLarge {
                     name: s.name.clone(),
                     rate: peak,
+                });
+            }
+            let requests = peak * (m.ticks.saturating_sub(m.start) + 1) as f64;
+            if requests > MAX_REQUESTS {
+                return Err(SimError::TooManyRequests {
+                    name: s.name.clone(),
+                    requests,
                 });
             }
         }
