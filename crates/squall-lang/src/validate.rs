@@ -416,10 +416,7 @@ impl Validator {
                 },
                 Item::Rng(decl) => {
                     if rngs.iter().any(|r: &RngDecl| r.name.name == decl.name.name) {
-                        self.err(
-                            Diagnostic::new(format!("rng `{}` is declared twice", decl.name.name), decl.name.span)
-                                .label("second declaration"),
-                        );
+                        self.declared_twice("rng", &decl.name);
                         continue;
                     }
                     if let Some(a) = &decl.algorithm {
@@ -445,20 +442,14 @@ impl Validator {
                 }
                 Item::Backoff(name, b) => {
                     if backoffs.iter().any(|(n, _): &(String, BackoffAst)| *n == name.name) {
-                        self.err(
-                            Diagnostic::new(format!("backoff `{}` is declared twice", name.name), name.span)
-                                .label("second declaration"),
-                        );
+                        self.declared_twice("backoff", &name);
                         continue;
                     }
                     backoffs.push((name.name.clone(), b.clone()));
                 }
                 Item::Policy(name, r) => {
                     if policies.iter().any(|(n, _): &(String, RetryAst)| *n == name.name) {
-                        self.err(
-                            Diagnostic::new(format!("policy `{}` is declared twice", name.name), name.span)
-                                .label("second declaration"),
-                        );
+                        self.declared_twice("policy", &name);
                         continue;
                     }
                     policies.push((name.name.clone(), r.clone()));
@@ -483,13 +474,7 @@ impl Validator {
                 }
                 Item::Param(name, value) => {
                     if param_spans.contains_key(&name.name) {
-                        self.err(
-                            Diagnostic::new(
-                                format!("param `{}` is declared twice", name.name),
-                                name.span,
-                            )
-                            .label("second declaration"),
-                        );
+                        self.declared_twice("param", &name);
                     } else {
                         param_spans.insert(name.name.clone(), name.span);
                         params.insert(name.name.clone(), value.clone());
@@ -664,13 +649,7 @@ impl Validator {
                 }
                 Item::Source(decl) => {
                     if sources.iter().any(|s| s.name == decl.name.name) {
-                        self.err(
-                            Diagnostic::new(
-                                format!("source `{}` is declared twice", decl.name.name),
-                                decl.name.span,
-                            )
-                            .label("second declaration"),
-                        );
+                        self.declared_twice("source", &decl.name);
                         continue;
                     }
                     let mut entry = None;
@@ -825,13 +804,7 @@ impl Validator {
                 }
                 Item::Fault(decl) => {
                     if faults.iter().any(|f| f.name == decl.name.name) {
-                        self.err(
-                            Diagnostic::new(
-                                format!("fault `{}` is declared twice", decl.name.name),
-                                decl.name.span,
-                            )
-                            .label("second declaration"),
-                        );
+                        self.declared_twice("fault", &decl.name);
                         continue;
                     }
                     let mut node = None;
@@ -920,13 +893,7 @@ impl Validator {
                 }
                 Item::Window(id, range) => {
                     if windows.iter().any(|(n, _)| *n == id.name) {
-                        self.err(
-                            Diagnostic::new(
-                                format!("window `{}` is declared twice", id.name),
-                                id.span,
-                            )
-                            .label("second declaration"),
-                        );
+                        self.declared_twice("window", &id);
                         continue;
                     }
                     windows.push((id.name.clone(), range.clone()));
@@ -960,13 +927,7 @@ impl Validator {
                     let mut names: Vec<&str> = Vec::new();
                     for r in &decl.routes {
                         if names.contains(&r.name.name.as_str()) {
-                            self.err(
-                                Diagnostic::new(
-                                    format!("route `{}` is declared twice", r.name.name),
-                                    r.name.span,
-                                )
-                                .label("second declaration"),
-                            );
+                            self.declared_twice("route", &r.name);
                         }
                         names.push(&r.name.name);
                         for (k, step) in r.script.iter().enumerate() {
@@ -1017,13 +978,7 @@ impl Validator {
         for item in &ast.items {
             if let Item::Variant(decl) = item {
                 if variants.iter().any(|v| v.name == decl.name.name) {
-                    self.err(
-                        Diagnostic::new(
-                            format!("variant `{}` is declared twice", decl.name.name),
-                            decl.name.span,
-                        )
-                        .label("second declaration"),
-                    );
+                    self.declared_twice("variant", &decl.name);
                     continue;
                 }
                 let mut o = Overrides::default();
@@ -1094,13 +1049,7 @@ impl Validator {
         for item in &ast.items {
             if let Item::Sweep(decl) = item {
                 if sweeps.iter().any(|s| s.name == decl.name.name) {
-                    self.err(
-                        Diagnostic::new(
-                            format!("sweep `{}` is declared twice", decl.name.name),
-                            decl.name.span,
-                        )
-                        .label("second declaration"),
-                    );
+                    self.declared_twice("sweep", &decl.name);
                     continue;
                 }
                 let base = match &decl.base {
@@ -1233,13 +1182,7 @@ impl Validator {
                     match ri {
                         ReportItem::Measure(id, expr) => {
                             if measures.iter().any(|(n, _, _)| *n == id.name) {
-                                self.err(
-                                    Diagnostic::new(
-                                        format!("measure `{}` is declared twice", id.name),
-                                        id.span,
-                                    )
-                                    .label("second declaration"),
-                                );
+                                self.declared_twice("measure", &id);
                                 continue;
                             }
                             if Metric::parse(&id.name).is_some() {
@@ -1857,6 +1800,14 @@ impl Validator {
         self.err(d);
     }
 
+    /// `what NAME is declared twice`, pointing at the second declaration.
+    fn declared_twice(&mut self, what: &str, id: &Ident) {
+        self.err(
+            Diagnostic::new(format!("{what} `{}` is declared twice", id.name), id.span)
+                .label("second declaration"),
+        );
+    }
+
     fn link_fanout(
         &mut self,
         nodes: &mut [NodeDecl],
@@ -1940,13 +1891,7 @@ impl Validator {
         let mut names: Vec<&str> = Vec::new();
         for f in &r.fields {
             if names.contains(&f.name.name.as_str()) {
-                self.err(
-                    Diagnostic::new(
-                        format!("field `{}` is declared twice", f.name.name),
-                        f.name.span,
-                    )
-                    .label("second declaration"),
-                );
+                self.declared_twice("field", &f.name);
             }
             names.push(&f.name.name);
             let targets: Vec<&str> = nodes[i]

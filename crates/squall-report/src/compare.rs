@@ -147,7 +147,7 @@ fn relative(old: &str, new: &str) -> Option<String> {
 }
 
 /// True when two printed cells say the same: the same text, or the same
-/// number (a JSON report drops trailing zeros: `0.04` is `0.0400`).
+/// number (a JSON report drops trailing zeros: `0.05` is `0.0500`).
 fn same_cell(a: &str, b: &str) -> bool {
     a == b || matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
 }
@@ -561,7 +561,7 @@ mod tests {
         let back = Report::from_json(&a.to_json()).unwrap_or_else(|e| report(0.0, &e));
         assert_eq!(back.title, a.title);
         assert_eq!(back.blocks.len(), a.blocks.len());
-        // Digits are not stored in JSON (`0.0400` reads back as `0.04`), yet
+        // Digits are not stored in JSON (`0.0500` reads back as `0.05`), yet
         // the numbers compare equal.
         let c = compare(&a, &back, DiffStyle::Markdown);
         assert!(!c.changed, "{}", c.text);

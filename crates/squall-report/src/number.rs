@@ -71,13 +71,13 @@ mod tests {
         assert_eq!(to_fixed(-2.5, 0), "-3");
         assert_eq!(to_fixed(1.005, 2), "1.00"); // 1.005 is below the tie in binary
         assert_eq!(to_fixed(6.5 / 4.75, 2), "1.37");
-        assert_eq!(to_fixed(0.04, 4), "0.0400");
+        assert_eq!(to_fixed(0.03, 4), "0.0300");
         assert_eq!(to_fixed(9.995, 2), "9.99");
         assert_eq!(to_fixed(99.5, 0), "100");
         assert_eq!(to_fixed(0.0, 2), "0.00");
         assert_eq!(to_fixed(-0.001, 2), "-0.00");
         assert_eq!(to_fixed(-0.0, 2), "0.00");
-        assert_eq!(to_fixed(12.25, 2), "12.25");
+        assert_eq!(to_fixed(13.75, 2), "13.75");
         assert_eq!(to_fixed(1340.0 / 60.0, 2), "22.33");
     }
 }
