@@ -442,14 +442,14 @@ impl Validator {
                 }
                 Item::Backoff(name, b) => {
                     if backoffs.iter().any(|(n, _): &(String, BackoffAst)| *n == name.name) {
-                        self.declared_twice("backoff", &name);
+                        self.declared_twice("backoff", name);
                         continue;
                     }
                     backoffs.push((name.name.clone(), b.clone()));
                 }
                 Item::Policy(name, r) => {
                     if policies.iter().any(|(n, _): &(String, RetryAst)| *n == name.name) {
-                        self.declared_twice("policy", &name);
+                        self.declared_twice("policy", name);
                         continue;
                     }
                     policies.push((name.name.clone(), r.clone()));
@@ -474,7 +474,7 @@ impl Validator {
                 }
                 Item::Param(name, value) => {
                     if param_spans.contains_key(&name.name) {
-                        self.declared_twice("param", &name);
+                        self.declared_twice("param", name);
                     } else {
                         param_spans.insert(name.name.clone(), name.span);
                         params.insert(name.name.clone(), value.clone());
@@ -893,7 +893,7 @@ impl Validator {
                 }
                 Item::Window(id, range) => {
                     if windows.iter().any(|(n, _)| *n == id.name) {
-                        self.declared_twice("window", &id);
+                        self.declared_twice("window", id);
                         continue;
                     }
                     windows.push((id.name.clone(), range.clone()));
@@ -1182,7 +1182,7 @@ impl Validator {
                     match ri {
                         ReportItem::Measure(id, expr) => {
                             if measures.iter().any(|(n, _, _)| *n == id.name) {
-                                self.declared_twice("measure", &id);
+                                self.declared_twice("measure", id);
                                 continue;
                             }
                             if Metric::parse(&id.name).is_some() {
