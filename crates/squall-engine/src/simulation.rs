@@ -959,7 +959,9 @@ impl<'s, 'm> Runner<'s, 'm> {
                 if let Some(policy) = policy {
                     if let Some(wait) = self.retry_wait(t, slot, pos, f, policy, kind) {
                         let at = t.saturating_add(wait);
-                        if pos == 0 {
+                        // Only an operation's record reads its waits; for
+                        // other requests they would pile up for the whole run.
+                        if pos == 0 && sim.kinds[kind].op.is_some() {
                             self.op_waits[source].push(wait);
                         }
                         if at <= self.sim.model.ticks {
