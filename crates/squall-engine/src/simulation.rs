@@ -477,6 +477,9 @@ struct Runner<'s, 'm> {
     next_id: u64,
     /// Window bounds, for unique counting.
     windows: Vec<(u64, u64)>,
+    /// The windows that hold tick `open_at`: (window, first tick).
+    open: Vec<(usize, u64)>,
+    open_at: u64,
     /// Requests whose next try falls after the last tick.
     past_end: u64,
 }
@@ -544,6 +547,8 @@ impl<'s, 'm> Runner<'s, 'm> {
             op_start: vec![0; m.sources.len()],
             next_id: 1,
             windows: m.windows.iter().map(|w| (w.from, w.to)).collect(),
+            open: Vec::with_capacity(m.windows.len()),
+            open_at: NEVER,
             past_end: 0,
         }
     }
@@ -660,13 +665,29 @@ impl<'s, 'm> Runner<'s, 'm> {
         let last = self.requests.last_seen[k];
         if last != t {
             series.unique[ti] += 1;
-            for (w, &(from, to)) in self.windows.iter().enumerate() {
-                if from <= t && t <= to && (last == NEVER || last < from) {
+            if self.open_at != t {
+                self.open_windows(t);
+            }
+            for &(w, from) in &self.open {
+                if last == NEVER || last < from {
                     self.obs.window_unique[w][node] += 1;
                 }
             }
             self.requests.last_seen[k] = t;
         }
+    }
+
+    /// Finds the windows that hold tick `t`, once per tick rather than on
+    /// every call.
+    #[cold]
+    fn open_windows(&mut self, t: u64) {
+        self.open.clear();
+        for (w, &(from, to)) in self.windows.iter().enumerate() {
+            if from <= t && t <= to {
+                self.open.push((w, from));
+            }
+        }
+        self.open_at = t;
     }
 
     /// The answer a node gives by itself, without calling downstream: a
