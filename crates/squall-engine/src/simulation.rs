@@ -845,7 +845,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             self.requests.tries[k] = 1;
             self.requests.started[k] = t;
             self.requests.prev_wait[k] = NEVER;
-            if let Some(blocked) = self.admit(t, slot, pos) {
+            if let Some(blocked) = self.admit(t, slot, pos, node) {
                 return self.deliver(t, slot, pos as isize, blocked, false);
             }
             pos += 1;
@@ -854,7 +854,9 @@ impl<'s, 'm> Runner<'s, 'm> {
 
     /// The service at `pos` sends a try downstream (after its breaker agrees).
     fn send(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
-        if let Some(blocked) = self.admit(t, slot, pos) {
+        let source = self.requests.source[slot as usize] as usize;
+        let node = self.sim.paths[source][pos];
+        if let Some(blocked) = self.admit(t, slot, pos, node) {
             return self.deliver(t, slot, pos as isize, blocked, false);
         }
         self.arrive(t, slot, pos + 1)
@@ -879,11 +881,24 @@ impl<'s, 'm> Runner<'s, 'm> {
         }
     }
 
-    /// Asks the breaker of the service at `pos`; `Some(answer)` when the try
-    /// fails fast.
-    fn admit(&mut self, t: u64, slot: u32, pos: usize) -> Option<Answer> {
-        let source = self.requests.source[slot as usize] as usize;
-        let node = self.sim.paths[source][pos];
+    /// Asks the breaker of the service `node` at `pos`; `Some(answer)` when
+    /// the try fails fast.
+    #[inline]
+    fn admit(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
+        if self.nodes[node].breakers.is_empty() {
+            return None;
+        }
+        self.admit_through_breaker(t, slot, pos, node)
+    }
+
+    #[inline(never)]
+    fn admit_through_breaker(
+        &mut self,
+        t: u64,
+        slot: u32,
+        pos: usize,
+        node: usize,
+    ) -> Option<Answer> {
         let scope = self.breaker_scope(slot, node)?;
         let a = self.nodes[node].breakers[scope].admit(t);
         let k = slot as usize * self.requests.depth + pos;
