@@ -48,13 +48,17 @@ lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
 
-# There are no benchmarks yet: today `cargo bench` only builds the crates and
-# runs empty harnesses. The throughput benches of DESIGN.md (against a SimPy
-# model and a bare event-queue loop) belong here.
-# Run the benchmarks (placeholder: there are no benches yet).
+# Run the criterion benchmarks (extra arguments go to criterion, e.g.
+# `just bench --warm-up-time 1 --measurement-time 3 scaled`). See book/src/performance.md.
 [group('code')]
 bench *ARGS:
-    cargo bench --workspace "$@"
+    cargo bench -p squall-engine --bench engine -- "$@"
+
+# squall vs SimPy on the same scaled retry storm, side by side (extra arguments
+# go to both models, e.g. `--rounds 2000`; needs `pip install -r bench/simpy/requirements.txt`).
+[group('code')]
+bench-simpy *ARGS:
+    bash bench/compare.sh "$@"
 
 # Build the book into book/book (needs `cargo install mdbook`).
 [group('book')]

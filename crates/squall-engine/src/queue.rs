@@ -4,22 +4,66 @@
 //! of squall's semantics: in a round-based model, calls scheduled for the same
 //! round meet a per-round capacity in the order they were scheduled, which is
 //! what makes "oldest request first" come out of plain retry scheduling.
+//!
+//! # How it is stored
+//!
+//! Time is an integer and most events fall a few ticks ahead (the next
+//! source tick, a retry after its backoff), so the queue is a calendar: a
+//! ring of [`RING`] buckets, one per tick from the current one on, each a
+//! FIFO of events in the order they were scheduled. Events further ahead wait
+//! in a binary heap keyed by `(time, sequence)` and move into their bucket,
+//! in that order, as the clock comes within [`RING`] ticks of them: before
+//! anything else can be scheduled for that tick, so a bucket's order is
+//! always scheduling order. Pushing and popping within the ring is O(1) and
+//! allocates nothing once the buckets have grown to the most events a tick
+//! holds.
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::cmp::{Ordering, Reverse};
+use std::collections::{BinaryHeap, VecDeque};
 
-/// A scheduled event: when, in what order, and what.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Entry<E: Ord> {
+/// Ticks the ring covers, from the current one on.
+pub const RING: u64 = 64;
+
+/// An event too far ahead for the ring: ordered by `(time, seq)` only.
+#[derive(Debug, Clone, Copy)]
+struct Entry<E> {
     time: u64,
     seq: u64,
     event: E,
 }
 
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        (self.time, self.seq) == (other.time, other.seq)
+    }
+}
+
+impl<E> Eq for Entry<E> {}
+
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl<E> Ord for Entry<E> {
+    fn cmp(&self, other: &Self) -> Ordering {
+        (self.time, self.seq).cmp(&(other.time, other.seq))
+    }
+}
+
 /// A priority queue of events keyed by `(time, seq)`.
 #[derive(Debug)]
-pub struct EventQueue<E: Ord> {
-    heap: BinaryHeap<Reverse<Entry<E>>>,
+pub struct EventQueue<E> {
+    /// Bucket `t % RING` holds the events of tick `t`, for
+    /// `now <= t < now + RING`.
+    ring: Vec<VecDeque<E>>,
+    /// Bit `t % RING` is set when that bucket is not empty.
+    occupied: u64,
+    /// Events in the ring.
+    in_ring: usize,
+    /// Events at `now + RING` or later.
+    later: BinaryHeap<Reverse<Entry<E>>>,
     next_seq: u64,
     now: u64,
 }
@@ -34,17 +78,20 @@ pub struct SchedulingError {
     pub now: u64,
 }
 
-impl<E: Ord + Copy> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E: Ord + Copy> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// An empty queue at time 0.
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            ring: (0..RING).map(|_| VecDeque::new()).collect(),
+            occupied: 0,
+            in_ring: 0,
+            later: BinaryHeap::new(),
             next_seq: 0,
             now: 0,
         }
@@ -61,20 +108,65 @@ impl<E: Ord + Copy> EventQueue<E> {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Reverse(Entry { time, seq, event }));
+        if time - self.now < RING {
+            self.push_ring(time, event);
+        } else {
+            self.later.push(Reverse(Entry { time, seq, event }));
+        }
         Ok(())
+    }
+
+    #[inline]
+    fn push_ring(&mut self, time: u64, event: E) {
+        let b = (time % RING) as usize;
+        self.ring[b].push_back(event);
+        self.occupied |= 1 << b;
+        self.in_ring += 1;
     }
 
     /// Removes and returns the earliest event, advancing the clock to it.
     pub fn pop(&mut self) -> Option<(u64, E)> {
-        let Reverse(e) = self.heap.pop()?;
-        self.now = e.time;
-        Some((e.time, e.event))
+        let time = self.peek_time()?;
+        if time != self.now {
+            self.advance(time);
+        }
+        let b = (time % RING) as usize;
+        let event = self.ring[b].pop_front()?;
+        if self.ring[b].is_empty() {
+            self.occupied &= !(1 << b);
+        }
+        self.in_ring -= 1;
+        Some((time, event))
+    }
+
+    /// Moves the clock to `time` and brings the events now within the ring
+    /// into it, in `(time, seq)` order. Their buckets are empty: the ring
+    /// held no tick that far ahead before.
+    fn advance(&mut self, time: u64) {
+        self.now = time;
+        while let Some(Reverse(e)) = self.later.peek() {
+            if e.time - time >= RING {
+                break;
+            }
+            let (t, event) = (e.time, e.event);
+            self.later.pop();
+            self.push_ring(t, event);
+        }
     }
 
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
-        self.heap.peek().map(|Reverse(e)| e.time)
+        if self.in_ring > 0 {
+            // Ring times are `now..now + RING`: the first occupied bucket
+            // at or after `now`'s, going round, is the earliest.
+            let offset = self
+                .occupied
+                .rotate_right((self.now % RING) as u32)
+                .trailing_zeros();
+            Some(self.now + u64::from(offset))
+        } else {
+            self.later.peek().map(|Reverse(e)| e.time)
+        }
     }
 
     /// The current time: that of the last event popped.
@@ -84,12 +176,12 @@ impl<E: Ord + Copy> EventQueue<E> {
 
     /// Events waiting.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.in_ring + self.later.len()
     }
 
     /// True when nothing is scheduled.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -131,6 +223,64 @@ mod tests {
         q.schedule(10, 0u8).unwrap();
         q.pop();
         assert_eq!(q.schedule(9, 1), Err(SchedulingError { at: 9, now: 10 }));
+    }
+
+    #[test]
+    fn far_events_keep_their_place_among_near_ones() {
+        let mut q = EventQueue::new();
+        // Tick 100 is beyond the ring at time 0: 'a' waits in the heap.
+        q.schedule(100, 'a').unwrap();
+        q.schedule(50, 'b').unwrap();
+        assert_eq!(q.pop(), Some((50, 'b')));
+        // Now tick 100 is within the ring: 'c' goes to its bucket, after 'a'.
+        q.schedule(100, 'c').unwrap();
+        q.schedule(60, 'd').unwrap();
+        assert_eq!(q.len(), 3);
+        assert_eq!(q.pop(), Some((60, 'd')));
+        assert_eq!(q.pop(), Some((100, 'a')));
+        assert_eq!(q.pop(), Some((100, 'c')));
+        assert!(q.is_empty());
+    }
+
+    /// Against a plain binary heap keyed by `(time, seq)`: random delays
+    /// near and far (across the ring's edge and many times round it), pops
+    /// interleaved with pushes.
+    #[test]
+    fn agrees_with_a_binary_heap() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut q = EventQueue::new();
+        let mut reference = BinaryHeap::new();
+        let mut seq = 0u64;
+        let mut now = 0u64;
+        for step in 0..200_000u32 {
+            if next(3) > 0 || reference.is_empty() {
+                let delay = match next(4) {
+                    0 => 0,
+                    1 => next(8),
+                    2 => RING - 2 + next(4),
+                    _ => next(5 * RING),
+                };
+                q.schedule(now + delay, step).unwrap();
+                reference.push(Reverse((now + delay, seq, step)));
+                seq += 1;
+            } else {
+                let Reverse((t, _, e)) = reference.pop().unwrap();
+                assert_eq!(q.peek_time(), Some(t));
+                assert_eq!(q.pop(), Some((t, e)), "step {step}");
+                now = t;
+            }
+            assert_eq!(q.len(), reference.len());
+        }
+        while let Some(Reverse((t, _, e))) = reference.pop() {
+            assert_eq!(q.pop(), Some((t, e)));
+        }
+        assert_eq!(q.pop(), None);
     }
 
     #[test]

@@ -529,6 +529,9 @@ struct Runner<'s, 'm> {
     next_id: u64,
     /// Window bounds, for unique counting.
     windows: Vec<(u64, u64)>,
+    /// The windows that hold tick `open_at`: (window, first tick).
+    open: Vec<(usize, u64)>,
+    open_at: u64,
     /// Requests whose next try falls after the last tick.
     past_end: u64,
 }
@@ -596,6 +599,8 @@ impl<'s, 'm> Runner<'s, 'm> {
             op_start: vec![0; m.sources.len()],
             next_id: 1,
             windows: m.windows.iter().map(|w| (w.from, w.to)).collect(),
+            open: Vec::with_capacity(m.windows.len()),
+            open_at: NEVER,
             past_end: 0,
         }
     }
@@ -712,13 +717,29 @@ impl<'s, 'm> Runner<'s, 'm> {
         let last = self.requests.last_seen[k];
         if last != t {
             series.unique[ti] += 1;
-            for (w, &(from, to)) in self.windows.iter().enumerate() {
-                if from <= t && t <= to && (last == NEVER || last < from) {
+            if self.open_at != t {
+                self.open_windows(t);
+            }
+            for &(w, from) in &self.open {
+                if last == NEVER || last < from {
                     self.obs.window_unique[w][node] += 1;
                 }
             }
             self.requests.last_seen[k] = t;
         }
+    }
+
+    /// Finds the windows that hold tick `t`, once per tick rather than on
+    /// every call.
+    #[cold]
+    fn open_windows(&mut self, t: u64) {
+        self.open.clear();
+        for (w, &(from, to)) in self.windows.iter().enumerate() {
+            if from <= t && t <= to {
+                self.open.push((w, from));
+            }
+        }
+        self.open_at = t;
     }
 
     /// The answer a node gives by itself, without calling downstream: a
@@ -876,7 +897,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             self.requests.tries[k] = 1;
             self.requests.started[k] = t;
             self.requests.prev_wait[k] = NEVER;
-            if let Some(blocked) = self.admit(t, slot, pos) {
+            if let Some(blocked) = self.admit(t, slot, pos, node) {
                 return self.deliver(t, slot, pos as isize, blocked, false);
             }
             pos += 1;
@@ -885,7 +906,9 @@ impl<'s, 'm> Runner<'s, 'm> {
 
     /// The service at `pos` sends a try downstream (after its breaker agrees).
     fn send(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
-        if let Some(blocked) = self.admit(t, slot, pos) {
+        let source = self.requests.source[slot as usize] as usize;
+        let node = self.sim.paths[source][pos];
+        if let Some(blocked) = self.admit(t, slot, pos, node) {
             return self.deliver(t, slot, pos as isize, blocked, false);
         }
         self.arrive(t, slot, pos + 1)
@@ -910,11 +933,24 @@ impl<'s, 'm> Runner<'s, 'm> {
         }
     }
 
-    /// Asks the breaker of the service at `pos`; `Some(answer)` when the try
-    /// fails fast.
-    fn admit(&mut self, t: u64, slot: u32, pos: usize) -> Option<Answer> {
-        let source = self.requests.source[slot as usize] as usize;
-        let node = self.sim.paths[source][pos];
+    /// Asks the breaker of the service `node` at `pos`; `Some(answer)` when
+    /// the try fails fast.
+    #[inline]
+    fn admit(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
+        if self.nodes[node].breakers.is_empty() {
+            return None;
+        }
+        self.admit_through_breaker(t, slot, pos, node)
+    }
+
+    #[inline(never)]
+    fn admit_through_breaker(
+        &mut self,
+        t: u64,
+        slot: u32,
+        pos: usize,
+        node: usize,
+    ) -> Option<Answer> {
         let scope = self.breaker_scope(slot, node)?;
         let a = self.nodes[node].breakers[scope].admit(t);
         let k = slot as usize * self.requests.depth + pos;
@@ -1011,7 +1047,9 @@ impl<'s, 'm> Runner<'s, 'm> {
                 if let Some(policy) = policy {
                     if let Some(wait) = self.retry_wait(t, slot, pos, f, policy, kind) {
                         let at = t.saturating_add(wait);
-                        if pos == 0 {
+                        // Only an operation's record reads its waits; for
+                        // other requests they would pile up for the whole run.
+                        if pos == 0 && sim.kinds[kind].op.is_some() {
                             self.op_waits[source].push(wait);
                         }
                         if at <= self.sim.model.ticks {

@@ -1,0 +1,72 @@
+//! The engine allocates for what it keeps, never per event.
+//!
+//! A run allocates its per-tick series once, and its per-request slab and
+//! event queue grow to the most requests in flight; after that, in steady
+//! state, no event allocates. So two runs of the same model that differ only
+//! in length make the same number of allocations. The global allocator here
+//! counts them; this file is its own test binary with one test, so nothing
+//! else allocates meanwhile.
+
+use std::alloc::System;
+
+use squall_engine::Simulation;
+use squall_lang::{Model, Overrides};
+use stats_alloc::{Region, StatsAlloc, INSTRUMENTED_SYSTEM};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+/// Document 000's chain, `rounds` long, its dependency browned out from
+/// round 101 to `until`.
+fn chain(rounds: u64, until: u64) -> Model {
+    let text = format!(
+        r#"scenario "chain" {{
+  clock round
+  run {rounds} rounds
+  source users {{ rate 4/round  enters edge }}
+  chain edge -> api -> worker -> db
+  service edge, api, worker {{ retry {{ attempts 3  backoff fixed 4 rounds }} }}
+  service db {{ capacity 12/round }}
+  fault brownout {{ on db  during 101..{until}  capacity 1/round }}
+  window before 1..100
+  window during 101..{until}
+}}"#
+    );
+    squall_lang::load("chain.squall", &text)
+        .and_then(|s| s.model(&Overrides::default()))
+        .unwrap_or_else(|d| panic!("the chain does not load: {d}"))
+}
+
+/// Allocations (and reallocations) made by building and running `model`,
+/// and the events it processed.
+fn allocations(model: &Model) -> (usize, u64) {
+    let region = Region::new(GLOBAL);
+    let obs = Simulation::builder(model)
+        .build()
+        .and_then(|s| s.run())
+        .unwrap_or_else(|e| panic!("the run fails: {e}"));
+    let change = region.change();
+    (change.allocations + change.reallocations, obs.events)
+}
+
+#[test]
+fn no_event_allocates_in_steady_state() {
+    for (what, short, long) in [
+        (
+            "a storm, then a healthy tail",
+            chain(2_000, 160),
+            chain(50_000, 160),
+        ),
+        (
+            "a storm to the end of the run",
+            chain(2_000, 2_000),
+            chain(50_000, 50_000),
+        ),
+    ] {
+        let (a_short, e_short) = allocations(&short);
+        let (a_long, e_long) = allocations(&long);
+        eprintln!("{what}: {a_short} allocations for {e_short} events, {a_long} for {e_long}");
+        assert!(e_long > 3 * e_short, "{what}: the long run has more events");
+        assert_eq!(a_short, a_long, "{what}: allocations grow with events");
+    }
+}
