@@ -13,7 +13,7 @@ const CHAPTERS: [&str; 4] = [
     "book/src/backoff-and-jitter.md",
     "book/src/retry-classification.md",
     "book/src/circuit-breaker.md",
-    "book/src/reference/language-client.md",
+    "book/src/reference/language.md",
 ];
 
 struct Block {

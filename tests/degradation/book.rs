@@ -5,7 +5,7 @@
 use crate::support::read;
 
 const CHAPTER: &str = "book/src/graceful-degradation.md";
-const REFERENCE: &str = "book/src/reference/language-degradation.md";
+const REFERENCE: &str = "book/src/reference/language.md";
 
 /// The chapter shows the scenario, quotes each of its tables, and reads
 /// every number the document prints.
