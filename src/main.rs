@@ -66,12 +66,12 @@ impl FormatArg {
 enum Command {
     /// Run a scenario and print its report.
     #[command(
-        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n    squall run scenarios/retry-storm.squall --format json --out report.json\n  squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
+        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n  squall run scenarios/retry-storm.squall --format json --out report.json\n  squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
     )]
     Run {
         /// The scenario file.
         file: PathBuf,
-        /// Only these variants (by name); repeat for several. Default: all.
+        /// Only these variants (by name or label); repeat for several. Default: all.
         #[arg(long = "variant", value_name = "NAME")]
         variants: Vec<String>,
         /// Override a param, e.g. `--set attempts=2` or `--set demand=6/round`.
@@ -92,7 +92,8 @@ enum Command {
         /// windows shaded, to this SVG file.
         #[arg(long, value_name = "FILE")]
         chart: Option<PathBuf>,
-        /// The node `--chart` draws (default: the last node of the first chain).
+        /// The node `--chart` draws (default: the node the first node calls,
+        /// and so on down, to the bottom of that chain).
         #[arg(long, value_name = "NODE", requires = "chart")]
         chart_node: Option<String>,
     },

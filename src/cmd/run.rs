@@ -106,15 +106,46 @@ pub fn study_error(e: &StudyError, color: bool) -> u8 {
     EXIT_INVALID
 }
 
-/// `squall check FILE...`: validates scenario files.
+/// `squall check FILE...`: validates scenario files, and every run's model
+/// against the engine's limits (so `check` passes only what `run` runs).
 pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
+    use std::io::Write as _;
     let mut worst = EXIT_OK;
+    let mut stdout = std::io::stdout().lock();
     for f in files {
         match util::load(f, color) {
             Ok(s) => {
+                let refused: Vec<String> = s
+                    .all_runs()
+                    .into_iter()
+                    .filter_map(|key| {
+                        let m = s.model_for(key, &[]).ok()?;
+                        let run = match key {
+                            squall_lang::RunKey::Variant(v) => {
+                                format!("variant `{}`", s.variants[v].name)
+                            }
+                            squall_lang::RunKey::Point(i, p)
+                            | squall_lang::RunKey::Cross(_, i, p) => {
+                                format!("point {} of sweep `{}`", p + 1, s.sweeps[i].name)
+                            }
+                        };
+                        squall_engine::Simulation::builder(&m)
+                            .build()
+                            .err()
+                            .map(|e| format!("{run}: {e}"))
+                    })
+                    .collect();
+                if !refused.is_empty() {
+                    for r in &refused {
+                        eprintln!("{}: error: {r}", f.display());
+                    }
+                    worst = worst.max(EXIT_INVALID);
+                    continue;
+                }
                 let count =
                     |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
-                println!(
+                let _ = writeln!(
+                    stdout,
                     "{}: ok ({}, {}, {})",
                     f.display(),
                     count(s.nodes.len(), "node"),
@@ -126,7 +157,12 @@ pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
                         if let Ok(m) = s.model_for(key, &[]) {
                             let pretty = ron::ser::PrettyConfig::new();
                             match ron::ser::to_string_pretty(&m, pretty) {
-                                Ok(text) => println!("// {key:?}\n{text}"),
+                                Ok(text) => {
+                                    // A closed pipe (`| head`) ends the listing quietly.
+                                    if writeln!(stdout, "// {key:?}\n{text}").is_err() {
+                                        return worst;
+                                    }
+                                }
                                 Err(e) => eprintln!("error: cannot print the model: {e}"),
                             }
                         }

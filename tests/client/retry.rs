@@ -813,3 +813,25 @@ fn variants_run_their_own_loops() {
         .collect();
     assert_eq!(accounting, [(2, 1, 0, 1), (2, 0, 1, 1)]);
 }
+
+/// A script's steps follow one another: `x N` counts the calls of its own
+/// step, so a count after an `until` starts when the `until` ends.
+#[test]
+fn a_count_after_an_until_counts_from_its_own_start() {
+    let ran = run(
+        "steps",
+        r#"scenario "steps" {
+  clock ms
+  run 0ms..20s
+  chain app -> api
+  endpoint api { default { 503 until 5s then 429 x 2 then 200 } }
+  source s { enters app  at [0ms, 1s, 6s, 7s, 8s, 9s] }
+}"#,
+    );
+    let api = &ran.obs().nodes[1];
+    let at = |t: usize| (api.ok[t], api.failed[t]);
+    // 503 before 5 s, then two 429s, then success.
+    assert_eq!([at(0), at(1000)], [(0, 1), (0, 1)]);
+    assert_eq!([at(6000), at(7000)], [(0, 1), (0, 1)]);
+    assert_eq!([at(8000), at(9000)], [(1, 0), (1, 0)]);
+}

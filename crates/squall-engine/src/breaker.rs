@@ -41,6 +41,9 @@ pub struct Breaker {
     failures: u32,
     opened_at: u64,
     probes: u32,
+    /// Bumped at every change of state: an answer to a call sent in an
+    /// earlier epoch says nothing about the state the breaker is in now.
+    epoch: u64,
 }
 
 /// The decision on one call.
@@ -52,6 +55,9 @@ pub struct Admission {
     pub before: State,
     /// For a call not sent, ticks until a probe may go.
     pub remaining: u64,
+    /// The breaker's epoch when the call was sent; give it back to
+    /// [`Breaker::record`].
+    pub epoch: u64,
 }
 
 impl Breaker {
@@ -63,6 +69,7 @@ impl Breaker {
             failures: 0,
             opened_at: 0,
             probes: 0,
+            epoch: 0,
         }
     }
 
@@ -76,6 +83,7 @@ impl Breaker {
         if self.state == State::Open && now.saturating_sub(self.opened_at) >= self.spec.cooldown {
             self.state = State::HalfOpen;
             self.probes = 0;
+            self.epoch += 1;
         }
         let before = self.state;
         match self.state {
@@ -83,11 +91,13 @@ impl Breaker {
                 sent: true,
                 before,
                 remaining: 0,
+                epoch: self.epoch,
             },
             State::Open => Admission {
                 sent: false,
                 before,
                 remaining: (self.opened_at + self.spec.cooldown).saturating_sub(now),
+                epoch: self.epoch,
             },
             State::HalfOpen => {
                 if self.probes < self.spec.probes {
@@ -96,24 +106,35 @@ impl Breaker {
                         sent: true,
                         before,
                         remaining: 0,
+                        epoch: self.epoch,
                     }
                 } else {
                     Admission {
                         sent: false,
                         before,
                         remaining: 0,
+                        epoch: self.epoch,
                     }
                 }
             }
         }
     }
 
-    /// Records the answer to a sent call; returns the state after.
-    pub fn record(&mut self, failed: bool, now: u64) -> State {
+    /// Records the answer to a call sent in `epoch`; returns the state
+    /// after. An answer to a call sent before the breaker last changed state
+    /// (a late answer, held up by retries further down) changes nothing: it
+    /// neither closes an open breaker nor frees a probe it never took.
+    pub fn record(&mut self, failed: bool, now: u64, epoch: u64) -> State {
+        if epoch != self.epoch {
+            return self.state;
+        }
         if self.state == State::HalfOpen {
             self.probes = self.probes.saturating_sub(1);
         }
         if !failed {
+            if self.state != State::Closed {
+                self.epoch += 1;
+            }
             self.state = State::Closed;
             self.failures = 0;
             return self.state;
@@ -123,6 +144,7 @@ impl Breaker {
             self.state = State::Open;
             self.opened_at = now;
             self.failures = 0;
+            self.epoch += 1;
         }
         self.state
     }
@@ -132,18 +154,27 @@ impl Breaker {
 mod tests {
     use super::*;
 
-    #[test]
-    fn opens_after_threshold_and_probes_after_cooldown() {
-        let mut b = Breaker::new(BreakerSpec {
+    fn breaker() -> Breaker {
+        Breaker::new(BreakerSpec {
             threshold: 2,
             cooldown: 10,
             probes: 1,
             per_path: false,
-        });
-        assert!(b.admit(0).sent);
-        assert_eq!(b.record(true, 0), State::Closed);
-        assert!(b.admit(1).sent);
-        assert_eq!(b.record(true, 1), State::Open);
+        })
+    }
+
+    /// Admits a call at `t` and records its answer at once.
+    fn call(b: &mut Breaker, t: u64, failed: bool) -> State {
+        let a = b.admit(t);
+        assert!(a.sent, "the call at {t} is sent");
+        b.record(failed, t, a.epoch)
+    }
+
+    #[test]
+    fn opens_after_threshold_and_probes_after_cooldown() {
+        let mut b = breaker();
+        assert_eq!(call(&mut b, 0, true), State::Closed);
+        assert_eq!(call(&mut b, 1, true), State::Open);
         let a = b.admit(5);
         assert!(!a.sent);
         assert_eq!(a.remaining, 6);
@@ -151,23 +182,35 @@ mod tests {
         assert_eq!((a.sent, a.before), (true, State::HalfOpen));
         // A second call while the probe is out fails fast.
         assert!(!b.admit(11).sent);
-        assert_eq!(b.record(false, 11), State::Closed);
+        assert_eq!(b.record(false, 11, a.epoch), State::Closed);
         assert!(b.admit(12).sent);
     }
 
     #[test]
     fn a_success_resets_the_count() {
-        let mut b = Breaker::new(BreakerSpec {
-            threshold: 2,
-            cooldown: 10,
-            probes: 1,
-            per_path: false,
-        });
-        b.admit(0);
-        b.record(true, 0);
-        b.admit(1);
-        b.record(false, 1);
-        b.admit(2);
-        assert_eq!(b.record(true, 2), State::Closed);
+        let mut b = breaker();
+        call(&mut b, 0, true);
+        call(&mut b, 1, false);
+        assert_eq!(call(&mut b, 2, true), State::Closed);
+    }
+
+    #[test]
+    fn a_late_answer_from_before_the_breaker_opened_changes_nothing() {
+        let mut b = breaker();
+        // A call sent while closed, answered only later (held by retries).
+        let late = b.admit(0);
+        assert!(late.sent);
+        // Meanwhile two failures open the breaker.
+        call(&mut b, 1, true);
+        assert_eq!(call(&mut b, 2, true), State::Open);
+        // The late success does not close it in the middle of its cool-down.
+        assert_eq!(b.record(false, 3, late.epoch), State::Open);
+        assert!(!b.admit(4).sent);
+        // Nor does a late answer free the half-open probe slot.
+        let probe = b.admit(12);
+        assert_eq!((probe.sent, probe.before), (true, State::HalfOpen));
+        assert_eq!(b.record(false, 13, late.epoch), State::HalfOpen);
+        assert!(!b.admit(13).sent, "the probe is still out");
+        assert_eq!(b.record(false, 14, probe.epoch), State::Closed);
     }
 }

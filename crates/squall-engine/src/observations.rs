@@ -120,8 +120,8 @@ pub struct Observations {
     /// Decisions of each node's circuit breaker: `[node][row]`, at most
     /// [`TRACE_LIMIT`] rows per node.
     pub traces: Vec<Vec<TraceRow>>,
-    /// Breaker decisions left out of `traces` past the limit.
-    pub trace_dropped: u64,
+    /// Breaker decisions left out of `traces` past the limit, per node.
+    pub trace_dropped: Vec<u64>,
 }
 
 /// The most breaker decisions kept per node.
@@ -183,7 +183,7 @@ impl Observations {
             route_calls: Vec::new(),
             ops: Vec::new(),
             traces: Vec::new(),
-            trace_dropped: 0,
+            trace_dropped: vec![0; node_names.len()],
         }
     }
 

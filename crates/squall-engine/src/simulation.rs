@@ -3,13 +3,14 @@
 //! # How a run proceeds
 //!
 //! Time is an integer count of ticks (`start..=ticks`, by default `1..=ticks`).
-//! Three kinds of event exist:
+//! Four kinds of event exist:
 //!
 //! * **source tick** — a source adds its rate for the tick to an accumulator
 //!   (or draws a Poisson count) and sends one new request for each whole unit
-//!   into its entry node; it then schedules its own next tick. A source with
-//!   `at [..]` times sends one request at each; a `sequential` source sends
-//!   its next operation in the tick its previous one ends.
+//!   into its entry node; it then schedules its own next tick.
+//! * **send** — a source with `at [..]` times sends one request at each.
+//! * **operation** — a `sequential` source sends its next operation in the
+//!   tick its previous one ends.
 //! * **retry** — a service that saw its downstream call fail makes its next
 //!   try.
 //!
@@ -192,6 +193,8 @@ struct Requests {
     /// Tick the current try was sent, and the breaker state it found.
     sent_at: Vec<u64>,
     admitted: Vec<State>,
+    /// The breaker's epoch when the current try was sent.
+    admitted_epoch: Vec<u64>,
     /// Last tick seen per node: `slot * nodes + node`.
     last_seen: Vec<u64>,
     free: Vec<u32>,
@@ -211,6 +214,7 @@ impl Requests {
             prev_wait: Vec::new(),
             sent_at: Vec::new(),
             admitted: Vec::new(),
+            admitted_epoch: Vec::new(),
             last_seen: Vec::new(),
             free: Vec::new(),
             depth,
@@ -241,6 +245,7 @@ impl Requests {
             self.prev_wait.extend(std::iter::repeat_n(NEVER, d));
             self.sent_at.extend(std::iter::repeat_n(0, d));
             self.admitted.extend(std::iter::repeat_n(State::Closed, d));
+            self.admitted_epoch.extend(std::iter::repeat_n(0, d));
             self.last_seen.extend(std::iter::repeat_n(NEVER, n));
             slot
         }
@@ -271,6 +276,8 @@ struct NodeState {
     breakers: Vec<Breaker>,
     /// Calls each scripted route has answered.
     route_calls: Vec<u64>,
+    /// Each route's current script step and the calls it has answered.
+    route_steps: Vec<(usize, u64)>,
     /// Tick of each composite field's last fresh value (the ledger).
     ledger: Vec<u64>,
 }
@@ -552,8 +559,8 @@ impl<'s, 'm> Runner<'s, 'm> {
                 faults: m
                     .faults
                     .iter()
-                    .filter(|f| f.node == i)
                     .enumerate()
+                    .filter(|(_, f)| f.node == i)
                     .filter_map(|(k, f)| f.capacity.map(|c| (f.from, f.to, c, k)))
                     .collect(),
                 failing: m
@@ -569,6 +576,7 @@ impl<'s, 'm> Runner<'s, 'm> {
                     Some(b) => vec![Breaker::new(b.clone())],
                 },
                 route_calls: vec![0; n.routes.len()],
+                route_steps: vec![(0, 0); n.routes.len()],
                 ledger: vec![NEVER; n.composite.as_ref().map_or(0, |c| c.fields.len())],
             })
             .collect();
@@ -789,33 +797,31 @@ impl<'s, 'm> Runner<'s, 'm> {
                 not_before: None,
             }));
         };
-        let count = self.nodes[node].route_calls[r];
         self.nodes[node].route_calls[r] += 1;
+        // The route's script is a little state machine: the current step,
+        // and the calls it has answered. A step `x N` ends after N calls, a
+        // step `until T` at tick T; the last step holds for ever.
         let script = &routes[r].script;
-        let mut used = 0u64;
-        let mut chosen = script.last();
-        for (i, step) in script.iter().enumerate() {
-            if i + 1 == script.len() {
-                chosen = Some(step);
+        let (mut step, mut used) = self.nodes[node].route_steps[r];
+        while step + 1 < script.len() {
+            let s = &script[step];
+            let over = match (s.times, s.until) {
+                (Some(n), _) => used >= n,
+                (None, Some(u)) => t >= u,
+                (None, None) => false,
+            };
+            if !over {
                 break;
             }
-            if let Some(n) = step.times {
-                if count < used + n {
-                    chosen = Some(step);
-                    break;
-                }
-                used += n;
-            } else if let Some(u) = step.until {
-                if t < u {
-                    chosen = Some(step);
-                    break;
-                }
-            } else {
-                chosen = Some(step);
-                break;
-            }
+            step += 1;
+            used = 0;
         }
-        Some(chosen.map_or(Answer::Ok, |s| answer_of(&s.response, t)))
+        self.nodes[node].route_steps[r] = (step, used + 1);
+        Some(
+            script
+                .get(step)
+                .map_or(Answer::Ok, |s| answer_of(&s.response, t)),
+        )
     }
 
     /// A composite response: fetch every field from its node, fall back on
@@ -956,6 +962,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         let k = slot as usize * self.requests.depth + pos;
         self.requests.sent_at[k] = t;
         self.requests.admitted[k] = a.before;
+        self.requests.admitted_epoch[k] = a.epoch;
         if a.sent {
             return None;
         }
@@ -992,7 +999,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         if self.obs.traces[node].len() < TRACE_LIMIT {
             self.obs.traces[node].push(row);
         } else {
-            self.obs.trace_dropped += 1;
+            self.obs.trace_dropped[node] += 1;
         }
     }
 
@@ -1024,8 +1031,11 @@ impl<'s, 'm> Runner<'s, 'm> {
             let k = slot as usize * depth + pos;
             if sent {
                 if let Some(scope) = self.breaker_scope(slot, node) {
-                    let after = self.nodes[node].breakers[scope]
-                        .record(counts_against_dependency(answer), t);
+                    let after = self.nodes[node].breakers[scope].record(
+                        counts_against_dependency(answer),
+                        t,
+                        self.requests.admitted_epoch[k],
+                    );
                     let row = TraceRow {
                         scope: self.scope_label(slot, node),
                         time: self.requests.sent_at[k],

@@ -347,3 +347,30 @@ fn bad_models_are_errors_not_panics() {
 
     assert!(err(&ok()).is_none());
 }
+
+/// Each capacity fault is found by its index in the model: a periodic fault
+/// on another node, declared first, must not switch off a constant one.
+#[test]
+fn capacity_faults_are_matched_to_their_own_node() {
+    use squall_lang::Periodic;
+    let mut m = model(
+        10,
+        vec![node("api", Some(1), None), node("db", None, None)],
+        vec![source("users", 0, 1.0, &[])],
+    );
+    let mut blip = fault("blip", 0, 1, 10, Some(0));
+    blip.periodic = Some(Periodic {
+        every: 5,
+        phase: 0,
+        step: 0,
+    });
+    m.faults = vec![blip, fault("down", 1, 1, 10, Some(0))];
+    let obs = run(&m);
+    // `db` refuses every call that reaches it: its fault is constant.
+    let db = &obs.nodes[1];
+    let (calls, refused): (u32, u32) = (db.calls.iter().sum(), db.refused.iter().sum());
+    assert!(calls > 0);
+    assert_eq!(refused, calls, "db refused {refused} of {calls}");
+    // `api` refuses only at ticks 5 and 10, when its periodic fault strikes.
+    assert_eq!(ticks_with(&obs.nodes[0].refused), vec![5, 10]);
+}

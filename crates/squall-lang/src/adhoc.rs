@@ -11,8 +11,8 @@ use crate::diagnostic::{did_you_mean, Diagnostics};
 use crate::instantiate::RunKey;
 use crate::validate::{Scenario, SweepSpec};
 
-/// The most points one sweep may have.
-pub const MAX_POINTS: usize = 1_000_000;
+/// The most points one sweep may have: the same limit as a sweep in a file.
+pub const MAX_POINTS: usize = crate::validate::MAX_SWEEP_POINTS;
 
 /// Why an ad-hoc sweep cannot be built.
 #[derive(Debug, Clone, thiserror::Error)]

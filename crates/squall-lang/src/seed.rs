@@ -1,9 +1,11 @@
 //! Seeds: one root seed per scenario, a derived seed per run and component.
 //!
 //! A run's seed is derived from the scenario's `seed` and the run's label
-//! (`variant/<name>` or `sweep/<name>/<point index>`), so every variant and
-//! sweep point has its own random stream and no result depends on which
-//! thread ran it or on which other runs exist. Inside a run, each component
+//! (`variant/<name>`, `point/<settings>` for a sweep point, the settings
+//! sorted by name, or `variant/<name>/point/<settings>` for a point on a
+//! variant; see `Scenario::run_seed`), so every variant and sweep point has
+//! its own random stream and no result depends on which thread ran it, on
+//! the order of the values, or on which other runs exist. Inside a run, each component
 //! derives its own stream the same way (`source/<index>`, `rng/<name>`).
 //! A generator declared with an explicit `seed` ignores all of this and
 //! starts from that seed in every run (common random numbers).

@@ -816,6 +816,21 @@ impl Validator {
                     for p in &decl.props {
                         match p {
                             FaultProp::On(ids) => {
+                                if node_given {
+                                    if let Some(id) = ids.first() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!(
+                                                    "fault `{}` says `on` twice",
+                                                    decl.name.name
+                                                ),
+                                                id.span,
+                                            )
+                                            .label("second `on`")
+                                            .help("name every node in one `on a, b`"),
+                                        );
+                                    }
+                                }
                                 node_given = true;
                                 let found: Vec<Option<usize>> =
                                     ids.iter().map(|id| self.node(&node_names, id)).collect();
@@ -824,8 +839,37 @@ impl Validator {
                                     .all(Option::is_some)
                                     .then(|| found.into_iter().flatten().collect::<Vec<_>>());
                             }
-                            FaultProp::During(r) => during = Some(r.clone()),
-                            FaultProp::Capacity(v) => capacity = Some(v.clone()),
+                            FaultProp::During(r) => {
+                                if during.is_some() {
+                                    self.err(
+                                        Diagnostic::new(
+                                            format!(
+                                                "fault `{}` says `during` twice",
+                                                decl.name.name
+                                            ),
+                                            r.span,
+                                        )
+                                        .label("second `during`")
+                                        .help("declare a second fault for a second time range"),
+                                    );
+                                }
+                                during = Some(r.clone())
+                            }
+                            FaultProp::Capacity(v) => {
+                                if capacity.is_some() {
+                                    self.err(
+                                        Diagnostic::new(
+                                            format!(
+                                                "fault `{}` gives its capacity twice",
+                                                decl.name.name
+                                            ),
+                                            v.span,
+                                        )
+                                        .label("second `capacity`"),
+                                    );
+                                }
+                                capacity = Some(v.clone())
+                            }
                             FaultProp::Fail(r) => {
                                 self.check_response(r);
                                 fail = Some(r.clone());
@@ -902,7 +946,7 @@ impl Validator {
                     let Some(i) = self.node(&node_names, &decl.node) else {
                         continue;
                     };
-                    if nodes[i].downstream.is_some() {
+                    if nodes[i].downstream.is_some() || !nodes[i].fanout.is_empty() {
                         self.err(
                             Diagnostic::new(
                                 format!(

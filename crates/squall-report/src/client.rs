@@ -263,10 +263,10 @@ impl Study<'_> {
                 "`{}`: sent {sent}, blocked {blocked}",
                 self.scenario.nodes[node].name
             );
-            if run.obs.trace_dropped > 0 {
+            if run.obs.trace_dropped.get(node).copied().unwrap_or(0) > 0 {
                 text.push_str(&format!(
                     " (only the first rows are listed; {} more were left out)",
-                    run.obs.trace_dropped
+                    run.obs.trace_dropped.get(node).copied().unwrap_or(0)
                 ));
             }
             out.push(Block::Line { text });

@@ -14,7 +14,8 @@
 //! by name and values in canonical spelling. A point's numbers therefore
 //! depend only on the scenario and the point itself: not on the thread
 //! count, the order of `--vary` values, the other points, or how the points
-//! are split into shards. Variants keep the scenario seed itself.
+//! are split into shards. A variant's seed follows its name, and a point run
+//! on a variant follows both (`Scenario::run_seed`).
 //!
 //! # Shards
 //!
