@@ -8,6 +8,7 @@ mod accounting;
 mod cli;
 mod determinism;
 mod generality;
+mod layers;
 mod memory;
 mod pipeline_robust;
 mod reference;
