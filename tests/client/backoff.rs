@@ -401,3 +401,53 @@ fn large_jittered_herd_spreads() {
     );
     assert!(peak < 150, "busiest bucket {peak} of 1000");
 }
+
+/// Document 003 on jitter (`scenarios/jitter.squall`): without jitter the
+/// whole herd wakes in one bucket; full jitter spreads it over the whole
+/// fourth wait (0..=800 ms), equal jitter over its second half
+/// (400..=800 ms). Bounds derived from the formulas: e = 100 · 2³ = 800.
+#[test]
+fn jitter_spreads_a_herd_full_over_the_wait_equal_over_its_second_half() {
+    let ran = crate::support::run_file("scenarios/jitter.squall");
+    let herd = |title: &str| -> Vec<(u64, u64)> {
+        let blocks = ran.json["blocks"].as_array().cloned().unwrap_or_default();
+        let t = blocks
+            .iter()
+            .find(|b| b["title"] == title)
+            .cloned()
+            .unwrap_or_default();
+        t["rows"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .map(|r| {
+                let at = r[0]
+                    .as_str()
+                    .unwrap_or("")
+                    .trim_end_matches(" ms")
+                    .parse()
+                    .unwrap_or(u64::MAX);
+                (at, r[1].as_u64().unwrap_or(0))
+            })
+            .collect()
+    };
+    let none = herd("no jitter: 100 clients, fourth try");
+    assert_eq!(none, vec![(800, 100)]);
+    for (title, low) in [
+        ("full jitter: 100 clients, fourth try", 0),
+        ("equal jitter: 100 clients, fourth try", 400),
+    ] {
+        let h = herd(title);
+        assert_eq!(h.iter().map(|(_, n)| n).sum::<u64>(), 100, "{title}");
+        assert!(
+            h.iter().all(|&(at, _)| (low..=800).contains(&at)),
+            "{title}: {h:?}"
+        );
+        assert!(h.len() >= 4, "{title}: spread over several buckets: {h:?}");
+        assert!(
+            h.iter().all(|&(_, n)| n < 50),
+            "{title}: no bucket holds half the herd: {h:?}"
+        );
+    }
+}
