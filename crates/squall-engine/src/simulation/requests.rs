@@ -1,0 +1,87 @@
+//! The slab of per-request state: flat arrays indexed by slot, a slot
+//! reused once its request ends, so memory follows requests in flight.
+
+use crate::breaker::State;
+
+use super::NEVER;
+
+/// Per-request state, in flat arrays indexed by slot (and path position).
+pub(super) struct Requests {
+    /// Request id per slot.
+    pub(super) id: Vec<u64>,
+    /// Which source (and so which path) the request came from.
+    pub(super) source: Vec<u32>,
+    /// Which request kind (method, path, retry override) it is.
+    pub(super) kind: Vec<u32>,
+    /// Tries used per path position: `slot * depth + pos`.
+    pub(super) tries: Vec<u32>,
+    /// Tick of the first try per path position.
+    pub(super) started: Vec<u64>,
+    /// Previous wait per path position (decorrelated jitter), or `NEVER`.
+    pub(super) prev_wait: Vec<u64>,
+    /// Tick the current try was sent, and the breaker state it found.
+    pub(super) sent_at: Vec<u64>,
+    pub(super) admitted: Vec<State>,
+    /// The breaker's epoch when the current try was sent.
+    pub(super) admitted_epoch: Vec<u64>,
+    /// Last tick seen per node: `slot * nodes + node`.
+    pub(super) last_seen: Vec<u64>,
+    pub(super) free: Vec<u32>,
+    pub(super) depth: usize,
+    pub(super) nodes: usize,
+    pub(super) live: u64,
+}
+
+impl Requests {
+    pub(super) fn new(depth: usize, nodes: usize) -> Self {
+        Requests {
+            id: Vec::new(),
+            source: Vec::new(),
+            kind: Vec::new(),
+            tries: Vec::new(),
+            started: Vec::new(),
+            prev_wait: Vec::new(),
+            sent_at: Vec::new(),
+            admitted: Vec::new(),
+            admitted_epoch: Vec::new(),
+            last_seen: Vec::new(),
+            free: Vec::new(),
+            depth,
+            nodes,
+            live: 0,
+        }
+    }
+
+    pub(super) fn alloc(&mut self, id: u64, source: u32, kind: u32) -> u32 {
+        self.live += 1;
+        let (d, n) = (self.depth, self.nodes);
+        if let Some(slot) = self.free.pop() {
+            let s = slot as usize;
+            self.id[s] = id;
+            self.source[s] = source;
+            self.kind[s] = kind;
+            self.tries[s * d..(s + 1) * d].fill(0);
+            self.prev_wait[s * d..(s + 1) * d].fill(NEVER);
+            self.last_seen[s * n..(s + 1) * n].fill(NEVER);
+            slot
+        } else {
+            let slot = self.id.len() as u32;
+            self.id.push(id);
+            self.source.push(source);
+            self.kind.push(kind);
+            self.tries.extend(std::iter::repeat_n(0, d));
+            self.started.extend(std::iter::repeat_n(0, d));
+            self.prev_wait.extend(std::iter::repeat_n(NEVER, d));
+            self.sent_at.extend(std::iter::repeat_n(0, d));
+            self.admitted.extend(std::iter::repeat_n(State::Closed, d));
+            self.admitted_epoch.extend(std::iter::repeat_n(0, d));
+            self.last_seen.extend(std::iter::repeat_n(NEVER, n));
+            slot
+        }
+    }
+
+    pub(super) fn release(&mut self, slot: u32) {
+        self.live -= 1;
+        self.free.push(slot);
+    }
+}

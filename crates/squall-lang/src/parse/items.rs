@@ -1,0 +1,409 @@
+//! The scenario and its top-level items, `expect` checks and variant items.
+
+use pest::iterators::Pair;
+
+use crate::ast::*;
+use crate::diagnostic::{Diagnostic, Result};
+use crate::span::Span;
+
+use super::{
+    blocks::{
+        empty_retry, parse_backoff, parse_breaker, parse_op, parse_request, parse_response,
+        parse_response_block, parse_retry, parse_route, retry_prop,
+    },
+    ident, internal, number,
+    report::parse_report_item,
+    string,
+    values::{parse_expr, parse_pvalue, parse_range, parse_value_inner, parse_value_pair},
+    Children, Rule,
+};
+
+pub(super) fn parse_scenario(pair: Pair<'_, Rule>) -> Result<ScenarioAst> {
+    let mut c = Children::of(pair);
+    let name_pair = c.expect(Rule::string)?;
+    let name_span = name_pair.as_span().into();
+    let name = string(name_pair);
+    let mut items = Vec::new();
+    while let Some(p) = c.next() {
+        items.push(parse_item(p)?);
+    }
+    Ok(ScenarioAst {
+        name,
+        name_span,
+        items,
+    })
+}
+
+pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
+    let span: Span = pair.as_span().into();
+    let rule = pair.as_rule();
+    let mut c = Children::of(pair);
+    Ok(match rule {
+        Rule::clock_decl => Item::Clock(ident(c.expect(Rule::ident)?)),
+        Rule::run_decl => match c.next() {
+            Some(p) if p.as_rule() == Rule::range => Item::RunRange(parse_range(p)?),
+            Some(p) => Item::Run(parse_value_pair(p)?),
+            None => return Err(internal(span, "run without a value")),
+        },
+        Rule::epoch_decl => {
+            let p = c.expect(Rule::string)?;
+            let sspan: Span = p.as_span().into();
+            Item::Epoch(string(p), sspan)
+        }
+        Rule::rng_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            let mut decl = RngDecl {
+                name,
+                algorithm: None,
+                seed: None,
+            };
+            while let Some(p) = c.next() {
+                let pspan: Span = p.as_span().into();
+                match p.as_rule() {
+                    Rule::rng_seed => {
+                        let n = Children::of(p).expect(Rule::number)?;
+                        let text: String = n.as_str().chars().filter(|c| *c != '_').collect();
+                        let seed = text.parse::<u64>().map_err(|_| {
+                            Diagnostic::new("a seed must be a whole number", n.as_span().into())
+                                .label("not a whole number")
+                        })?;
+                        decl.seed = Some((seed, pspan));
+                    }
+                    Rule::rng_algorithm => {
+                        decl.algorithm = Some(ident(Children::of(p).expect(Rule::ident)?))
+                    }
+                    other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
+                }
+            }
+            Item::Rng(decl)
+        }
+        Rule::backoff_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            Item::Backoff(name, parse_backoff(c.expect(Rule::backoff_kind)?)?)
+        }
+        Rule::policy_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            let mut retry = empty_retry(span);
+            while let Some(p) = c.next() {
+                retry_prop(&mut retry, p)?;
+            }
+            Item::Policy(name, retry)
+        }
+        Rule::endpoint_decl => {
+            let node = ident(c.expect(Rule::ident)?);
+            let mut routes = Vec::new();
+            while let Some(p) = c.next() {
+                routes.push(parse_route(p)?);
+            }
+            Item::Endpoint(EndpointDecl { node, routes })
+        }
+        Rule::seed_decl => {
+            let p = c.expect(Rule::number)?;
+            let text: String = p.as_str().chars().filter(|c| *c != '_').collect();
+            let seed = text.parse::<u64>().map_err(|_| {
+                Diagnostic::new(
+                    "a seed must be a whole number from 0 to 18446744073709551615",
+                    p.as_span().into(),
+                )
+                .label("not a seed")
+            })?;
+            Item::Seed(seed, p.as_span().into())
+        }
+        Rule::param_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            let value = c
+                .next()
+                .ok_or_else(|| internal(span, "param without a value"))?;
+            Item::Param(name, parse_pvalue(value)?)
+        }
+        Rule::source_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            let mut props = Vec::new();
+            while let Some(p) = c.next() {
+                props.push(match p.as_rule() {
+                    Rule::rate_prop => SourceProp::Rate(parse_rate(p)?),
+                    Rule::enters_prop => {
+                        SourceProp::Enters(ident(Children::of(p).expect(Rule::ident)?))
+                    }
+                    Rule::arrivals_prop => {
+                        SourceProp::Arrivals(ident(Children::of(p).expect(Rule::ident)?))
+                    }
+                    Rule::at_times => SourceProp::At(
+                        p.into_inner()
+                            .map(parse_value_pair)
+                            .collect::<Result<_>>()?,
+                    ),
+                    Rule::request_prop => SourceProp::Request(parse_request(p)?),
+                    Rule::sequential_block => {
+                        let mut ops = Vec::new();
+                        for op in p.into_inner() {
+                            ops.push(parse_op(op)?);
+                        }
+                        SourceProp::Sequential(ops)
+                    }
+                    other => {
+                        return Err(internal(
+                            p.as_span().into(),
+                            &format!("unexpected {other:?}"),
+                        ))
+                    }
+                });
+            }
+            Item::Source(SourceDecl { name, props, span })
+        }
+        Rule::chain_decl => {
+            let mut nodes = Vec::new();
+            let mut fanout = Vec::new();
+            for p in c.inner {
+                match p.as_rule() {
+                    Rule::fanout => fanout = p.into_inner().map(ident).collect(),
+                    _ => nodes.push(ident(p)),
+                }
+            }
+            Item::Chain(nodes, fanout)
+        }
+        Rule::warmup_decl => Item::Warmup(parse_value_pair(c.expect(Rule::value)?)?),
+        Rule::service_decl => {
+            let mut names = Vec::new();
+            let mut props = Vec::new();
+            while let Some(p) = c.next() {
+                match p.as_rule() {
+                    Rule::ident => names.push(ident(p)),
+                    Rule::retry_block => props.push(ServiceProp::Retry(parse_retry(p)?)),
+                    Rule::capacity_prop => props.push(ServiceProp::Capacity(parse_value_pair(
+                        Children::of(p).expect(Rule::value)?,
+                    )?)),
+                    Rule::breaker_block => props.push(ServiceProp::Breaker(parse_breaker(p)?)),
+                    Rule::response_block => {
+                        props.push(ServiceProp::Response(parse_response_block(p)?))
+                    }
+                    other => {
+                        return Err(internal(
+                            p.as_span().into(),
+                            &format!("unexpected {other:?}"),
+                        ))
+                    }
+                }
+            }
+            Item::Service(ServiceDecl { names, props })
+        }
+        Rule::fault_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            let mut props = Vec::new();
+            while let Some(p) = c.next() {
+                props.push(match p.as_rule() {
+                    Rule::on_prop => FaultProp::On(p.into_inner().map(ident).collect()),
+                    Rule::during_prop => {
+                        FaultProp::During(parse_range(Children::of(p).expect(Rule::range)?)?)
+                    }
+                    Rule::capacity_prop => {
+                        FaultProp::Capacity(parse_value_pair(Children::of(p).expect(Rule::value)?)?)
+                    }
+                    Rule::fail_prop => {
+                        FaultProp::Fail(parse_response(Children::of(p).expect(Rule::response)?)?)
+                    }
+                    Rule::every_prop => {
+                        let espan: Span = p.as_span().into();
+                        let mut ec = Children::of(p);
+                        let every = parse_value_pair(ec.expect(Rule::value)?)?;
+                        let mut phase = None;
+                        let mut step = None;
+                        while let Some(x) = ec.next() {
+                            match x.as_rule() {
+                                Rule::value => phase = Some(parse_value_pair(x)?),
+                                Rule::per_field => {
+                                    step = Some(parse_value_pair(
+                                        Children::of(x).expect(Rule::value)?,
+                                    )?)
+                                }
+                                other => {
+                                    return Err(internal(
+                                        x.as_span().into(),
+                                        &format!("unexpected {other:?}"),
+                                    ))
+                                }
+                            }
+                        }
+                        FaultProp::Every(EveryAst {
+                            every,
+                            phase,
+                            step,
+                            span: espan,
+                        })
+                    }
+                    other => {
+                        return Err(internal(
+                            p.as_span().into(),
+                            &format!("unexpected {other:?}"),
+                        ))
+                    }
+                });
+            }
+            Item::Fault(FaultDecl { name, props, span })
+        }
+        Rule::window_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            Item::Window(name, parse_range(c.expect(Rule::range)?)?)
+        }
+        Rule::variant_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            let label = c.optional(Rule::string).map(string);
+            let mut items = Vec::new();
+            while let Some(p) = c.next() {
+                items.push(parse_variant_item(p)?);
+            }
+            Item::Variant(VariantDecl { name, label, items })
+        }
+        Rule::sweep_decl => {
+            let name = ident(c.expect(Rule::ident)?);
+            let label = c.optional(Rule::string).map(string);
+            let mut axes = Vec::new();
+            let mut base = None;
+            while let Some(p) = c.next() {
+                match p.as_rule() {
+                    Rule::sweep_axis => {
+                        let mut a = Children::of(p);
+                        let param = ident(a.expect(Rule::ident)?);
+                        let mut values = Vec::new();
+                        while let Some(v) = a.next() {
+                            values.push(parse_pvalue(v)?);
+                        }
+                        axes.push((param, values));
+                    }
+                    Rule::sweep_base => base = Some(ident(Children::of(p).expect(Rule::ident)?)),
+                    other => {
+                        return Err(internal(
+                            p.as_span().into(),
+                            &format!("unexpected {other:?}"),
+                        ))
+                    }
+                }
+            }
+            Item::Sweep(SweepDecl {
+                name,
+                label,
+                axes,
+                base,
+            })
+        }
+        Rule::report_decl => {
+            let mut items = Vec::new();
+            while let Some(p) = c.next() {
+                items.push(parse_report_item(p)?);
+            }
+            Item::Report(items)
+        }
+        Rule::expect_decl => {
+            let lhs = parse_expr(c.expect(Rule::expr)?)?;
+            let check = c
+                .next()
+                .ok_or_else(|| internal(span, "`expect` without a check"))?;
+            let check = parse_expect_check(check)?;
+            Item::Expect(ExpectDecl { lhs, check, span })
+        }
+        other => return Err(internal(span, &format!("unexpected item {other:?}"))),
+    })
+}
+
+pub(super) fn parse_expect_check(pair: Pair<'_, Rule>) -> Result<ExpectCheck> {
+    let rule = pair.as_rule();
+    let span: Span = pair.as_span().into();
+    let mut c = Children::of(pair);
+    Ok(match rule {
+        Rule::expect_compare => {
+            let op = parse_compare(&c.expect(Rule::compare)?)?;
+            ExpectCheck::Compare(op, parse_bound(c.expect(Rule::bound)?)?)
+        }
+        Rule::expect_range => {
+            let lo = parse_bound(c.expect(Rule::bound)?)?;
+            let hi = parse_bound(c.expect(Rule::bound)?)?;
+            ExpectCheck::Range(lo, hi)
+        }
+        Rule::expect_near => {
+            let expected = parse_bound(c.expect(Rule::bound)?)?;
+            let tol = c.expect(Rule::tolerance)?;
+            let tspan: Span = tol.as_span().into();
+            let inner = Children::of(tol)
+                .next()
+                .ok_or_else(|| internal(tspan, "empty tolerance"))?;
+            let tolerance = match inner.as_rule() {
+                Rule::percent => {
+                    let n = Children::of(inner).expect(Rule::number)?;
+                    Tolerance::Percent(number(&n)?, tspan)
+                }
+                _ => Tolerance::Absolute(parse_bound(inner)?),
+            };
+            ExpectCheck::Near(expected, tolerance)
+        }
+        other => return Err(internal(span, &format!("unexpected check {other:?}"))),
+    })
+}
+
+pub(super) fn parse_bound(pair: Pair<'_, Rule>) -> Result<Bound> {
+    let span: Span = pair.as_span().into();
+    let inner = Children::of(pair)
+        .next()
+        .ok_or_else(|| internal(span, "empty bound"))?;
+    Ok(match inner.as_rule() {
+        Rule::expr => Bound::Expr(parse_expr(inner)?),
+        Rule::quantity => {
+            let q = Children::of(inner)
+                .next()
+                .ok_or_else(|| internal(span, "empty quantity"))?;
+            Bound::Quantity(parse_value_inner(q, span)?)
+        }
+        other => return Err(internal(span, &format!("unexpected bound {other:?}"))),
+    })
+}
+
+pub(super) fn parse_compare(pair: &Pair<'_, Rule>) -> Result<CmpOp> {
+    Ok(match pair.as_str() {
+        "<" => CmpOp::Lt,
+        "<=" => CmpOp::Le,
+        ">" => CmpOp::Gt,
+        ">=" => CmpOp::Ge,
+        "==" => CmpOp::Eq,
+        "!=" => CmpOp::Ne,
+        other => {
+            return Err(internal(
+                pair.as_span().into(),
+                &format!("unknown comparison {other}"),
+            ))
+        }
+    })
+}
+
+pub(super) fn parse_rate(pair: Pair<'_, Rule>) -> Result<RateAst> {
+    let mut c = Children::of(pair);
+    let value = parse_value_pair(c.expect(Rule::value)?)?;
+    let during = match c.optional(Rule::range) {
+        Some(r) => Some(parse_range(r)?),
+        None => None,
+    };
+    Ok(RateAst { value, during })
+}
+
+pub(super) fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
+    let rule = pair.as_rule();
+    let span: Span = pair.as_span().into();
+    let mut c = Children::of(pair);
+    Ok(match rule {
+        Rule::set_item => {
+            let name = ident(c.expect(Rule::ident)?);
+            let value = c
+                .next()
+                .ok_or_else(|| internal(span, "set without a value"))?;
+            VariantItem::Set(name, parse_pvalue(value)?)
+        }
+        Rule::without_item => VariantItem::Without(c.inner.map(ident).collect()),
+        Rule::source_override => {
+            let name = ident(c.expect(Rule::ident)?);
+            let mut rates = Vec::new();
+            while let Some(p) = c.next() {
+                rates.push(parse_rate(p)?);
+            }
+            VariantItem::Source(name, rates)
+        }
+        other => return Err(internal(span, &format!("unexpected {other:?}"))),
+    })
+}

@@ -1,0 +1,283 @@
+//! pest's errors as diagnostics: a human name for every grammar rule, and
+//! what was found where the error points.
+
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+
+use super::{End, Rule};
+
+/// Human names for grammar rules, used in "expected ..." messages.
+pub(super) fn rule_name(rule: Rule) -> &'static str {
+    match rule {
+        Rule::EOI => "end of file",
+        Rule::ident => "a name",
+        Rule::string | Rule::string_inner => "a quoted string",
+        Rule::number => "a number",
+        Rule::time_unit => "a time unit (`rounds`, `ms`, `s`, `min`, `h`)",
+        Rule::rate_unit => "a unit",
+        Rule::param_ref => "a `$param`",
+        Rule::rate => "a rate such as `4/round`",
+        Rule::duration => "a duration such as `4 rounds` or `200ms`",
+        Rule::value => "a value (a number, a rate such as `4/round`, a duration such as `200ms`, or a `$param`)",
+        Rule::range => "a range such as `101..160`",
+        Rule::name_list => "a list of names such as `[a, b]`",
+        Rule::scenario => "`scenario \"name\" { ... }`",
+        Rule::clock_decl => "`clock`",
+        Rule::run_decl => "`run`",
+        Rule::seed_decl => "`seed`",
+        Rule::param_decl => "`param`",
+        Rule::source_decl => "`source`",
+        Rule::chain_decl => "`chain`",
+        Rule::service_decl => "`service`",
+        Rule::fault_decl => "`fault`",
+        Rule::window_decl => "`window`",
+        Rule::variant_decl => "`variant`",
+        Rule::sweep_decl => "`sweep`",
+        Rule::report_decl => "`report`",
+        Rule::expect_decl => "`expect`",
+        Rule::rate_prop => "`rate`",
+        Rule::enters_prop => "`enters`",
+        Rule::arrivals_prop => "`arrivals`",
+        Rule::capacity_prop => "`capacity`",
+        Rule::retry_block => "`retry { ... }`",
+        Rule::attempts_prop => "`attempts`",
+        Rule::backoff_prop => "`backoff`",
+        Rule::backoff_fixed => "`fixed`",
+        Rule::backoff_exponential => "`exponential`",
+        Rule::cross => "`x`",
+        Rule::on_prop => "`on`",
+        Rule::during_prop => "`during`",
+        Rule::set_item => "`set`",
+        Rule::without_item => "`without`",
+        Rule::source_override => "`source`",
+        Rule::sweep_axis => "`name in [values]`",
+        Rule::sweep_base => "`variant`",
+        Rule::measure_decl => "`measure`",
+        Rule::table_decl => "`table`",
+        Rule::line_decl => "`line`",
+        Rule::diagnose_decl => "`diagnose`",
+        Rule::rows_prop => "`rows`",
+        Rule::axis | Rule::axis_variants | Rule::axis_windows | Rule::axis_sweep => {
+            "`variants`, `windows` or `sweep NAME`"
+        }
+        Rule::at_prop => "`at`",
+        Rule::label_prop => "`label`",
+        Rule::column_decl => "`column`",
+        Rule::format_spec => "a format such as `:.2`",
+        Rule::compare => "a comparison (`<`, `<=`, `>`, `>=`, `==`, `!=`)",
+        Rule::expect_compare | Rule::expect_range | Rule::expect_near => {
+            "a check (`> 6`, `in 6.0..6.5` or `== 6.25 within 1%`)"
+        }
+        Rule::bound | Rule::quantity => "a bound (a number, a rate, a duration or an expression)",
+        Rule::bound_rate => "a rate such as `25/round`",
+        Rule::tolerance | Rule::percent => "a tolerance such as `0.1` or `5%`",
+        Rule::expr | Rule::call | Rule::path => "an expression",
+        Rule::paren => "`(`",
+        Rule::add | Rule::sub | Rule::mul | Rule::div | Rule::pow => "an operator",
+        Rule::neg => "`-`",
+        Rule::epoch_decl => "`epoch`",
+        Rule::rng_decl => "`rng`",
+        Rule::backoff_decl => "`backoff`",
+        Rule::policy_decl => "`policy`",
+        Rule::endpoint_decl => "`endpoint`",
+        Rule::at_times => "`at [times]`",
+        Rule::request_prop => "`request`",
+        Rule::sequential_block => "`sequential { ... }`",
+        Rule::op_decl => "`op`",
+        Rule::key_flag => "`idempotency_key`",
+        Rule::deadline_prop => "`deadline`",
+        Rule::retry_after_prop => "`retry_after`",
+        Rule::unknown_prop => "`unknown_attempts`",
+        Rule::backoff_kind | Rule::backoff_full | Rule::backoff_equal | Rule::backoff_decorrelated => {
+            "a backoff (`fixed`, `exponential`, `full_jitter`, `equal_jitter`, `decorrelated`)"
+        }
+        Rule::cap_part => "`cap`",
+        Rule::rng_use => "`rng`",
+        Rule::breaker_block => "`breaker { ... }`",
+        Rule::breaker_after => "`after N failures`",
+        Rule::breaker_cooldown => "`cooldown`",
+                Rule::breaker_probes => "`probes`",
+        Rule::breaker_scope => "`per path`",
+        Rule::route_decl | Rule::route_default => "`route NAME METHOD /path { ... }` or `default { ... }`",
+        Rule::http_method => "an HTTP method (`GET`, `POST`, ... or `*`)",
+        Rule::url_path => "a path such as `/items`",
+        Rule::script | Rule::step | Rule::response | Rule::status_response => {
+            "a response (a status such as `503`, `network_error`, `timeout`, `body_error`)"
+        }
+        Rule::status_code => "a status code",
+                Rule::fail_prop => "`fail`",
+        Rule::size | Rule::byte_unit => "a size such as `180 B` or `2 MiB`",
+        Rule::word => "a word",
+        Rule::end_mark => "`end`",
+        Rule::after_warmup => "`after warmup`",
+        Rule::warmup_decl => "`warmup`",
+        Rule::fanout => "a list of nodes such as `[a, b]`",
+        Rule::response_block => "`response { ... }`",
+        Rule::field_decl => "`field NAME from NODE core|optional SIZE`",
+        Rule::field_class => "`core` or `optional`",
+        Rule::marker_prop => "`marker`",
+        Rule::degrade_prop => "`policy`",
+        Rule::ledger_block => "`ledger { ... }`",
+        Rule::ledger_entries => "`entries`",
+        Rule::ledger_stale => "`stale_for`",
+        Rule::every_prop => "`every`",
+                Rule::per_field => "`step N per field`",
+        Rule::per_field_tail => "`per field` (a phase step is per field)",
+        Rule::isolation_decl => "`isolation`",
+        Rule::isolation_variants => "`variants [..]`",
+        Rule::isolation_window => "`window`",
+        Rule::waits_decl => "`waits`",
+        Rule::herd_decl => "`herd`",
+        Rule::operations_decl => "`operations`",
+        Rule::trace_decl => "`trace`",
+        Rule::policies_prop => "`policies`",
+                Rule::value_only => "a value",
+        _ => "something else",
+    }
+}
+
+/// Longest stretch of the input quoted in a "found ..." message.
+pub(super) const MAX_FOUND_CHARS: usize = 40;
+
+/// The offending token at byte `start`: up to the next whitespace, at least
+/// one character, at most [`MAX_FOUND_CHARS`]. Returns its end.
+pub(super) fn token_end(source: &str, start: usize) -> usize {
+    let rest = source.get(start..).unwrap_or("");
+    let mut end = start;
+    for (n, (i, c)) in rest.char_indices().enumerate() {
+        if n >= MAX_FOUND_CHARS || (n > 0 && c.is_whitespace()) {
+            break;
+        }
+        end = start + i + c.len_utf8();
+        if c.is_whitespace() {
+            break;
+        }
+    }
+    end
+}
+
+/// `text` for a message: invisible characters spelled out.
+pub(super) fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_whitespace() || c.is_control() {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// True when the `"` at `start` opens a string that the line never closes.
+pub(super) fn unclosed_string_at(source: &str, start: usize) -> bool {
+    let Some(rest) = source.get(start..).and_then(|r| r.strip_prefix('"')) else {
+        return false;
+    };
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                chars.next();
+            }
+            '"' => return false,
+            '\n' => return true,
+            _ => {}
+        }
+    }
+    true
+}
+
+pub(super) fn from_pest(e: pest::error::Error<Rule>, source: &str, end: End) -> Diagnostic {
+    use pest::error::{ErrorVariant, InputLocation};
+    let start = match e.location {
+        InputLocation::Pos(p) => p,
+        InputLocation::Span((a, _)) => a,
+    };
+    let mut start = start.min(source.len());
+    while !source.is_char_boundary(start) {
+        start -= 1;
+    }
+    let stop = token_end(source, start);
+    let found = source.get(start..stop).unwrap_or("");
+    let span = Span::new(start, stop);
+    let attempts = e.parse_attempts();
+    match e.variant {
+        ErrorVariant::ParsingError {
+            positives,
+            negatives: _,
+        } => {
+            if unclosed_string_at(source, start) {
+                return Diagnostic::new(
+                    "expected `\"` to close this string, found the end of the line",
+                    Span::new(start, start + 1),
+                )
+                .label("the string starts here")
+                .help("a string ends with `\"` on the line where it starts");
+            }
+            let mut names: Vec<&str> = Vec::new();
+            for r in &positives {
+                let name = match r {
+                    Rule::EOI => end.name(),
+                    r => rule_name(*r),
+                };
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            // Closing brackets are literals, which pest lists only among the
+            // tokens it tried, not among the rules.
+            if let Some(attempts) = attempts {
+                for token in attempts.expected_tokens() {
+                    let name = match token.to_string().as_str() {
+                        "}" => "`}`",
+                        ")" => "`)`",
+                        "]" => "`]`",
+                        _ => continue,
+                    };
+                    if !names.contains(&name) {
+                        names.push(name);
+                    }
+                }
+            }
+            let expected = match names.split_last() {
+                None => "something else".to_string(),
+                Some((last, [])) => (*last).to_string(),
+                Some((last, rest)) => format!("{} or {}", rest.join(", "), last),
+            };
+            let found_text = if found.is_empty() {
+                end.name().to_string()
+            } else {
+                format!("`{}`", visible(found))
+            };
+            let label = match (found.is_empty(), names.as_slice()) {
+                (true, _) => format!("{} here", end.name()),
+                (false, [one]) => format!("expected {one}"),
+                (false, _) => "not expected here".to_string(),
+            };
+            // A misspelt keyword: name the closest expected one.
+            let keywords: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+            let word: String = found
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let hint = if word.is_empty() {
+                None
+            } else {
+                crate::diagnostic::did_you_mean(&word, keywords)
+            };
+            Diagnostic::new(format!("expected {expected}, found {found_text}"), span)
+                .label(label)
+                .maybe_help(hint)
+        }
+        ErrorVariant::CustomError { message } => {
+            if message.contains("call limit") || message.contains("stack limit") {
+                Diagnostic::new("the input is too large or too deeply nested to read", span)
+                    .label("gave up here")
+                    .help("simplify the expression, or split the file")
+            } else {
+                Diagnostic::new(message, span)
+            }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! Values, ranges and report expressions (a Pratt parser over the
+//! operators).
+
+use pest::iterators::{Pair, Pairs};
+use pest::pratt_parser::{Assoc, Op, PrattParser};
+
+use crate::ast::*;
+use crate::diagnostic::{Diagnostic, Result};
+use crate::span::Span;
+
+use super::{ident, internal, number, Children, Rule, MAX_OPERATORS};
+
+pub(super) fn parse_value_pair(pair: Pair<'_, Rule>) -> Result<Value> {
+    let span: Span = pair.as_span().into();
+    let inner = Children::of(pair)
+        .next()
+        .ok_or_else(|| internal(span, "empty value"))?;
+    parse_value_inner(inner, span)
+}
+
+/// A value from its inner pair (`number`, `param_ref`, `rate` or `duration`).
+pub(super) fn parse_value_inner(inner: Pair<'_, Rule>, span: Span) -> Result<Value> {
+    let kind = match inner.as_rule() {
+        Rule::number => ValueKind::Number(number(&inner)?),
+        Rule::param_ref => ValueKind::Param(
+            Children::of(inner)
+                .expect(Rule::ident)?
+                .as_str()
+                .to_string(),
+        ),
+        Rule::rate | Rule::bound_rate => {
+            let mut c = Children::of(inner);
+            let n = number(&c.expect(Rule::number)?)?;
+            let u = c.expect(Rule::rate_unit)?;
+            ValueKind::Rate {
+                n,
+                unit: u.as_str().to_string(),
+                unit_span: u.as_span().into(),
+            }
+        }
+        Rule::size => {
+            let mut c = Children::of(inner);
+            let n = number(&c.expect(Rule::number)?)?;
+            let unit = c.expect(Rule::byte_unit)?;
+            let scale = match unit.as_str() {
+                "KiB" => 1024.0,
+                "MiB" => 1024.0 * 1024.0,
+                "GiB" => 1024.0 * 1024.0 * 1024.0,
+                _ => 1.0,
+            };
+            ValueKind::Size { bytes: n * scale }
+        }
+        Rule::duration => {
+            let mut c = Children::of(inner);
+            let n = number(&c.expect(Rule::number)?)?;
+            let u = c.expect(Rule::time_unit)?;
+            let unit = TimeUnit::parse(u.as_str()).ok_or_else(|| {
+                Diagnostic::new(
+                    format!("unknown time unit `{}`", u.as_str()),
+                    u.as_span().into(),
+                )
+            })?;
+            ValueKind::Duration { n, unit }
+        }
+        other => return Err(internal(span, &format!("unexpected value {other:?}"))),
+    };
+    Ok(Value { kind, span })
+}
+
+pub(super) fn parse_range(pair: Pair<'_, Rule>) -> Result<Range> {
+    let span: Span = pair.as_span().into();
+    let mut c = Children::of(pair);
+    let mark = |m: Mark, span: Span| Value {
+        kind: ValueKind::Mark(m),
+        span,
+    };
+    let bound = |c: &mut Children<'_>| -> Result<Value> {
+        let p = c
+            .next()
+            .ok_or_else(|| internal(span, "range without a bound"))?;
+        match p.as_rule() {
+            Rule::end_mark => Ok(mark(Mark::End, p.as_span().into())),
+            _ => parse_value_pair(p),
+        }
+    };
+    if let Some(p) = c.optional(Rule::after_warmup) {
+        let s: Span = p.as_span().into();
+        return Ok(Range {
+            start: mark(Mark::AfterWarmup, s),
+            end: mark(Mark::End, s),
+            span,
+        });
+    }
+    let start = bound(&mut c)?;
+    let end = bound(&mut c)?;
+    Ok(Range { start, end, span })
+}
+
+/// A param's value: a value, or a word such as a policy name.
+pub(super) fn parse_pvalue(pair: Pair<'_, Rule>) -> Result<Value> {
+    if pair.as_rule() == Rule::word {
+        let span: Span = pair.as_span().into();
+        return Ok(Value {
+            kind: ValueKind::Word(pair.as_str().to_string()),
+            span,
+        });
+    }
+    parse_value_pair(pair)
+}
+
+// -------------------------------------------------------- expressions --
+
+/// Operators from the loosest to the tightest. `^` binds tighter than a
+/// leading `-`, as in mathematics: `-2 ^ 2` is `-(2 ^ 2)`.
+pub(super) fn pratt() -> PrattParser<Rule> {
+    PrattParser::new()
+        .op(Op::infix(Rule::add, Assoc::Left) | Op::infix(Rule::sub, Assoc::Left))
+        .op(Op::infix(Rule::mul, Assoc::Left) | Op::infix(Rule::div, Assoc::Left))
+        .op(Op::prefix(Rule::neg))
+        .op(Op::infix(Rule::pow, Assoc::Right))
+}
+
+pub(super) fn parse_expr(pair: Pair<'_, Rule>) -> Result<Expr> {
+    // `flatten` walks the token queue without recursion.
+    let operators = pair
+        .clone()
+        .into_inner()
+        .flatten()
+        .filter(|p| {
+            matches!(
+                p.as_rule(),
+                Rule::add | Rule::sub | Rule::mul | Rule::div | Rule::pow | Rule::neg
+            )
+        })
+        .count();
+    if operators > MAX_OPERATORS {
+        let span: Span = pair.as_span().into();
+        return Err(Diagnostic::new(
+            format!(
+                "this expression has {operators} operators, more than the {MAX_OPERATORS} squall reads"
+            ),
+            Span::new(span.start, span.start + 1),
+        )
+        .label("expression starts here")
+        .help("split it into `measure` lines"));
+    }
+    let pratt = pratt();
+    parse_expr_with(&pratt, pair.into_inner())
+}
+
+pub(super) fn parse_expr_with(pratt: &PrattParser<Rule>, pairs: Pairs<'_, Rule>) -> Result<Expr> {
+    pratt
+        .map_primary(|p| parse_primary(pratt, p))
+        .map_prefix(|op, rhs| {
+            let rhs = rhs?;
+            let span = Span::from(op.as_span()).join(rhs.span);
+            Ok(Expr {
+                kind: ExprKind::Neg(Box::new(rhs)),
+                span,
+            })
+        })
+        .map_infix(|lhs, op, rhs| {
+            let (lhs, rhs) = (lhs?, rhs?);
+            let bin = match op.as_rule() {
+                Rule::add => BinOp::Add,
+                Rule::sub => BinOp::Sub,
+                Rule::mul => BinOp::Mul,
+                Rule::div => BinOp::Div,
+                Rule::pow => BinOp::Pow,
+                other => {
+                    return Err(internal(
+                        op.as_span().into(),
+                        &format!("unexpected operator {other:?}"),
+                    ))
+                }
+            };
+            let span = lhs.span.join(rhs.span);
+            Ok(Expr {
+                kind: ExprKind::Binary(bin, Box::new(lhs), Box::new(rhs)),
+                span,
+            })
+        })
+        .parse(pairs)
+}
+
+pub(super) fn parse_primary(pratt: &PrattParser<Rule>, pair: Pair<'_, Rule>) -> Result<Expr> {
+    let span: Span = pair.as_span().into();
+    let kind = match pair.as_rule() {
+        Rule::paren => {
+            let inner = Children::of(pair).expect(Rule::expr)?;
+            let mut e = parse_expr_with(pratt, inner.into_inner())?;
+            e.span = span;
+            return Ok(e);
+        }
+        Rule::number => ExprKind::Number(number(&pair)?),
+        Rule::param_ref => {
+            ExprKind::Param(Children::of(pair).expect(Rule::ident)?.as_str().to_string())
+        }
+        Rule::path => ExprKind::Path(pair.into_inner().map(ident).collect()),
+        Rule::call => {
+            let mut c = Children::of(pair);
+            let name = ident(c.expect(Rule::ident)?);
+            let mut args = Vec::new();
+            while let Some(a) = c.next() {
+                args.push(parse_expr_with(pratt, a.into_inner())?);
+            }
+            ExprKind::Call(name, args)
+        }
+        other => {
+            return Err(internal(
+                span,
+                &format!("unexpected {other:?} in an expression"),
+            ))
+        }
+    };
+    Ok(Expr { kind, span })
+}

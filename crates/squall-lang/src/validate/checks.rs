@@ -1,0 +1,259 @@
+//! Retry policies, backoffs, request and response blocks, and a node's
+//! `response` block against its fan-out.
+
+use crate::ast::*;
+use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::model::*;
+
+use super::{NodeDecl, Validator};
+
+impl Validator {
+    pub(super) fn check_backoff_rng(&mut self, b: &BackoffAst, rngs: &[RngDecl]) {
+        if let BackoffAst::FullJitter { rng: Some(r), .. }
+        | BackoffAst::EqualJitter { rng: Some(r), .. }
+        | BackoffAst::Decorrelated { rng: Some(r), .. } = b
+        {
+            let _ = self.rng_index(rngs, Some(r));
+        }
+    }
+
+    pub(super) fn check_retry(
+        &mut self,
+        r: &RetryAst,
+        policies: &[(String, RetryAst)],
+        backoffs: &[(String, BackoffAst)],
+        rngs: &[RngDecl],
+    ) {
+        if let Some(name) = &r.named {
+            if !policies.iter().any(|(n, _)| *n == name.name) {
+                self.err(
+                    Diagnostic::new(format!("unknown policy `{}`", name.name), name.span)
+                        .label("no policy of this name")
+                        .maybe_help(did_you_mean(
+                            &name.name,
+                            policies.iter().map(|(n, _)| n.as_str()),
+                        ))
+                        .maybe_help(if policies.is_empty() {
+                            Some(format!(
+                                "declare it: `policy {} {{ attempts 3  backoff fixed 1s }}`",
+                                name.name
+                            ))
+                        } else {
+                            None
+                        }),
+                );
+            }
+            return;
+        }
+        if r.attempts.is_none() {
+            self.err(
+                Diagnostic::new("a retry policy needs `attempts`", r.span)
+                    .label("no `attempts`")
+                    .help("e.g. `retry { attempts 3  backoff fixed 4 rounds }`"),
+            );
+        }
+        match &r.backoff {
+            None => {
+                if r.attempts.is_some() {
+                    self.err(
+                        Diagnostic::new("a retry policy needs `backoff`", r.span)
+                            .label("no `backoff`")
+                            .help("e.g. `backoff fixed 4 rounds` or `backoff full_jitter 200ms x 2 cap 5s`"),
+                    );
+                }
+            }
+            Some(BackoffRef::Named(id)) => {
+                let _ = self.backoff_index(backoffs, id);
+            }
+            Some(BackoffRef::Inline(b)) => self.check_backoff_rng(b, rngs),
+        }
+        if let Some(id) = &r.retry_after {
+            if !["honor", "ignore"].contains(&id.name.as_str()) {
+                self.err(
+                    Diagnostic::new(
+                        format!("`retry_after {}` is not a choice", id.name),
+                        id.span,
+                    )
+                    .label("expected `honor` or `ignore`")
+                    .maybe_help(did_you_mean(&id.name, ["honor", "ignore"])),
+                );
+            }
+        }
+    }
+
+    pub(super) fn check_request(&mut self, r: &RequestAst) {
+        if Method::parse(&r.method).is_none() {
+            self.err(
+                Diagnostic::new(
+                    format!("a request needs a concrete method, found `{}`", r.method),
+                    r.span,
+                )
+                .label("not a method a client sends")
+                .help("`*` matches any method in a route, but a request is `GET`, `POST`, ..."),
+            );
+        }
+    }
+
+    pub(super) fn check_response(&mut self, r: &ResponseAst) {
+        if let ResponseAst::Status {
+            code,
+            retry_after,
+            span,
+        } = r
+        {
+            if crate::date::parse_status(code).is_none() {
+                self.err(
+                    Diagnostic::new(format!("`{code}` is not a status code"), *span)
+                        .label("not a status")
+                        .help("write a decimal status such as `503` or a hexadecimal code such as `0x58`"),
+                );
+            }
+            if let Some(RetryAfterAst::Date(text, dspan)) = retry_after {
+                if crate::date::parse_date(text).is_none() {
+                    self.err(
+                        Diagnostic::new(format!("Retry-After `{text}` is neither a delay nor a date squall can read"), *dspan)
+                            .label("cannot parse")
+                            .help("write a delay such as `2s`, or an HTTP date such as `Wed, 14 Jan 2026 09:00:02 GMT`"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Checks a node's `response` block against its fan-out.
+    pub(super) fn check_response_block(&mut self, nodes: &[NodeDecl], i: usize) {
+        let Some(r) = &nodes[i].response else {
+            if !nodes[i].fanout.is_empty() {
+                self.err(
+                    Diagnostic::new(
+                        format!(
+                            "`{}` calls several nodes but has no `response` saying what each gives",
+                            nodes[i].name
+                        ),
+                        nodes[i].span,
+                    )
+                    .label("a fan-out without a response")
+                    .help(format!(
+                        "add `service {} {{ response {{ field NAME from NODE core 100 B ... }} }}`",
+                        nodes[i].name
+                    )),
+                );
+            }
+            return;
+        };
+        if nodes[i].downstream.is_some() {
+            self.err(
+                Diagnostic::new(
+                    format!(
+                        "`{}` has a `response` and also calls one node down a chain",
+                        nodes[i].name
+                    ),
+                    r.span,
+                )
+                .label("a response node fetches its fields instead")
+                .help(format!(
+                    "write the chain as `chain ... -> {} -> [a, b]`",
+                    nodes[i].name
+                )),
+            );
+        }
+        if r.fields.is_empty() {
+            self.err(
+                Diagnostic::new("a `response` needs at least one `field`", r.span)
+                    .label("no fields")
+                    .help("e.g. `field status from projection core 180 B`"),
+            );
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for f in &r.fields {
+            if names.contains(&f.name.name.as_str()) {
+                self.declared_twice("field", &f.name);
+            }
+            names.push(&f.name.name);
+            let targets: Vec<&str> = nodes[i]
+                .fanout
+                .iter()
+                .map(|&k| nodes[k].name.as_str())
+                .collect();
+            match nodes.iter().position(|n| n.name == f.source.name) {
+                Some(k) if nodes[i].fanout.contains(&k) => {
+                    if nodes[k].downstream.is_some() || !nodes[k].fanout.is_empty() {
+                        self.err(
+                            Diagnostic::new(
+                                format!("field source `{}` calls other nodes", f.source.name),
+                                f.source.span,
+                            )
+                            .label("a field source must be at the bottom of its chain"),
+                        );
+                    }
+                }
+                Some(_) => self.err(
+                    Diagnostic::new(
+                        format!("`{}` does not call `{}`", nodes[i].name, f.source.name),
+                        f.source.span,
+                    )
+                    .label("not in this node's fan-out")
+                    .help(format!(
+                        "fields come from the nodes `{}` fans out to: {}",
+                        nodes[i].name,
+                        targets.join(", ")
+                    )),
+                ),
+                None => self.err(
+                    Diagnostic::new(
+                        format!("unknown field source `{}`", f.source.name),
+                        f.source.span,
+                    )
+                    .label("no node of this name")
+                    .maybe_help(did_you_mean(&f.source.name, targets.iter().copied())),
+                ),
+            }
+        }
+        // A field whose source is unknown was reported above; an unused
+        // dependency would then be the same mistake said twice.
+        let all_known = r
+            .fields
+            .iter()
+            .all(|f| nodes.iter().any(|n| n.name == f.source.name));
+        for &k in nodes[i].fanout.iter().filter(|_| all_known) {
+            if !r.fields.iter().any(|f| f.source.name == nodes[k].name) {
+                self.err(
+                    Diagnostic::new(
+                        format!(
+                            "`{}` calls `{}`, but no field comes from it",
+                            nodes[i].name, nodes[k].name
+                        ),
+                        r.span,
+                    )
+                    .label("an unused dependency"),
+                );
+            }
+        }
+        if let Some(p) = &r.policy {
+            if let ValueKind::Word(w) = &p.kind {
+                if Degradation::parse(w).is_none() {
+                    self.err(
+                        Diagnostic::new(format!("unknown degradation policy `{w}`"), p.span)
+                            .label("expected `all_or_nothing`, `skip_optional` or `stale_fallback`")
+                            .maybe_help(did_you_mean(
+                                w,
+                                ["all_or_nothing", "skip_optional", "stale_fallback"],
+                            )),
+                    );
+                }
+            }
+        }
+        if let Some(l) = &r.ledger {
+            if l.stale_for.is_none() {
+                self.err(
+                    Diagnostic::new(
+                        "a `ledger` needs `stale_for`: how old a value it may serve",
+                        l.span,
+                    )
+                    .label("no staleness bound")
+                    .help("e.g. `ledger { entries 5000  stale_for 60s }`"),
+                );
+            }
+        }
+    }
+}

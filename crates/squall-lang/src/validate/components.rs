@@ -1,0 +1,493 @@
+//! Pass 2: services, sources, faults, windows and endpoints, which all name
+//! nodes the chains declared.
+
+use crate::ast::*;
+use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::model::*;
+
+use super::{FaultInfo, Scenario, SourceInfo, Validator};
+
+impl Validator {
+    /// Reads services, sources, faults, windows and endpoints into `s`, then
+    /// checks each node's `response` block and the warm-up.
+    pub(super) fn components(&mut self, ast: &ScenarioAst, s: &mut Scenario) {
+        let node_names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
+        let nodes = &mut s.nodes;
+        let (policies, backoffs, rngs) = (&s.policies, &s.backoffs, &s.rngs);
+        let mut sources: Vec<SourceInfo> = Vec::new();
+        let mut faults: Vec<FaultInfo> = Vec::new();
+        let mut windows: Vec<(String, Range)> = Vec::new();
+        for item in &ast.items {
+            match item {
+                Item::Service(decl) => {
+                    for (k, id) in decl.names.iter().enumerate() {
+                        if decl.names[..k].iter().any(|n| n.name == id.name) {
+                            self.err(
+                                Diagnostic::new(
+                                    format!("`{}` is named twice in one `service` line", id.name),
+                                    id.span,
+                                )
+                                .label("second time"),
+                            );
+                            continue;
+                        }
+                        let Some(i) = self.node(&node_names, id) else {
+                            continue;
+                        };
+                        for prop in &decl.props {
+                            match prop {
+                                ServiceProp::Capacity(v) => {
+                                    if nodes[i].capacity.is_some() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!(
+                                                    "the capacity of `{}` is given twice",
+                                                    id.name
+                                                ),
+                                                v.span,
+                                            )
+                                            .label("second capacity"),
+                                        );
+                                    }
+                                    nodes[i].capacity = Some(v.clone());
+                                }
+                                ServiceProp::Retry(r) => {
+                                    if nodes[i].retry.is_some() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("`{}` has two `retry` blocks", id.name),
+                                                r.span,
+                                            )
+                                            .label("second `retry`"),
+                                        );
+                                    }
+                                    self.expect_caller(&nodes[i], "a retry", r.span);
+                                    self.check_retry(r, policies, backoffs, rngs);
+                                    nodes[i].retry = Some(r.clone());
+                                }
+                                ServiceProp::Response(r) => {
+                                    if nodes[i].response.is_some() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("`{}` has two `response` blocks", id.name),
+                                                r.span,
+                                            )
+                                            .label("second `response`"),
+                                        );
+                                    }
+                                    nodes[i].response = Some(r.clone());
+                                }
+                                ServiceProp::Breaker(b) => {
+                                    if nodes[i].breaker.is_some() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("`{}` has two breakers", id.name),
+                                                b.span,
+                                            )
+                                            .label("second `breaker`"),
+                                        );
+                                    }
+                                    self.expect_caller(&nodes[i], "a breaker", b.span);
+                                    if b.after.is_none() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                "a `breaker` needs `after N failures`",
+                                                b.span,
+                                            )
+                                            .label("no threshold")
+                                            .help(
+                                                "e.g. `breaker { after 3 failures  cooldown 5s }`",
+                                            ),
+                                        );
+                                    }
+                                    if b.cooldown.is_none() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                "a `breaker` needs a `cooldown`",
+                                                b.span,
+                                            )
+                                            .label("no cooldown")
+                                            .help(
+                                                "e.g. `breaker { after 3 failures  cooldown 5s }`",
+                                            ),
+                                        );
+                                    }
+                                    nodes[i].breaker = Some(b.clone());
+                                }
+                            }
+                        }
+                    }
+                }
+                Item::Source(decl) => {
+                    if sources.iter().any(|s| s.name == decl.name.name) {
+                        self.declared_twice("source", &decl.name);
+                        continue;
+                    }
+                    let mut entry = None;
+                    let mut arrivals = Arrivals::Uniform;
+                    let mut rates = Vec::new();
+                    let mut times: Vec<Value> = Vec::new();
+                    let mut request: Option<RequestAst> = None;
+                    let mut ops: Vec<OpAst> = Vec::new();
+                    for p in &decl.props {
+                        match p {
+                            SourceProp::Rate(r) => {
+                                if r.during.is_none()
+                                    && rates.iter().any(|x: &RateAst| x.during.is_none())
+                                {
+                                    self.err(
+                                        Diagnostic::new(
+                                            format!("source `{}` has two base rates", decl.name.name),
+                                            r.value.span,
+                                        )
+                                        .label("second `rate` without `during`")
+                                        .help("a source has one base rate; give a rate for a time with `rate 8/round during 101..160`"),
+                                    );
+                                }
+                                rates.push(r.clone())
+                            }
+                            SourceProp::At(list) => times.extend(list.iter().cloned()),
+                            SourceProp::Request(r) => {
+                                self.check_request(r);
+                                request = Some(r.clone());
+                            }
+                            SourceProp::Sequential(list) => {
+                                for op in list {
+                                    self.check_request(&op.request);
+                                    if let Some(p) = &op.policy {
+                                        if !policies.iter().any(|(n, _)| *n == p.name) {
+                                            self.err(
+                                                Diagnostic::new(
+                                                    format!("unknown policy `{}`", p.name),
+                                                    p.span,
+                                                )
+                                                .label("no policy of this name")
+                                                .maybe_help(did_you_mean(
+                                                    &p.name,
+                                                    policies.iter().map(|(n, _)| n.as_str()),
+                                                )),
+                                            );
+                                        }
+                                    }
+                                }
+                                ops.extend(list.iter().cloned());
+                            }
+                            SourceProp::Enters(id) => {
+                                if entry.is_some() {
+                                    self.err(
+                                        Diagnostic::new("a source enters one node", id.span)
+                                            .label("second `enters`"),
+                                    );
+                                }
+                                entry = self.node(&node_names, id);
+                            }
+                            SourceProp::Arrivals(id) => {
+                                arrivals = match id.name.as_str() {
+                                    "uniform" => Arrivals::Uniform,
+                                    "poisson" => Arrivals::Poisson,
+                                    other => {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("unknown arrival process `{other}`"),
+                                                id.span,
+                                            )
+                                            .label("expected `uniform` or `poisson`")
+                                            .maybe_help(did_you_mean(
+                                                other,
+                                                ["uniform", "poisson"],
+                                            )),
+                                        );
+                                        Arrivals::Uniform
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    let kinds = usize::from(!rates.is_empty())
+                        + usize::from(!times.is_empty())
+                        + usize::from(!ops.is_empty());
+                    if kinds > 1 {
+                        self.err(
+                            Diagnostic::new(
+                                format!(
+                                    "source `{}` mixes `rate`, `at` and `sequential`",
+                                    decl.name.name
+                                ),
+                                decl.name.span,
+                            )
+                            .label("one kind of schedule per source")
+                            .help("split it into two sources"),
+                        );
+                    }
+                    if !ops.is_empty() && request.is_some() {
+                        self.err(
+                            Diagnostic::new(
+                                format!(
+                                    "source `{}` has both `request` and `sequential` operations",
+                                    decl.name.name
+                                ),
+                                decl.name.span,
+                            )
+                            .label("each `op` names its own request"),
+                        );
+                    }
+                    if times.is_empty()
+                        && ops.is_empty()
+                        && !rates.iter().any(|r| r.during.is_none())
+                    {
+                        self.err(
+                            Diagnostic::new(
+                                format!("source `{}` has no base rate", decl.name.name),
+                                decl.name.span,
+                            )
+                            .label("no `rate` without `during`")
+                            .help("add e.g. `rate 4/round`, or send at given times with `at [0ms, 200ms]`, or run operations with `sequential { op ... }`"),
+                        );
+                    }
+                    let has_enters = decl
+                        .props
+                        .iter()
+                        .any(|p| matches!(p, SourceProp::Enters(_)));
+                    if !has_enters {
+                        self.err(
+                            Diagnostic::new(
+                                format!(
+                                    "source `{}` does not say where its requests enter",
+                                    decl.name.name
+                                ),
+                                decl.name.span,
+                            )
+                            .label("no `enters`")
+                            .help("add e.g. `enters edge`"),
+                        );
+                    }
+                    if let Some(entry) = entry {
+                        sources.push(SourceInfo {
+                            name: decl.name.name.clone(),
+                            entry,
+                            arrivals,
+                            rates,
+                            times,
+                            request,
+                            ops,
+                        });
+                    }
+                }
+                Item::Fault(decl) => {
+                    if faults.iter().any(|f| f.name == decl.name.name) {
+                        self.declared_twice("fault", &decl.name);
+                        continue;
+                    }
+                    let mut node = None;
+                    let mut during = None;
+                    let mut capacity = None;
+                    let mut fail = None;
+                    let mut every: Option<EveryAst> = None;
+                    let mut node_given = false;
+                    for p in &decl.props {
+                        match p {
+                            FaultProp::On(ids) => {
+                                if node_given {
+                                    if let Some(id) = ids.first() {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!(
+                                                    "fault `{}` says `on` twice",
+                                                    decl.name.name
+                                                ),
+                                                id.span,
+                                            )
+                                            .label("second `on`")
+                                            .help("name every node in one `on a, b`"),
+                                        );
+                                    }
+                                }
+                                node_given = true;
+                                let found: Vec<Option<usize>> =
+                                    ids.iter().map(|id| self.node(&node_names, id)).collect();
+                                node = found
+                                    .iter()
+                                    .all(Option::is_some)
+                                    .then(|| found.into_iter().flatten().collect::<Vec<_>>());
+                            }
+                            FaultProp::During(r) => {
+                                if during.is_some() {
+                                    self.err(
+                                        Diagnostic::new(
+                                            format!(
+                                                "fault `{}` says `during` twice",
+                                                decl.name.name
+                                            ),
+                                            r.span,
+                                        )
+                                        .label("second `during`")
+                                        .help("declare a second fault for a second time range"),
+                                    );
+                                }
+                                during = Some(r.clone())
+                            }
+                            FaultProp::Capacity(v) => {
+                                if capacity.is_some() {
+                                    self.err(
+                                        Diagnostic::new(
+                                            format!(
+                                                "fault `{}` gives its capacity twice",
+                                                decl.name.name
+                                            ),
+                                            v.span,
+                                        )
+                                        .label("second `capacity`"),
+                                    );
+                                }
+                                capacity = Some(v.clone())
+                            }
+                            FaultProp::Fail(r) => {
+                                self.check_response(r);
+                                fail = Some(r.clone());
+                            }
+                            FaultProp::Every(x) => every = Some(x.clone()),
+                        }
+                    }
+                    if !node_given {
+                        self.err(
+                            Diagnostic::new(
+                                format!(
+                                    "fault `{}` does not say which node it affects",
+                                    decl.name.name
+                                ),
+                                decl.name.span,
+                            )
+                            .label("no `on`")
+                            .help("add e.g. `on db`"),
+                        );
+                    }
+                    if during.is_none() && every.is_none() {
+                        self.err(
+                            Diagnostic::new(
+                                format!("fault `{}` does not say when it happens", decl.name.name),
+                                decl.name.span,
+                            )
+                            .label("no `during`")
+                            .help("add e.g. `during 101..160`"),
+                        );
+                    }
+                    if capacity.is_none() && fail.is_none() {
+                        self.err(
+                            Diagnostic::new(
+                                format!("fault `{}` changes nothing", decl.name.name),
+                                decl.name.span,
+                            )
+                            .label("no effect")
+                            .help("give it an effect, e.g. `capacity 1/round` or `fail 503`"),
+                        );
+                    }
+                    // A periodic fault with no `during` lasts the whole run.
+                    let during = during.or_else(|| {
+                        every.as_ref().map(|x| {
+                            let mark = |m| Value {
+                                kind: ValueKind::Mark(m),
+                                span: x.span,
+                            };
+                            Range {
+                                start: mark(Mark::Start),
+                                end: mark(Mark::End),
+                                span: x.span,
+                            }
+                        })
+                    });
+                    if let (Some(node), Some(during)) = (node, during) {
+                        faults.push(FaultInfo {
+                            name: decl.name.name.clone(),
+                            nodes: node,
+                            during,
+                            capacity,
+                            fail,
+                            every,
+                        });
+                    }
+                }
+                Item::Window(id, range) => {
+                    if windows.iter().any(|(n, _)| *n == id.name) {
+                        self.declared_twice("window", id);
+                        continue;
+                    }
+                    windows.push((id.name.clone(), range.clone()));
+                }
+                Item::Endpoint(decl) => {
+                    let Some(i) = self.node(&node_names, &decl.node) else {
+                        continue;
+                    };
+                    if nodes[i].downstream.is_some() || !nodes[i].fanout.is_empty() {
+                        self.err(
+                            Diagnostic::new(
+                                format!(
+                                    "`{}` calls another node, so it cannot answer from a script",
+                                    decl.node.name
+                                ),
+                                decl.node.span,
+                            )
+                            .label("not at the bottom of its chain")
+                            .help("scripted routes belong to the node at the bottom of a chain"),
+                        );
+                    }
+                    if !nodes[i].routes.is_empty() {
+                        self.err(
+                            Diagnostic::new(
+                                format!("`{}` has two `endpoint` blocks", decl.node.name),
+                                decl.node.span,
+                            )
+                            .label("second `endpoint`"),
+                        );
+                    }
+                    let mut names: Vec<&str> = Vec::new();
+                    for r in &decl.routes {
+                        if names.contains(&r.name.name.as_str()) {
+                            self.declared_twice("route", &r.name);
+                        }
+                        names.push(&r.name.name);
+                        for (k, step) in r.script.iter().enumerate() {
+                            self.check_response(&step.response);
+                            if k + 1 < r.script.len()
+                                && step.times.is_none()
+                                && step.until.is_none()
+                            {
+                                self.err(
+                                    Diagnostic::new(
+                                        "this step holds for ever, so the steps after it never answer",
+                                        step.span,
+                                    )
+                                    .label("no `x N` and no `until`")
+                                    .help("give it a count (`503 x 2 then 200`) or an end (`503 until 11s then 200`)"),
+                                );
+                            }
+                            if step.times.is_some() && step.until.is_some() {
+                                self.err(
+                                    Diagnostic::new("a step lasts either `x N` calls or `until` a time, not both", step.span)
+                                        .label("both `x` and `until`"),
+                                );
+                            }
+                        }
+                    }
+                    nodes[i].routes = decl.routes.clone();
+                }
+                _ => {}
+            }
+        }
+        s.sources = sources;
+        s.faults = faults;
+        s.windows = windows;
+
+        for i in 0..s.nodes.len() {
+            self.check_response_block(&s.nodes, i);
+        }
+        if s.warmup.is_some() && s.run_range.is_some() {
+            if let Some(w) = &s.warmup {
+                self.err(
+                    Diagnostic::new("`warmup` goes with `run N`, not with `run a..b`", w.span)
+                        .label("warm-up with an explicit range")
+                        .help("with `run a..b` the range says everything: declare a window for the measured part"),
+                );
+            }
+        }
+    }
+}

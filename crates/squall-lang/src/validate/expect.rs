@@ -1,0 +1,105 @@
+//! The checks of `expect` lines: comparisons, ranges and `near` with a
+//! tolerance, quantities with units converted to ticks of the file's clock.
+
+use crate::ast::*;
+use crate::diagnostic::Diagnostic;
+use crate::model::*;
+use crate::span::Span;
+
+use super::{Context, Names, Validator};
+
+impl Validator {
+    /// Resolves the check of an `expect` line; quantities with units become
+    /// numbers in ticks of the file's clock.
+    pub(super) fn expect_check(
+        &mut self,
+        names: &Names<'_>,
+        ctx: Context,
+        clock: Clock,
+        check: &ExpectCheck,
+    ) -> Option<CheckSpec> {
+        match check {
+            ExpectCheck::Compare(op, b) => {
+                let b = self.bound(names, ctx, clock, b)?;
+                Some(CheckSpec::Compare(*op, b))
+            }
+            ExpectCheck::Range(lo, hi) => {
+                let lo = self.bound(names, ctx, clock, lo);
+                let hi = self.bound(names, ctx, clock, hi);
+                let (lo, hi) = (lo?, hi?);
+                if let (RExpr::Number(a), RExpr::Number(b)) = (&lo, &hi) {
+                    if a > b {
+                        let span = match check {
+                            ExpectCheck::Range(l, h) => bound_span(l).join(bound_span(h)),
+                            _ => Span::default(),
+                        };
+                        self.err(
+                            Diagnostic::new(
+                                format!("the range {a}..{b} is empty: it starts above its end"),
+                                span,
+                            )
+                            .label("empty range")
+                            .help("write the lower bound first, as in `in 6.0..6.5`"),
+                        );
+                        return None;
+                    }
+                }
+                Some(CheckSpec::Range(lo, hi))
+            }
+            ExpectCheck::Near(expected, tol) => {
+                let expected = self.bound(names, ctx, clock, expected);
+                let tol = match tol {
+                    Tolerance::Percent(p, span) => {
+                        if !p.is_finite() || *p > 100.0 {
+                            self.err(
+                                Diagnostic::new(
+                                    format!("a tolerance of {p}% is more than the whole value"),
+                                    *span,
+                                )
+                                .label("at most 100%"),
+                            );
+                            None
+                        } else {
+                            Some(ToleranceSpec::Percent(*p))
+                        }
+                    }
+                    Tolerance::Absolute(b) => self
+                        .bound(names, ctx, clock, b)
+                        .map(ToleranceSpec::Absolute),
+                };
+                Some(CheckSpec::Near(expected?, tol?))
+            }
+        }
+    }
+
+    pub(super) fn bound(
+        &mut self,
+        names: &Names<'_>,
+        ctx: Context,
+        clock: Clock,
+        b: &Bound,
+    ) -> Option<RExpr> {
+        match b {
+            Bound::Expr(e) => {
+                let (r, needs) = self.expr(names, e)?;
+                self.check_context(needs, ctx, e.span);
+                Some(r)
+            }
+            Bound::Quantity(v) => match crate::units::quantity(v, clock) {
+                Ok(x) => Some(RExpr::Number(x)),
+                Err(d) => {
+                    self.err(d);
+                    None
+                }
+            },
+        }
+    }
+}
+
+/// The span of a bound as written.
+fn bound_span(b: &Bound) -> Span {
+    match b {
+        Bound::Expr(e) => e.span,
+        Bound::Quantity(v) => v.span,
+    }
+}

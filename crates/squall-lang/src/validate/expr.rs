@@ -1,0 +1,449 @@
+//! Report expressions: numbers, arithmetic, paths such as
+//! `storm.during.db.call_rate`, and the built-in functions ([`FUNCTIONS`]).
+//! An expression also says which parts of a row's context it still needs
+//! (a variant, a window, a node); [`Validator::check_context`] holds it to
+//! what its use site provides.
+
+use crate::ast::*;
+use crate::diagnostic::{did_you_mean, suggest, Diagnostic};
+use crate::model::*;
+use crate::span::Span;
+
+use super::{Context, Names, Needs, Validator, FUNCTIONS};
+
+impl Validator {
+    pub(super) fn check_context(&mut self, needs: Needs, ctx: Context, span: Span) {
+        if needs.variant && !ctx.variant {
+            self.err(
+                Diagnostic::new(
+                    format!("this value needs a variant, and {} has none", ctx.what),
+                    span,
+                )
+                .label("which variant?")
+                                    .help("name it first, e.g. `storm.during.db.call_rate` or `storm.recovery`; in a `line`, name the line's variant: `line storm \"...\"`"),
+            );
+        }
+        if needs.window && !ctx.window {
+            self.err(
+                Diagnostic::new(
+                    format!("this value needs a window, and {} has none", ctx.what),
+                    span,
+                )
+                .label("which window?")
+                .help("name it in the path, e.g. `during.db.call_rate`"),
+            );
+        }
+        if needs.node && !ctx.node {
+            self.err(
+                Diagnostic::new(
+                    format!("this value needs a node, and {} has none", ctx.what),
+                    span,
+                )
+                .label("at which node?")
+                .help("name it in the path, e.g. `db.call_rate`, or give the table `at db`"),
+            );
+        }
+    }
+
+    pub(super) fn expr(&mut self, names: &Names<'_>, e: &Expr) -> Option<(RExpr, Needs)> {
+        Some(match &e.kind {
+            ExprKind::Number(n) => (RExpr::Number(*n), Needs::default()),
+            ExprKind::Param(p) => {
+                if !names.params.contains_key(p) {
+                    self.err(
+                        Diagnostic::new(format!("unknown param `${p}`"), e.span)
+                            .label("no param of this name")
+                            .help(
+                                suggest(p, names.params.keys().map(String::as_str))
+                                    .map(|s| format!("did you mean `${s}`?"))
+                                    .unwrap_or_else(|| format!("declare it: `param {p} = ...`")),
+                            ),
+                    );
+                    return None;
+                }
+                (
+                    RExpr::Param(p.clone()),
+                    Needs {
+                        variant: true,
+                        ..Needs::default()
+                    },
+                )
+            }
+            ExprKind::Neg(x) => {
+                let (r, n) = self.expr(names, x)?;
+                (RExpr::Neg(Box::new(r)), n)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let a = self.expr(names, a);
+                let b = self.expr(names, b);
+                let ((a, na), (b, nb)) = (a?, b?);
+                (RExpr::Binary(*op, Box::new(a), Box::new(b)), na.or(nb))
+            }
+            ExprKind::Path(ids) => return self.path(names, ids, e.span),
+            ExprKind::Call(name, args) => return self.call(names, name, args, e.span),
+        })
+    }
+
+    pub(super) fn path(
+        &mut self,
+        names: &Names<'_>,
+        ids: &[Ident],
+        span: Span,
+    ) -> Option<(RExpr, Needs)> {
+        let (last, prefix) = ids.split_last()?;
+        let mut variant = None;
+        let mut window = None;
+        let mut node = None;
+        let mut stage = 0; // 0: variant allowed, 1: window allowed, 2: node allowed, 3: none
+        for id in prefix {
+            if stage == 0 {
+                if let Some(i) = names.variants.iter().position(|v| v.name == id.name) {
+                    variant = Some(i);
+                    stage = 1;
+                    continue;
+                }
+            }
+            if stage <= 1 {
+                if let Some(i) = names.windows.iter().position(|(n, _)| *n == id.name) {
+                    window = Some(i);
+                    stage = 2;
+                    continue;
+                }
+            }
+            if stage <= 2 {
+                if let Some(i) = names.nodes.iter().position(|n| n.name == id.name) {
+                    node = Some(i);
+                    stage = 3;
+                    continue;
+                }
+            }
+            let known: Vec<&str> = names
+                .variants
+                .iter()
+                .map(|v| v.name.as_str())
+                .chain(names.windows.iter().map(|(n, _)| n.as_str()))
+                .chain(names.nodes.iter().map(|n| n.name.as_str()))
+                .collect();
+            let d = if known.contains(&id.name.as_str()) {
+                Diagnostic::new(
+                    format!(
+                        "`{}` is out of place: a path reads variant, window, node, then the value",
+                        id.name
+                    ),
+                    id.span,
+                )
+                .label("out of place")
+                .help("e.g. `storm.during.db.call_rate`; each part may be left out")
+            } else {
+                Diagnostic::new(
+                    format!("unknown variant, window or node `{}`", id.name),
+                    id.span,
+                )
+                .label("not a variant, window or node")
+                .maybe_help(did_you_mean(&id.name, known))
+            };
+            self.err(d);
+            return None;
+        }
+        if let Some(metric) = Metric::parse(&last.name) {
+            if !metric.needs_node() && node.is_some() {
+                self.err(
+                    Diagnostic::new(
+                        format!(
+                            "`{}` is counted for the whole system, not at a node",
+                            last.name
+                        ),
+                        span,
+                    )
+                    .label("drop the node from this path"),
+                );
+                return None;
+            }
+            let needs = Needs {
+                variant: variant.is_none(),
+                window: window.is_none(),
+                node: metric.needs_node() && node.is_none(),
+            };
+            return Some((
+                RExpr::Metric {
+                    variant,
+                    window,
+                    node,
+                    metric,
+                },
+                needs,
+            ));
+        }
+        if let Some(i) = names.measures.iter().position(|(n, _, _)| *n == last.name) {
+            if window.is_some() || node.is_some() {
+                self.err(
+                    Diagnostic::new(
+                        format!(
+                            "a measure takes only a variant: write `{}` or `VARIANT.{}`",
+                            last.name, last.name
+                        ),
+                        span,
+                    )
+                    .label("window or node before a measure"),
+                );
+                return None;
+            }
+            let inner = names.measures[i].2;
+            let needs = Needs {
+                variant: variant.is_none() && inner.variant,
+                ..inner
+            };
+            return Some((
+                RExpr::Measure {
+                    variant,
+                    measure: i,
+                },
+                needs,
+            ));
+        }
+        let is_name = names.nodes.iter().any(|n| n.name == last.name)
+            || names.windows.iter().any(|(n, _)| *n == last.name)
+            || names.variants.iter().any(|v| v.name == last.name);
+        let candidates: Vec<&str> = Metric::ALL
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(names.measures.iter().map(|(n, _, _)| n.as_str()))
+            .collect();
+        let d = if is_name {
+            Diagnostic::new(format!("`{}` is a name, not a value", last.name), last.span)
+                .label("a path ends with a metric or a measure")
+                .help(format!("e.g. `{}.call_rate`", last.name))
+        } else {
+            Diagnostic::new(
+                format!("unknown metric or measure `{}`", last.name),
+                last.span,
+            )
+            .label("not a metric or measure")
+            .maybe_help(did_you_mean(&last.name, candidates.iter().copied()))
+        };
+        self.err(d);
+        None
+    }
+
+    pub(super) fn call(
+        &mut self,
+        names: &Names<'_>,
+        name: &Ident,
+        args: &[Expr],
+        span: Span,
+    ) -> Option<(RExpr, Needs)> {
+        let arity = |v: &mut Self, n: usize| -> bool {
+            if args.len() != n {
+                v.err(
+                    Diagnostic::new(
+                        format!(
+                            "`{}` takes {n} argument{}, found {}",
+                            name.name,
+                            if n == 1 { "" } else { "s" },
+                            args.len()
+                        ),
+                        span,
+                    )
+                    .label("wrong number of arguments"),
+                );
+                false
+            } else {
+                true
+            }
+        };
+        let node_arg = |v: &mut Self, e: &Expr| -> Option<usize> {
+            match &e.kind {
+                ExprKind::Path(ids) if ids.len() == 1 => {
+                    let list: Vec<String> = names.nodes.iter().map(|n| n.name.clone()).collect();
+                    v.node(&list, &ids[0])
+                }
+                _ => {
+                    v.err(Diagnostic::new("expected a node name", e.span).label("not a node name"));
+                    None
+                }
+            }
+        };
+        let needs_run = Needs {
+            variant: true,
+            ..Needs::default()
+        };
+        match name.name.as_str() {
+            "recovery" => {
+                if !arity(self, 3) {
+                    return None;
+                }
+                let node = node_arg(self, &args[0]);
+                let fault = match &args[1].kind {
+                    ExprKind::Path(ids) if ids.len() == 1 => {
+                        let found = names.faults.iter().position(|f| f.name == ids[0].name);
+                        if found.is_none() {
+                            self.err(
+                                Diagnostic::new(
+                                    format!("unknown fault `{}`", ids[0].name),
+                                    ids[0].span,
+                                )
+                                .label("no fault of this name")
+                                .maybe_help(did_you_mean(
+                                    &ids[0].name,
+                                    names.faults.iter().map(|f| f.name.as_str()),
+                                )),
+                            );
+                        }
+                        found
+                    }
+                    _ => {
+                        self.err(
+                            Diagnostic::new("expected a fault name", args[1].span)
+                                .label("not a fault name"),
+                        );
+                        None
+                    }
+                };
+                let threshold = self.expr(names, &args[2]);
+                let (node, fault, (t, tn)) = (node?, fault?, threshold?);
+                Some((
+                    RExpr::Call(Func::Recovery { node, fault }, vec![t]),
+                    tn.or(needs_run),
+                ))
+            }
+            "peak" | "peak_tick" | "call_bound" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let node = node_arg(self, &args[0])?;
+                let f = match name.name.as_str() {
+                    "peak" => Func::Peak { node },
+                    "peak_tick" => Func::PeakTick { node },
+                    _ => Func::CallBound { node },
+                };
+                Some((RExpr::Call(f, Vec::new()), needs_run))
+            }
+            "fields" | "marker" | "response_bytes" | "ledger_entries" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let node = node_arg(self, &args[0])?;
+                let Some(r) = &names.nodes[node].response else {
+                    self.err(
+                        Diagnostic::new(
+                            format!("`{}` has no `response`", names.nodes[node].name),
+                            args[0].span,
+                        )
+                        .label("not a composite response"),
+                    );
+                    return None;
+                };
+                if name.name == "ledger_entries" && r.ledger.is_none() {
+                    self.err(
+                        Diagnostic::new(
+                            format!(
+                                "the response of `{}` has no `ledger`",
+                                names.nodes[node].name
+                            ),
+                            args[0].span,
+                        )
+                        .label("no ledger"),
+                    );
+                    return None;
+                }
+                let f = match name.name.as_str() {
+                    "fields" => Func::Fields { node },
+                    "marker" => Func::Marker { node },
+                    "response_bytes" => Func::ResponseBytes { node },
+                    _ => Func::LedgerEntries { node },
+                };
+                Some((RExpr::Call(f, Vec::new()), needs_run))
+            }
+            "minutes" | "seconds" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                let (r, n) = self.expr(names, &args[0])?;
+                let f = if name.name == "minutes" {
+                    Func::Minutes
+                } else {
+                    Func::Seconds
+                };
+                Some((RExpr::Call(f, vec![r]), n))
+            }
+            "route_calls" => {
+                if !arity(self, 2) {
+                    return None;
+                }
+                let node = node_arg(self, &args[0])?;
+                let route = match &args[1].kind {
+                    ExprKind::Path(ids) if ids.len() == 1 => {
+                        let routes = &names.nodes[node].routes;
+                        let found = routes.iter().position(|r| r.name.name == ids[0].name);
+                        if found.is_none() {
+                            self.err(
+                                Diagnostic::new(
+                                    format!(
+                                        "`{}` has no route `{}`",
+                                        names.nodes[node].name, ids[0].name
+                                    ),
+                                    ids[0].span,
+                                )
+                                .label("no route of this name")
+                                .maybe_help(did_you_mean(
+                                    &ids[0].name,
+                                    routes.iter().map(|r| r.name.name.as_str()),
+                                )),
+                            );
+                        }
+                        found?
+                    }
+                    _ => {
+                        self.err(
+                            Diagnostic::new("expected a route name", args[1].span)
+                                .label("not a route name"),
+                        );
+                        return None;
+                    }
+                };
+                Some((
+                    RExpr::Call(Func::RouteCalls { node, route }, Vec::new()),
+                    needs_run,
+                ))
+            }
+            "min" | "max" | "abs" => {
+                if name.name == "abs" && !arity(self, 1) {
+                    return None;
+                }
+                if args.is_empty() {
+                    self.err(
+                        Diagnostic::new(
+                            format!("`{}` needs at least one argument", name.name),
+                            span,
+                        )
+                        .label("no arguments"),
+                    );
+                    return None;
+                }
+                let mut out = Vec::new();
+                let mut needs = Needs::default();
+                for a in args {
+                    let (r, n) = self.expr(names, a)?;
+                    out.push(r);
+                    needs = needs.or(n);
+                }
+                let f = match name.name.as_str() {
+                    "min" => Func::Min,
+                    "max" => Func::Max,
+                    _ => Func::Abs,
+                };
+                Some((RExpr::Call(f, out), needs))
+            }
+            other => {
+                self.err(
+                    Diagnostic::new(format!("unknown function `{other}`"), name.span)
+                        .label("not a function")
+                        .help(did_you_mean(other, FUNCTIONS).unwrap_or_else(|| {
+                            format!("the functions are {}", FUNCTIONS.join(", "))
+                        })),
+                );
+                None
+            }
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Pass 3: variants and sweeps, and the names that must not collide across
+//! kinds because paths use them.
+
+use crate::ast::*;
+use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::span::Span;
+
+use super::{Overrides, Scenario, Setting, SweepSpec, Validator, VariantSpec, MAX_SWEEP_POINTS};
+
+impl Validator {
+    /// Reads the variants into `s` (one implicit `base` variant when the file
+    /// declares none) and returns the span of each declared variant's name.
+    pub(super) fn variants(&mut self, ast: &ScenarioAst, s: &mut Scenario) -> Vec<Span> {
+        let (params, faults, sources) = (&s.params, &s.faults, &s.sources);
+        let mut variants: Vec<VariantSpec> = Vec::new();
+        let mut variant_spans: Vec<Span> = Vec::new();
+        for item in &ast.items {
+            if let Item::Variant(decl) = item {
+                if variants.iter().any(|v| v.name == decl.name.name) {
+                    self.declared_twice("variant", &decl.name);
+                    continue;
+                }
+                let mut o = Overrides::default();
+                for vi in &decl.items {
+                    match vi {
+                        VariantItem::Set(name, value) => {
+                            if self.param(params, name) {
+                                o.sets.push(Setting {
+                                    name: name.name.clone(),
+                                    value: value.clone(),
+                                    origin: None,
+                                });
+                            }
+                        }
+                        VariantItem::Without(ids) => {
+                            for id in ids {
+                                match faults.iter().position(|f| f.name == id.name) {
+                                    Some(i) => o.without.push(i),
+                                    None => {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!("unknown fault `{}`", id.name),
+                                                id.span,
+                                            )
+                                            .label("no fault of this name")
+                                            .maybe_help(did_you_mean(
+                                                &id.name,
+                                                faults.iter().map(|f| f.name.as_str()),
+                                            )),
+                                        )
+                                    }
+                                }
+                            }
+                        }
+                        VariantItem::Source(id, rates) => match sources
+                            .iter()
+                            .position(|s| s.name == id.name)
+                        {
+                            Some(i) => o.sources.push((i, rates.clone())),
+                            None => self.err(
+                                Diagnostic::new(format!("unknown source `{}`", id.name), id.span)
+                                    .label("no source of this name")
+                                    .maybe_help(did_you_mean(
+                                        &id.name,
+                                        sources.iter().map(|s| s.name.as_str()),
+                                    )),
+                            ),
+                        },
+                    }
+                }
+                variants.push(VariantSpec {
+                    name: decl.name.name.clone(),
+                    label: decl.label.clone().unwrap_or_else(|| decl.name.name.clone()),
+                    overrides: o,
+                });
+                variant_spans.push(decl.name.span);
+            }
+        }
+        let implicit_variant = variants.is_empty();
+        if implicit_variant {
+            variants.push(VariantSpec {
+                name: "base".into(),
+                label: "base".into(),
+                overrides: Overrides::default(),
+            });
+        }
+        s.variants = variants;
+        s.implicit_variant = implicit_variant;
+        variant_spans
+    }
+
+    /// Reads the sweeps into `s`.
+    pub(super) fn sweeps(&mut self, ast: &ScenarioAst, s: &mut Scenario) {
+        let (params, variants) = (&s.params, &s.variants);
+        let mut sweeps: Vec<SweepSpec> = Vec::new();
+        for item in &ast.items {
+            if let Item::Sweep(decl) = item {
+                if sweeps.iter().any(|s| s.name == decl.name.name) {
+                    self.declared_twice("sweep", &decl.name);
+                    continue;
+                }
+                let base = match &decl.base {
+                    None => 0,
+                    Some(id) => match variants.iter().position(|v| v.name == id.name) {
+                        Some(i) => i,
+                        None => {
+                            self.err(
+                                Diagnostic::new(format!("unknown variant `{}`", id.name), id.span)
+                                    .label("no variant of this name")
+                                    .maybe_help(did_you_mean(
+                                        &id.name,
+                                        variants.iter().map(|v| v.name.as_str()),
+                                    )),
+                            );
+                            0
+                        }
+                    },
+                };
+                if decl.axes.is_empty() {
+                    self.err(
+                        Diagnostic::new(
+                            format!("sweep `{}` varies nothing", decl.name.name),
+                            decl.name.span,
+                        )
+                        .label("no axis")
+                        .help("add e.g. `attempts in [3, 2, 1]`"),
+                    );
+                }
+                let mut axes = Vec::new();
+                for (id, values) in &decl.axes {
+                    if self.param(params, id) {
+                        if axes
+                            .iter()
+                            .any(|(n, _): &(String, Vec<Value>)| *n == id.name)
+                        {
+                            self.err(
+                                Diagnostic::new(format!("`{}` is swept twice", id.name), id.span)
+                                    .label("second axis"),
+                            );
+                        }
+                        axes.push((id.name.clone(), values.clone()));
+                    }
+                }
+                let sweep = SweepSpec {
+                    name: decl.name.name.clone(),
+                    label: decl.label.clone().unwrap_or_else(|| decl.name.name.clone()),
+                    base,
+                    axes,
+                    from_cli: false,
+                };
+                if sweep.len() > MAX_SWEEP_POINTS {
+                    self.err(
+                        Diagnostic::new(
+                            format!(
+                                "sweep `{}` has {} points, more than the {MAX_SWEEP_POINTS} squall runs",
+                                sweep.name,
+                                sweep.len()
+                            ),
+                            decl.name.span,
+                        )
+                        .label("too many points")
+                        .help("the points are the product of the axes' lengths; sweep fewer values"),
+                    );
+                }
+                sweeps.push(sweep);
+            }
+        }
+        s.sweeps = sweeps;
+    }
+
+    /// Names used in paths must not collide across kinds.
+    pub(super) fn check_name_collisions(
+        &mut self,
+        ast: &ScenarioAst,
+        s: &Scenario,
+        variant_spans: &[Span],
+    ) {
+        let (variants, windows, nodes) = (&s.variants, &s.windows, &s.nodes);
+        let implicit_variant = s.implicit_variant;
+        for (i, v) in variants.iter().enumerate() {
+            if implicit_variant {
+                break;
+            }
+            let span = variant_spans[i];
+            if windows.iter().any(|(w, _)| *w == v.name) {
+                self.err(
+                    Diagnostic::new(
+                        format!("`{}` names both a variant and a window", v.name),
+                        span,
+                    )
+                    .label("also a window")
+                    .help("paths such as `storm.during.db.calls` need distinct names"),
+                );
+            }
+            if nodes.iter().any(|n| n.name == v.name) {
+                self.err(
+                    Diagnostic::new(
+                        format!("`{}` names both a variant and a node", v.name),
+                        span,
+                    )
+                    .label("also a node")
+                    .help("paths such as `storm.during.db.calls` need distinct names"),
+                );
+            }
+        }
+        for item in &ast.items {
+            if let Item::Window(id, _) = item {
+                if nodes.iter().any(|n| n.name == id.name) {
+                    self.err(
+                        Diagnostic::new(
+                            format!("`{}` names both a window and a node", id.name),
+                            id.span,
+                        )
+                        .label("also a node")
+                        .help("paths such as `storm.during.db.calls` need distinct names"),
+                    );
+                }
+            }
+        }
+    }
+}
