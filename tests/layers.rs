@@ -69,3 +69,36 @@ fn retrying_at_every_layer_multiplies_retrying_at_one_does_not(
     assert!(amp("every") > amp("proxy") && amp("proxy") > amp("top"));
     Ok(())
 }
+
+/// `scenarios/early-warning.squall` (document 003): a database failing at
+/// every third round while a retry one round later succeeds. Derived by
+/// hand: the fault strikes at the rounds 201..400 divisible by 3 (67 of
+/// them); the 3 requests of each such round fail their first try and
+/// succeed at the second, so over the 600 requests of the window 201 need a
+/// retry: first-try share 399/600, completed share 1, calls 801/600.
+#[test]
+fn first_try_success_falls_while_completion_stays_flat() -> Result<(), Box<dyn std::error::Error>> {
+    let s = load_file("scenarios/early-warning.squall")?;
+    let study = run_study(&s, Vec::new(), None)?;
+    let run = RunKey::Variant(0);
+    let (healthy, flaky) = (window(&s, "healthy"), window(&s, "flaky"));
+    let db = node(&s, "db");
+    let strikes = (201..=400).filter(|t| t % 3 == 0).count() as f64;
+    assert_eq!(strikes, 67.0);
+    let m = |w, metric, at| eval_metric(&study, run, w, at, metric);
+    assert_eq!(m(healthy, Metric::FirstTryRate, None), Some(1.0));
+    assert_eq!(m(flaky, Metric::CompletionRate, None), Some(1.0));
+    assert_eq!(
+        m(flaky, Metric::FirstTryOk, None),
+        Some(600.0 - 3.0 * strikes)
+    );
+    assert_eq!(
+        m(flaky, Metric::FirstTryRate, None),
+        Some((600.0 - 3.0 * strikes) / 600.0)
+    );
+    assert_eq!(
+        m(flaky, Metric::Calls, Some(db)),
+        Some(600.0 + 3.0 * strikes)
+    );
+    Ok(())
+}

@@ -105,6 +105,8 @@ pub struct Observations {
     pub completed: Vec<u32>,
     /// Requests dropped per tick.
     pub dropped: Vec<u32>,
+    /// Requests completed per tick without a retry anywhere on their path.
+    pub first_try: Vec<u32>,
     /// Distinct request ids seen per window (outer) and node (inner).
     pub window_unique: Vec<Vec<u64>>,
     /// The final accounting.
@@ -176,6 +178,7 @@ impl Observations {
             arrivals: vec![0; n],
             completed: vec![0; n],
             dropped: vec![0; n],
+            first_try: vec![0; n],
             window_unique: vec![vec![0; node_names.len()]; windows],
             accounting: Accounting::default(),
             events: 0,

@@ -971,6 +971,13 @@ pub enum Metric {
     Bytes,
     /// Bytes per answered composite response.
     AvgBytes,
+    /// Requests completed without a retry anywhere on their path.
+    FirstTryOk,
+    /// `first_try_ok` / requests that ended (completed or dropped): the
+    /// share that succeeded at the first try.
+    FirstTryRate,
+    /// `completed` / requests that ended: the share that succeeded at all.
+    CompletionRate,
     /// The last tick of the window with an answered composite response,
     /// counted from the window's start (1 = its first tick); 0 if none.
     LastAnswered,
@@ -978,7 +985,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 27] = [
+    pub const ALL: [(&'static str, Metric); 30] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -1006,6 +1013,9 @@ impl Metric {
         ("bytes", Metric::Bytes),
         ("avg_bytes", Metric::AvgBytes),
         ("last_answered", Metric::LastAnswered),
+        ("first_try_ok", Metric::FirstTryOk),
+        ("first_try_rate", Metric::FirstTryRate),
+        ("completion_rate", Metric::CompletionRate),
     ];
 
     /// Looks a metric up by name.
@@ -1031,6 +1041,9 @@ impl Metric {
                 | Metric::DroppedRate
                 | Metric::Completed
                 | Metric::Ticks
+                | Metric::FirstTryOk
+                | Metric::FirstTryRate
+                | Metric::CompletionRate
         )
     }
 }

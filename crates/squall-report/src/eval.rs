@@ -200,6 +200,16 @@ pub fn window_metric(
             Metric::Dropped => Some(sum(&obs.dropped, from, to) as f64),
             Metric::DroppedRate => Some(sum(&obs.dropped, from, to) as f64 / ticks),
             Metric::Completed => Some(sum(&obs.completed, from, to) as f64),
+            Metric::FirstTryOk => Some(sum(&obs.first_try, from, to) as f64),
+            Metric::FirstTryRate | Metric::CompletionRate => {
+                let ended = (sum(&obs.completed, from, to) + sum(&obs.dropped, from, to)) as f64;
+                let part = if metric == Metric::FirstTryRate {
+                    sum(&obs.first_try, from, to)
+                } else {
+                    sum(&obs.completed, from, to)
+                } as f64;
+                return ratio(part, ended);
+            }
             _ => Some(ticks),
         };
     }

@@ -44,7 +44,7 @@ impl Study<'_> {
     /// system's arrivals, completions and drops, then each node's calls,
     /// served, failed, refused and blocked calls.
     pub fn series_csv(&self) -> String {
-        let mut out = String::from("run,tick,arrivals,completed,dropped");
+        let mut out = String::from("run,tick,arrivals,completed,dropped,first_try_ok");
         for n in &self.scenario.nodes {
             for what in ["calls", "served", "failed", "refused", "blocked"] {
                 let _ = write!(out, ",{}", csv_field(&format!("{}.{what}", n.name)));
@@ -61,8 +61,8 @@ impl Study<'_> {
                 let i = t as usize;
                 let _ = write!(
                     out,
-                    "{label},{t},{},{},{}",
-                    o.arrivals[i], o.completed[i], o.dropped[i]
+                    "{label},{t},{},{},{},{}",
+                    o.arrivals[i], o.completed[i], o.dropped[i], o.first_try[i]
                 );
                 for s in &o.nodes {
                     let _ = write!(

@@ -184,6 +184,7 @@ impl Runner<'_, '_> {
                 };
                 if let Some(policy) = policy {
                     if let Some(wait) = self.retry_wait(t, slot, pos, f, policy, kind) {
+                        self.requests.retried[slot as usize] = true;
                         let at = t.saturating_add(wait);
                         // Only an operation's record reads its waits; for
                         // other requests they would pile up for the whole run.
@@ -270,6 +271,9 @@ impl Runner<'_, '_> {
             Answer::Ok => {
                 self.obs.completed[ti] += 1;
                 self.obs.accounting.completed += 1;
+                if !self.requests.retried[slot as usize] {
+                    self.obs.first_try[ti] += 1;
+                }
             }
             Answer::Fail(_) => {
                 self.obs.dropped[ti] += 1;

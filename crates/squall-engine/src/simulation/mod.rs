@@ -245,9 +245,9 @@ impl<'m> SimulationBuilder<'m> {
                 Ok(())
             }
         };
-        // Per-tick counters: 6 per node (8 more words for a composite), 3 for
+        // Per-tick counters: 6 per node (8 more words for a composite), 4 for
         // the system, 4 bytes each.
-        let words: u64 = 3 + m
+        let words: u64 = 4 + m
             .nodes
             .iter()
             .map(|n| if n.composite.is_some() { 14 } else { 6 })

@@ -30,6 +30,8 @@ pub(super) struct Requests {
     pub(super) depth: usize,
     pub(super) nodes: usize,
     pub(super) live: u64,
+    /// True once any node on the request's path has retried it.
+    pub(super) retried: Vec<bool>,
 }
 
 impl Requests {
@@ -49,6 +51,7 @@ impl Requests {
             depth,
             nodes,
             live: 0,
+            retried: Vec::new(),
         }
     }
 
@@ -60,6 +63,7 @@ impl Requests {
             self.id[s] = id;
             self.source[s] = source;
             self.kind[s] = kind;
+            self.retried[s] = false;
             self.tries[s * d..(s + 1) * d].fill(0);
             self.prev_wait[s * d..(s + 1) * d].fill(NEVER);
             self.last_seen[s * n..(s + 1) * n].fill(NEVER);
@@ -69,6 +73,7 @@ impl Requests {
             self.id.push(id);
             self.source.push(source);
             self.kind.push(kind);
+            self.retried.push(false);
             self.tries.extend(std::iter::repeat_n(0, d));
             self.started.extend(std::iter::repeat_n(0, d));
             self.prev_wait.extend(std::iter::repeat_n(NEVER, d));
