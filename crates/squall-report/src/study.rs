@@ -184,7 +184,8 @@ fn needed_runs(s: &Scenario, selected: Option<&[usize]>) -> Vec<RunKey> {
     keys
 }
 
-fn variants_named(e: &RExpr, out: &mut Vec<usize>) {
+/// Every variant `e` names explicitly (`storm.during.db.calls`).
+pub(crate) fn variants_named(e: &RExpr, out: &mut Vec<usize>) {
     match e {
         RExpr::Metric { variant, .. } | RExpr::Measure { variant, .. } => out.extend(*variant),
         RExpr::Call(_, args) => args.iter().for_each(|a| variants_named(a, out)),

@@ -32,11 +32,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use squall_engine::{SimError, Simulation};
-use squall_lang::{AxisSpec, Model, RExpr, ReportItemSpec, RunKey, Scenario, Setting, TableSpec};
+use squall_lang::{AxisSpec, Model, ReportItemSpec, RunKey, Scenario, Setting, TableSpec};
 
 use crate::document::{Block, Cell, Report, Table};
 use crate::eval::Ctx;
-use crate::study::{Run, Study, StudyError};
+use crate::study::{variants_named, Run, Study, StudyError};
 
 /// The version of the shard file format.
 pub const SHARD_VERSION: u32 = 1;
@@ -484,19 +484,6 @@ fn measures_table(study: &Study<'_>, s: usize, shard: Option<Shard>) -> TableRow
         columns,
         row_count: count,
         rows,
-    }
-}
-
-fn variants_named(e: &RExpr, out: &mut Vec<usize>) {
-    match e {
-        RExpr::Metric { variant, .. } | RExpr::Measure { variant, .. } => out.extend(*variant),
-        RExpr::Call(_, args) => args.iter().for_each(|a| variants_named(a, out)),
-        RExpr::Neg(x) => variants_named(x, out),
-        RExpr::Binary(_, a, b) => {
-            variants_named(a, out);
-            variants_named(b, out);
-        }
-        RExpr::Number(_) | RExpr::Param(_) => {}
     }
 }
 
