@@ -248,31 +248,50 @@ impl Validator {
         to: usize,
         span: Span,
     ) {
+        if from != to {
+            match nodes[from].downstream {
+                Some(d) if d == to => return,
+                Some(d) => {
+                    self.err(
+                        Diagnostic::new(
+                            format!(
+                                "`{}` already calls `{}`; a node calls one downstream node",
+                                nodes[from].name, nodes[d].name
+                            ),
+                            span,
+                        )
+                        .label("a second downstream")
+                        .help("split the chain, or give the second dependency its own caller"),
+                    );
+                    return;
+                }
+                None => {}
+            }
+        }
+        if self.add_edge(nodes, graph, gidx, from, to, span) {
+            nodes[from].downstream = Some(to);
+        }
+    }
+
+    /// Adds the call `from -> to` to the graph unless it is a self-call or
+    /// closes a cycle (each reported); true when added. Shared by chains
+    /// and fan-outs.
+    fn add_edge(
+        &mut self,
+        nodes: &[NodeDecl],
+        graph: &mut DiGraph<usize, ()>,
+        gidx: &[NodeIndex],
+        from: usize,
+        to: usize,
+        span: Span,
+    ) -> bool {
         if from == to {
             self.err(
                 Diagnostic::new(format!("`{}` calls itself", nodes[from].name), span)
                     .label("a service calling itself")
                     .help("a chain lists distinct nodes from caller to callee"),
             );
-            return;
-        }
-        match nodes[from].downstream {
-            Some(d) if d == to => return,
-            Some(d) => {
-                self.err(
-                    Diagnostic::new(
-                        format!(
-                            "`{}` already calls `{}`; a node calls one downstream node",
-                            nodes[from].name, nodes[d].name
-                        ),
-                        span,
-                    )
-                    .label("a second downstream")
-                    .help("split the chain, or give the second dependency its own caller"),
-                );
-                return;
-            }
-            None => {}
+            return false;
         }
         if has_path_connecting(&*graph, gidx[to], gidx[from], None) {
             self.err(
@@ -289,10 +308,10 @@ impl Validator {
                     nodes[to].name, nodes[from].name
                 )),
             );
-            return;
+            return false;
         }
         graph.add_edge(gidx[from], gidx[to], ());
-        nodes[from].downstream = Some(to);
+        true
     }
 
     /// Retries and breakers guard calls to one downstream node: `what` on a
@@ -336,30 +355,11 @@ impl Validator {
         to: usize,
         span: Span,
     ) {
-        if from == to {
-            self.err(
-                Diagnostic::new(format!("`{}` calls itself", nodes[from].name), span)
-                    .label("a service calling itself"),
-            );
+        if from != to && nodes[from].fanout.contains(&to) {
             return;
         }
-        if nodes[from].fanout.contains(&to) {
-            return;
+        if self.add_edge(nodes, graph, gidx, from, to, span) {
+            nodes[from].fanout.push(to);
         }
-        if has_path_connecting(&*graph, gidx[to], gidx[from], None) {
-            self.err(
-                Diagnostic::new(
-                    format!(
-                        "calling `{}` from `{}` closes a cycle",
-                        nodes[to].name, nodes[from].name
-                    ),
-                    span,
-                )
-                .label("this call closes a cycle"),
-            );
-            return;
-        }
-        graph.add_edge(gidx[from], gidx[to], ());
-        nodes[from].fanout.push(to);
     }
 }
