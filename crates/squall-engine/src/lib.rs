@@ -28,11 +28,17 @@
 #![warn(missing_docs)]
 
 pub mod breaker;
+pub mod gauge;
+pub mod histogram;
+pub mod latency;
 pub mod observations;
 pub mod outcome;
 pub mod queue;
 pub mod rng;
 pub mod simulation;
+pub mod station;
+pub mod time;
+pub mod token_bucket;
 
 pub use observations::{Accounting, CompositeSeries, NodeSeries, Observations, OpRecord, TraceRow};
 pub use simulation::{SimError, Simulation, SimulationBuilder};
