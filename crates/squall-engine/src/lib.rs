@@ -38,6 +38,7 @@ pub mod rng;
 pub mod simulation;
 pub mod station;
 pub mod time;
+pub mod timed_observations;
 pub mod token_bucket;
 
 pub use observations::{Accounting, CompositeSeries, NodeSeries, Observations, OpRecord, TraceRow};

@@ -124,6 +124,9 @@ pub struct Observations {
     pub traces: Vec<Vec<TraceRow>>,
     /// Breaker decisions left out of `traces` past the limit, per node.
     pub trace_dropped: Vec<u64>,
+    /// What a run that takes time measured beyond the per-tick counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed: Option<crate::timed_observations::TimedObservations>,
 }
 
 /// The most breaker decisions kept per node.
@@ -187,6 +190,7 @@ impl Observations {
             ops: Vec::new(),
             traces: Vec::new(),
             trace_dropped: vec![0; node_names.len()],
+            timed: None,
         }
     }
 

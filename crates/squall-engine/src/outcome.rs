@@ -28,6 +28,12 @@ pub enum FailKind {
     Body,
     /// A composite response could not be assembled under its policy.
     Incomplete,
+    /// Every worker was busy and the queue full.
+    Overflow,
+    /// The call waited in the queue longer than the queue timeout.
+    QueueTimeout,
+    /// The request's deadline had passed.
+    Deadline,
     /// The caller's circuit breaker is open; the call was not sent.
     CircuitOpen {
         /// Ticks until the breaker lets a probe through.
@@ -69,6 +75,8 @@ pub enum Class {
 pub fn classify(kind: FailKind, request: &RequestSpec) -> Class {
     match kind {
         FailKind::Refused | FailKind::Incomplete => Class::Retryable,
+        FailKind::Overflow | FailKind::QueueTimeout => Class::Retryable,
+        FailKind::Deadline => Class::Terminal,
         FailKind::Status(429) => Class::Retryable,
         FailKind::Status(s) if (500..=599).contains(&s) => Class::Retryable,
         FailKind::Status(s) if (400..=499).contains(&s) => Class::Terminal,
@@ -138,6 +146,9 @@ pub fn describe(answer: Answer, tick_unit: &str) -> String {
             FailKind::Timeout => "timeout".into(),
             FailKind::Body => "body error".into(),
             FailKind::Incomplete => "incomplete response".into(),
+            FailKind::Overflow => "refused (queue full)".into(),
+            FailKind::QueueTimeout => "queue timeout".into(),
+            FailKind::Deadline => "deadline exceeded".into(),
             FailKind::CircuitOpen { remaining } => {
                 format!("circuit open ({remaining} {tick_unit} left)")
             }

@@ -90,6 +90,12 @@ pub struct Resolution {
     per_tick: u64,
 }
 
+impl Default for Resolution {
+    fn default() -> Self {
+        Resolution::TICKS
+    }
+}
+
 impl Resolution {
     /// One unit per tick: a model in which nothing takes time.
     pub const TICKS: Resolution = Resolution { per_tick: 1 };

@@ -127,6 +127,13 @@ pub struct CallerSpec {
     pub cancel: bool,
 }
 
+impl CallerSpec {
+    /// True when the node sets no timeout.
+    pub fn is_empty(&self) -> bool {
+        *self == CallerSpec::default()
+    }
+}
+
 /// A deadline a source sets on its requests.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DeadlineSpec {

@@ -74,6 +74,9 @@ mod node_state;
 mod requests;
 mod runner;
 mod script;
+mod timed;
+
+pub use timed::{default_bin, takes_time};
 
 use squall_lang::{Model, RequestSpec, RetrySpec, Schedule};
 
@@ -159,6 +162,12 @@ pub enum SimError {
         /// Its largest rate.
         rate: f64,
     },
+    /// A construct that does not run in a model that takes time yet.
+    #[error("{what} cannot run yet in a model where calls take time (latency, workers, timeouts or deadlines)")]
+    Untimed {
+        /// What.
+        what: String,
+    },
     /// An event was scheduled in the past.
     #[error(transparent)]
     Scheduling(#[from] SchedulingError),
@@ -185,6 +194,9 @@ enum Event {
     Op { source: u32, index: u32 },
     /// The service at `pos` of a request's path makes its next try.
     Retry { slot: u32, pos: u32 },
+    /// A call that takes time moves on (see `timed`), if it is still at
+    /// generation `gen`.
+    Wake { call: u32, gen: u32 },
 }
 
 /// Tick sentinel: never seen.
@@ -299,6 +311,17 @@ impl<'m> SimulationBuilder<'m> {
                 return Err(SimError::TooManyRequests {
                     name: s.name.clone(),
                     requests,
+                });
+            }
+        }
+        if timed::takes_time(m) {
+            if let Some(s) = m
+                .sources
+                .iter()
+                .find(|s| matches!(s.schedule, Schedule::Sequential(_)))
+            {
+                return Err(SimError::Untimed {
+                    what: format!("sequential source `{}`", s.name),
                 });
             }
         }

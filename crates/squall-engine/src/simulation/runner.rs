@@ -8,7 +8,9 @@ use crate::observations::Observations;
 use crate::queue::EventQueue;
 use crate::rng::{Generator, Stream};
 
-use super::{node_state::NodeState, requests::Requests, Event, SimError, Simulation, NEVER};
+use super::{
+    node_state::NodeState, requests::Requests, timed::Timed, Event, SimError, Simulation, NEVER,
+};
 
 /// The state of a run in progress.
 pub(super) struct Runner<'s, 'm> {
@@ -35,6 +37,8 @@ pub(super) struct Runner<'s, 'm> {
     pub(super) open_at: u64,
     /// Requests whose next try falls after the last tick.
     pub(super) past_end: u64,
+    /// The state of a run that takes time (empty otherwise).
+    pub(super) timed: Timed,
 }
 
 impl<'s, 'm> Runner<'s, 'm> {
@@ -104,10 +108,14 @@ impl<'s, 'm> Runner<'s, 'm> {
             open: Vec::with_capacity(m.windows.len()),
             open_at: NEVER,
             past_end: 0,
+            timed: Timed::new(m, sim.seed),
         }
     }
 
     pub(super) fn run(mut self) -> Result<Observations, SimError> {
+        if self.timed.on {
+            return self.run_timed();
+        }
         let m = self.sim.model;
         if m.start <= m.ticks {
             for (s, spec) in m.sources.iter().enumerate() {
@@ -160,6 +168,7 @@ impl<'s, 'm> Runner<'s, 'm> {
                     self.enter(t, s, self.sim.kind_base[s] + index)?;
                 }
                 Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
+                Event::Wake { .. } => {}
             }
         }
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
@@ -194,13 +203,21 @@ impl<'s, 'm> Runner<'s, 'm> {
 
     /// A new request of `kind` from source `s` enters its entry node.
     pub(super) fn enter(&mut self, t: u64, s: usize, kind: u32) -> Result<(), SimError> {
+        let slot = self.new_request(t, s, kind);
+        self.arrive(t, slot, 0)
+    }
+
+    /// A slot for a new request of `kind` from source `s` at tick `t`,
+    /// counted as an arrival.
+    #[inline]
+    pub(super) fn new_request(&mut self, t: u64, s: usize, kind: u32) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
         let slot = self.requests.alloc(id, s as u32, kind);
         self.obs.arrivals[t as usize] += 1;
         self.obs.accounting.entered += 1;
         self.obs.peak_in_flight = self.obs.peak_in_flight.max(self.requests.live);
-        self.arrive(t, slot, 0)
+        slot
     }
 
     pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {

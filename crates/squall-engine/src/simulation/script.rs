@@ -8,6 +8,7 @@ use super::runner::Runner;
 impl Runner<'_, '_> {
     /// The answer a node gives by itself, without calling downstream: a
     /// failing fault, no capacity, or (at the bottom of a path) its script.
+    #[inline]
     pub(super) fn own_answer(
         &mut self,
         t: u64,
@@ -16,6 +17,19 @@ impl Runner<'_, '_> {
         leaf: bool,
         field: usize,
     ) -> Option<Answer> {
+        if let Some(a) = self.refusal(t, node, field) {
+            return Some(a);
+        }
+        if !leaf {
+            return None;
+        }
+        Some(self.leaf_answer(t, slot, node))
+    }
+
+    /// The answer of a node that does not serve a call at all: a failing
+    /// fault in force, or no per-tick capacity left.
+    #[inline]
+    pub(super) fn refusal(&mut self, t: u64, node: usize, field: usize) -> Option<Answer> {
         let m = self.sim.model;
         let failing = &self.nodes[node].failing;
         let active = |&&(from, to, k): &&(u64, u64, usize)| {
@@ -33,25 +47,29 @@ impl Runner<'_, '_> {
                 not_before: None,
             }));
         }
-        if !leaf {
-            return None;
-        }
+        None
+    }
+
+    /// The answer of a node at the bottom of a path that serves the call:
+    /// its composite response, its scripted routes, or success.
+    pub(super) fn leaf_answer(&mut self, t: u64, slot: u32, node: usize) -> Answer {
+        let m = self.sim.model;
         if m.nodes[node].composite.is_some() {
-            return Some(self.assemble(t, slot, node));
+            return self.assemble(t, slot, node);
         }
         let routes = &m.nodes[node].routes;
         if routes.is_empty() {
-            return Some(Answer::Ok);
+            return Answer::Ok;
         }
         let req = &self.sim.kinds[self.requests.kind[slot as usize] as usize].request;
         let Some(r) = routes.iter().position(|r| {
             r.method.is_none_or(|mm| mm == req.method)
                 && r.path.as_ref().is_none_or(|p| *p == req.path)
         }) else {
-            return Some(Answer::Fail(Failure {
+            return Answer::Fail(Failure {
                 kind: FailKind::Status(404),
                 not_before: None,
-            }));
+            });
         };
         self.nodes[node].route_calls[r] += 1;
         // The route's script is a little state machine: the current step,
@@ -73,10 +91,8 @@ impl Runner<'_, '_> {
             used = 0;
         }
         self.nodes[node].route_steps[r] = (step, used + 1);
-        Some(
-            script
-                .get(step)
-                .map_or(Answer::Ok, |s| answer_of(&s.response, t)),
-        )
+        script
+            .get(step)
+            .map_or(Answer::Ok, |s| answer_of(&s.response, t))
     }
 }
