@@ -5,7 +5,7 @@
 //! breaker did not send, at the tick it was refused; a try it sent, at the
 //! tick it was sent, with the answer that came back (recorded when the
 //! answer arrives). A node keeps at most [`TRACE_LIMIT`] rows; past that it
-//! only counts the rows it left out, and builds none ([`keep`] takes the
+//! only counts the rows it left out, and builds none (`keep` takes the
 //! row as a closure). Rows hold states, answers and indices; the report
 //! words them.
 

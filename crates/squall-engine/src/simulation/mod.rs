@@ -32,7 +32,7 @@
 //! # Retries
 //!
 //! When a failure reaches a service with a retry policy, the failure is
-//! classified ([`crate::outcome::classify`]): terminal failures go straight
+//! classified ([`crate::policy::retry::classify`]): terminal failures go straight
 //! up; retryable ones are retried up to `attempts` tries, unknown ones up to
 //! `unknown_attempts`. The wait before retry `n` comes from the backoff
 //! policy; a jittered policy draws one number from its generator at that
@@ -62,7 +62,7 @@
 //!
 //! This module is the event loop and the request's journey; the components
 //! it drives live beside it, in [`crate::policy`] (retry, backoff, breaker),
-//! [`crate::server`] (faults, capacity, scripts, composite responses) and
+//! `server/` (faults, capacity, scripts, composite responses) and
 //! [`crate::observe`] (what is counted). Here:
 //!
 //! * `builder` — [`SimulationBuilder`]: checks a model, prepares paths and
