@@ -1,5 +1,10 @@
-//! Time inside the engine: [`Time`] and [`Duration`], counted in *units*
-//! finer than the file's clock.
+//! Time inside the engine.
+//!
+//! On the zero-time path time is an integer count of ticks: a run covers
+//! ticks `start..=ticks`, series are indexed by tick, and two events at
+//! the same tick run in the order they were scheduled ([`crate::queue`]).
+//! A run in which calls take time counts [`Time`] and [`Duration`] in
+//! *units* finer than the file's clock.
 //!
 //! A scenario file reads its bare numbers, per-unit capacities, rates and
 //! report bins in its clock (`round`, `ms`, `s`): one *tick*. Calls that
@@ -20,6 +25,10 @@
 //! drawn. Arithmetic on [`Time`] saturates: `u64::MAX` units is "never".
 
 use squall_lang::Clock;
+
+/// Tick sentinel: never (a request never seen at a node, a ledger field
+/// never fresh, a capacity never used).
+pub(crate) const NEVER: u64 = u64::MAX;
 
 /// A point in a run's time \[units of its [`Resolution`]\].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]

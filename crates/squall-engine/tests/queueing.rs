@@ -9,7 +9,7 @@
 //! `1 + p + ... + p^(k-1)`). Every run is seeded; each tolerance is
 //! justified where it is asserted.
 
-use squall_engine::timed_observations::TimedObservations;
+use squall_engine::observe::TimedObservations;
 use squall_engine::{Observations, Simulation};
 use squall_lang::{Arrivals, Clock, LatencySpec, Model, NodeSpec, ServerSpec, SourceSpec};
 

@@ -6,12 +6,14 @@
 
 use squall_lang::{Arrivals, RetrySpec, Schedule};
 
-use crate::observations::Observations;
-use crate::outcome::{classify, counts_against_dependency, Answer, Class, FailKind, Failure};
-use crate::station::Admission;
+use crate::observe::Observations;
+use crate::outcome::{Answer, FailKind, Failure};
+use crate::policy::breaker::counts_against_dependency;
+use crate::policy::retry::{self, RetryLoop};
+use crate::server::station::Admission;
 use crate::time::{Duration, Time};
 
-use super::super::{runner::Runner, Event, SimError};
+use super::super::{event::Event, runner::Runner, SimError};
 use super::calls::{Phase, NONE};
 use super::recorder::Count;
 
@@ -97,7 +99,7 @@ impl Runner<'_, '_> {
         }
         self.obs.accounting.in_flight = open;
         for (i, n) in self.nodes.iter().enumerate() {
-            self.obs.route_calls[i].clone_from(&n.route_calls);
+            self.obs.route_calls[i].clone_from(&n.script.calls);
         }
         let recorder = std::mem::take(&mut self.timed.recorder);
         self.obs.timed = Some(recorder.finish(end));
@@ -124,7 +126,7 @@ impl Runner<'_, '_> {
         if rate > 0.0 {
             let gap = match spec.arrivals {
                 Arrivals::Uniform => 1.0 / rate,
-                Arrivals::Poisson => -(1.0 - self.streams[s].next_f64()).ln() / rate,
+                Arrivals::Poisson => -(1.0 - self.sources.stream(s).next_f64()).ln() / rate,
             };
             let gap = res.duration(gap).max(Duration::from_units(1));
             let next = now.after(gap);
@@ -625,9 +627,8 @@ impl Runner<'_, '_> {
     }
 
     /// The wait \[ticks\] before call `c`'s next try, or `None` when it
-    /// makes no more: the zero-time path's rule (classification, attempts,
-    /// backoff draw, Retry-After, the policy's deadline) on the call's own
-    /// counts.
+    /// makes no more: the zero-time path's rule ([`retry::next_wait`]) on
+    /// the call's own retry loop.
     fn timed_wait(
         &mut self,
         tick: u64,
@@ -637,33 +638,14 @@ impl Runner<'_, '_> {
         kind: usize,
     ) -> Option<u64> {
         let call = *self.timed.calls.get(c);
-        let limit = match classify(f.kind, &self.sim.kinds[kind].request) {
-            Class::Retryable => policy.attempts,
-            Class::Unknown => policy.attempts.min(policy.unknown_attempts),
-            Class::Terminal => return None,
+        let mut state = RetryLoop {
+            tries: call.tries,
+            started: call.first_try,
+            previous: (call.prev_wait != u64::MAX).then_some(call.prev_wait),
         };
-        if call.tries >= limit {
-            return None;
-        }
-        let r = if policy.backoff.draws() {
-            let g = policy.backoff.rng().unwrap_or(self.gens.len() - 1);
-            self.gens[g].next_f64()
-        } else {
-            0.0
-        };
-        let prev = (call.prev_wait != u64::MAX).then_some(call.prev_wait);
-        let mut wait = policy.backoff.wait_with(call.tries, r, prev);
-        self.timed.calls.get_mut(c).prev_wait = wait;
-        if policy.honor_retry_after {
-            if let Some(nb) = f.not_before {
-                wait = wait.max(nb.saturating_sub(tick));
-            }
-        }
-        if let Some(d) = policy.deadline {
-            if tick.saturating_add(wait).saturating_sub(call.first_try) > d {
-                return None;
-            }
-        }
-        Some(wait)
+        let request = &self.sim.kinds[kind].request;
+        let wait = retry::next_wait(policy, request, f, tick, &mut state, &mut self.gens);
+        self.timed.calls.get_mut(c).prev_wait = state.previous.unwrap_or(u64::MAX);
+        wait
     }
 }

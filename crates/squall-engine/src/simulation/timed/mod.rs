@@ -13,7 +13,7 @@
 //! The per-tick counters of [`crate::Observations`] still count by tick
 //! (`unit / units_per_tick`), so every report item that reads them works
 //! unchanged; latency, queue and service levels, timeouts and wasted work
-//! are recorded from event times ([`crate::timed_observations`]).
+//! are recorded from event times ([`crate::observe::timed`]).
 //!
 //! # Sources
 //!
@@ -50,7 +50,7 @@
 //!
 //! A leaf's answer (its script, or success) is decided at that moment and
 //! given after its service time. With a worker, the call draws its
-//! service time ([`crate::latency`]: one draw from `latency/<node>`,
+//! service time (`server::latency`: one draw from `latency/<node>`,
 //! times the factors and plus the additions of latency faults in force,
 //! plus the load term per call already in service). A zero service time
 //! goes on inline, so a chain of nodes without latency answers in the
@@ -87,7 +87,7 @@
 //! slab is kept until the last of its orphans has answered too. At the end
 //! every request is completed, dropped or in flight, and every call that
 //! reached a node was answered, cancelled, or is queued, in service or
-//! waiting ([`crate::timed_observations::CallAccounting`]).
+//! waiting ([`crate::observe::timed::CallAccounting`]).
 
 mod calls;
 mod flow;
@@ -95,11 +95,11 @@ mod recorder;
 
 use squall_lang::{Model, RateLimitSpec};
 
-use crate::latency::Latency;
 use crate::rng::Stream;
-use crate::station::Station;
+use crate::server::latency::Latency;
+use crate::server::station::Station;
+use crate::server::token_bucket::TokenBucket;
 use crate::time::{Duration, Resolution, Time};
-use crate::token_bucket::TokenBucket;
 
 use calls::Calls;
 use recorder::Recorder;

@@ -4,12 +4,10 @@
 //! source. [`Recorder::finish`] turns them into plain
 //! [`TimedObservations`].
 
-use crate::gauge::{Bins, Gauge};
-use crate::histogram::LatencyHistogram;
+use crate::observe::gauge::{Bins, Gauge};
+use crate::observe::histogram::LatencyHistogram;
+use crate::observe::timed::{CallAccounting, Stretch, TimedNode, TimedObservations, TimedSource};
 use crate::time::{Duration, Resolution, Time};
-use crate::timed_observations::{
-    CallAccounting, Stretch, TimedNode, TimedObservations, TimedSource,
-};
 
 /// A counter of [`Stretch`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

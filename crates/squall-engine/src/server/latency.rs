@@ -33,7 +33,6 @@ pub struct Latency {
     shape: Shape,
     /// Units per call in service.
     per_call: f64,
-    res: Resolution,
 }
 
 /// Parameters in engine units.
@@ -68,7 +67,6 @@ impl Latency {
         Latency {
             shape,
             per_call: per_call * k,
-            res,
         }
     }
 
@@ -87,6 +85,7 @@ impl Latency {
     }
 
     /// One service time, drawn from `stream`.
+    #[cfg(test)]
     pub fn sample(&self, stream: &mut Stream) -> Duration {
         self.sample_loaded(stream, 0)
     }
@@ -98,11 +97,6 @@ impl Latency {
         Resolution::TICKS
             .duration(units)
             .min(Duration::from_units(u64::MAX / 4))
-    }
-
-    /// The resolution its units are in.
-    pub fn resolution(&self) -> Resolution {
-        self.res
     }
 }
 

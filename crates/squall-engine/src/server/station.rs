@@ -13,7 +13,7 @@
 //! `finish` skips dead entries (`is_live`). Nothing is searched or removed
 //! from the middle of the queue. The queue's bound counts live entries
 //! only. The runner keeps the time-weighted queue length and calls in
-//! service ([`crate::gauge`]).
+//! service (`observe::gauge`).
 
 use std::collections::VecDeque;
 
@@ -95,11 +95,13 @@ impl<T: Copy> Station<T> {
     }
 
     /// Calls in service.
+    #[cfg(test)]
     pub fn busy(&self) -> u32 {
         self.busy
     }
 
     /// Calls waiting (live).
+    #[cfg(test)]
     pub fn queued(&self) -> u64 {
         self.live_queued
     }

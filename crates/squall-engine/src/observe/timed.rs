@@ -8,7 +8,7 @@
 
 use serde::Serialize;
 
-use crate::histogram::Quantiles;
+use crate::observe::histogram::Quantiles;
 
 /// The timed part of a run's observations.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]

@@ -57,6 +57,7 @@ impl TokenBucket {
     }
 
     /// Tokens in the bucket at `now`.
+    #[cfg(test)]
     pub fn level(&mut self, now: Time) -> f64 {
         self.refill(now);
         self.level

@@ -105,8 +105,8 @@ impl LatencyHistogram {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::latency::Latency;
     use crate::rng::Stream;
+    use crate::server::latency::Latency;
     use crate::time::Resolution;
     use squall_lang::{Clock, LatencySpec};
 
