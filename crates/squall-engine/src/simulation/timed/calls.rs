@@ -59,6 +59,8 @@ pub(super) struct Call {
     pub(super) arrived: Time,
     pub(super) served: Time,
     pub(super) orphaned_at: Time,
+    /// When its own service time ends.
+    pub(super) service_end: Time,
     /// A leaf's answer, decided at arrival and given after its service.
     pub(super) answer: Answer,
     /// The breaker's epoch when its current try was sent.
@@ -94,6 +96,7 @@ impl Calls {
             arrived: now,
             served: now,
             orphaned_at: Time::NEVER,
+            service_end: Time::NEVER,
             answer: Answer::Ok,
             admitted_epoch: 0,
             live: true,

@@ -232,6 +232,7 @@ impl Runner<'_, '_> {
             self.timed.calls.get_mut(c).answer = a;
         }
         self.apply_worker_faults(now, node)?;
+        let deadline = self.known_deadline(c);
         let tm = &mut self.timed;
         let gen = tm.calls.enter(c, Phase::Queued);
         let admission = match tm.servers[node].station.as_mut() {
@@ -245,9 +246,16 @@ impl Runner<'_, '_> {
             }
             Admission::Queued => {
                 tm.recorder.queue(node, now, 1);
-                if let Some(q) = tm.servers[node].queue_timeout {
+                // One wake: the queue timeout or the deadline, whichever
+                // comes first.
+                let until = tm.servers[node].queue_timeout.map(|q| now.after(q));
+                let wake = match (until, deadline) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                if let Some(at) = wake {
                     self.queue
-                        .schedule(now.after(q).units(), Event::Wake { call: c, gen })?;
+                        .schedule(at.units(), Event::Wake { call: c, gen })?;
                 }
                 Ok(())
             }
@@ -396,8 +404,12 @@ impl Runner<'_, '_> {
         if d.is_zero() {
             return self.proceed(now, c);
         }
+        // A known deadline before the end of service stops the call then.
+        let end = now.after(d);
+        self.timed.calls.get_mut(c).service_end = end;
+        let at = self.known_deadline(c).map_or(end, |dl| end.min(dl));
         self.queue
-            .schedule(now.after(d).units(), Event::Wake { call: c, gen })?;
+            .schedule(at.units(), Event::Wake { call: c, gen })?;
         Ok(())
     }
 
@@ -457,8 +469,12 @@ impl Runner<'_, '_> {
         if !self.timed.calls.current(c, gen) {
             return Ok(());
         }
+        let past_deadline = self.known_deadline(c).is_some_and(|d| now >= d);
         match self.timed.calls.get(c).phase {
             Phase::Queued => {
+                if past_deadline {
+                    return self.stop_at_deadline(now, c);
+                }
                 let (node, _, _) = self.node_of(c);
                 let tm = &mut self.timed;
                 if let Some(st) = tm.servers[node].station.as_mut() {
@@ -469,10 +485,33 @@ impl Runner<'_, '_> {
                 self.complete_call(now, c, fail(FailKind::QueueTimeout))
             }
             Phase::Dequeued => self.start_service(now, c),
+            Phase::Service if now < self.timed.calls.get(c).service_end => {
+                self.stop_at_deadline(now, c)
+            }
             Phase::Service => self.proceed(now, c),
             Phase::Waiting => self.time_out(now, c),
             Phase::Backoff => self.send_try(now, c),
         }
+    }
+
+    /// The deadline call `c`'s node knows has passed while it waits in the
+    /// queue or is in service: an orphan is cancelled; a call whose caller
+    /// still waits answers *deadline exceeded* (its caller's own timer, set
+    /// for the same moment, normally comes first).
+    fn stop_at_deadline(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let call = *self.timed.calls.get(c);
+        if call.orphan {
+            return self.cancel_chain(now, c);
+        }
+        if call.phase == Phase::Queued {
+            let (node, _, _) = self.node_of(c);
+            let tm = &mut self.timed;
+            if let Some(st) = tm.servers[node].station.as_mut() {
+                st.leave_queue();
+            }
+            tm.recorder.queue(node, now, -1);
+        }
+        self.complete_call(now, c, fail(FailKind::Deadline))
     }
 
     /// The try of call `c` timed out at `now`.
