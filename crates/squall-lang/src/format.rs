@@ -843,6 +843,7 @@ impl<'s> Printer<'s> {
                         FaultProp::Capacity(v) => {
                             Self::leaf(format!("capacity {}", value_text(v)), span_at(v.span))
                         }
+                        FaultProp::Timed(t) => Self::leaf(timed_text(t), span_at(t.span)),
                     })
                     .collect();
                 push_children(&mut node, children);
@@ -899,11 +900,13 @@ impl<'s> Printer<'s> {
                 node
             }
             Item::Expect(e) => Self::leaf(expect_text(e), span_at(e.span)),
+            Item::Series(t) => Self::leaf(timed_text(t), span_at(t.span)),
         }
     }
 
     fn service_prop(&mut self, p: &ServiceProp) -> Node {
         match p {
+            ServiceProp::Timed(t) => Self::leaf(timed_text(t), span_at(t.span)),
             ServiceProp::Capacity(v) => {
                 Self::leaf(format!("capacity {}", value_text(v)), span_at(v.span))
             }
@@ -1461,7 +1464,27 @@ fn source_prop(p: &SourceProp) -> Node {
         SourceProp::Arrivals(id) => {
             Printer::leaf(format!("arrivals {}", id.name), span_at(id.span))
         }
+        SourceProp::Timed(t) => Printer::leaf(timed_text(t), span_at(t.span)),
     }
+}
+
+/// A setting of calls that take time: its keyword and its parts, one space
+/// apart (`errors 30% as 503`).
+fn timed_text(t: &Timed) -> String {
+    let mut out = t.key.name.clone();
+    for p in &t.parts {
+        out.push(' ');
+        match p {
+            TimedPart::Word(w) => out.push_str(&w.name),
+            TimedPart::Value(v) => out.push_str(&value_text(v)),
+            TimedPart::Percent(v) => {
+                out.push_str(&value_text(v));
+                out.push('%');
+            }
+            TimedPart::Code(c, _) => out.push_str(&c.to_string()),
+        }
+    }
+    out
 }
 
 fn names_text(list: &Option<Vec<Ident>>) -> String {

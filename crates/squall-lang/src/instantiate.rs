@@ -5,9 +5,10 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::*;
 use crate::seed::derive_seed;
 use crate::span::Span;
-use crate::timing::{CallerSpec, TimedFault};
 use crate::units;
 use crate::validate::{dedup, Overrides, Scenario, Setting};
+
+mod timed;
 
 /// How deep `$a = $b` chains of params may go.
 const PARAM_DEPTH: usize = 16;
@@ -312,6 +313,7 @@ impl Scenario {
                 })
                 .collect();
             let composite = n.response.as_ref().and_then(|r| self.composite(r, &mut cx));
+            let (server, caller) = self.server_and_caller(&n.timed, &mut cx);
             nodes.push(NodeSpec {
                 composite,
                 name: n.name.clone(),
@@ -320,8 +322,8 @@ impl Scenario {
                 retry,
                 breaker,
                 routes,
-                server: None,
-                caller: CallerSpec::default(),
+                server,
+                caller,
             });
         }
 
@@ -404,7 +406,7 @@ impl Scenario {
                 periods,
                 schedule,
                 request: s.request.as_ref().map(request_spec).unwrap_or_default(),
-                deadline: None,
+                deadline: s.deadline.as_ref().and_then(|t| self.deadline(t, &mut cx)),
             });
         }
 
@@ -418,6 +420,7 @@ impl Scenario {
                 cx.keep(self.conv(v, o, |v| units::whole_per_tick(v, self.clock, "a capacity")))
             });
             let fail = f.fail.as_ref().and_then(|r| self.response(r, &mut cx));
+            let timed = self.timed_fault(&f.timed, &mut cx);
             if let Some((from, to)) = span {
                 let periodic = f.every.as_ref().and_then(|x| {
                     let t = |cx: &mut Cx<'_>, v: &Value, what: &str| {
@@ -451,7 +454,7 @@ impl Scenario {
                         to,
                         capacity,
                         fail: fail.clone(),
-                        timed: TimedFault::default(),
+                        timed: timed.clone(),
                     });
                 }
             }
@@ -466,6 +469,7 @@ impl Scenario {
                 });
             }
         }
+        let series_every = self.series_every(&mut cx);
         if !errs.is_empty() {
             return Err(errs);
         }
@@ -482,7 +486,7 @@ impl Scenario {
             windows,
             rngs,
             backoffs,
-            series_every: None,
+            series_every,
         })
     }
 

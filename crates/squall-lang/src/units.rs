@@ -78,6 +78,39 @@ pub fn ticks(v: &Value, clock: Clock, what: &str) -> Result<u64> {
     whole(t, v, what, clock)
 }
 
+/// A duration in ticks, fractional allowed (`0.4ms` under `clock ms` is
+/// 0.4), from a duration or a plain number; for calls that take time,
+/// which the engine counts finer than a tick.
+pub fn fine_ticks(v: &Value, clock: Clock, what: &str) -> Result<f64> {
+    let t = match &v.kind {
+        ValueKind::Number(n) => *n,
+        ValueKind::Duration { n, unit } => n * ticks_per_unit(*unit, clock, v)?,
+        _ => {
+            return Err(Diagnostic::new(
+                format!(
+                    "{what} takes a duration such as {}, found {}",
+                    match clock {
+                        Clock::Round => "`0.5 rounds`",
+                        Clock::Ms | Clock::S => "`5ms` or `0.4ms`",
+                    },
+                    describe(v)
+                ),
+                v.span,
+            )
+            .label("expected a duration"))
+        }
+    };
+    if t.is_nan() || t < 0.0 {
+        return Err(
+            Diagnostic::new(format!("{what} cannot be negative"), v.span).label("negative"),
+        );
+    }
+    if t > 1e15 {
+        return Err(Diagnostic::new(format!("{what} is too large"), v.span).label("too large"));
+    }
+    Ok(t)
+}
+
 /// `n` ticks of `clock`, spelled for a message: `1.5 rounds`, `1.5 ms`.
 fn amount(n: f64, clock: Clock) -> String {
     match clock {

@@ -76,6 +76,9 @@ pub struct NodeDecl {
     pub fanout: Vec<usize>,
     /// `response { ... }` as written.
     pub response: Option<ResponseBlockAst>,
+    /// Settings of calls that take time (`latency`, `workers`, `timeout`,
+    /// ...), one per keyword, as written.
+    pub timed: Vec<Timed>,
 }
 
 /// A source as declared.
@@ -95,6 +98,8 @@ pub struct SourceInfo {
     pub request: Option<RequestAst>,
     /// `sequential { op ... }`
     pub ops: Vec<OpAst>,
+    /// `deadline ...` as written.
+    pub deadline: Option<Timed>,
 }
 
 /// A fault as declared.
@@ -112,6 +117,8 @@ pub struct FaultInfo {
     pub fail: Option<ResponseAst>,
     /// `every ...`: it strikes only periodically.
     pub every: Option<EveryAst>,
+    /// `latency ...`, `errors ...`, `workers ...` as written.
+    pub timed: Vec<Timed>,
 }
 
 /// A variant: a named set of overrides.
@@ -251,6 +258,8 @@ pub struct Scenario {
     pub run_range: Option<Range>,
     /// `warmup` as written.
     pub warmup: Option<Value>,
+    /// `series every ...` as written.
+    pub series: Option<Timed>,
     /// Unix time of tick 0 \[ms\], from `epoch`.
     pub epoch: Option<i64>,
     /// Named generators.

@@ -26,6 +26,7 @@ impl Validator {
         let mut run: Option<Value> = None;
         let mut run_range: Option<Range> = None;
         let mut warmup: Option<Value> = None;
+        let mut series: Option<Timed> = None;
         let mut epoch: Option<i64> = None;
         let mut rngs: Vec<RngDecl> = Vec::new();
         let mut backoffs: Vec<(String, BackoffAst)> = Vec::new();
@@ -68,6 +69,12 @@ impl Validator {
                         self.err(Diagnostic::new("`warmup` is declared twice", v.span).label("second `warmup`"));
                     }
                     warmup = Some(v.clone());
+                }
+                Item::Series(t) => {
+                    if series.is_some() {
+                        self.err(Diagnostic::new("`series` is declared twice", t.span).label("second `series`"));
+                    }
+                    series = Some(t.clone());
                 }
                 Item::RunRange(r) => {
                     if run.is_some() || run_range.is_some() {
@@ -172,6 +179,7 @@ impl Validator {
                                     routes: Vec::new(),
                                     fanout: Vec::new(),
                                     response: None,
+                                    timed: Vec::new(),
                                 });
                                 gidx.push(graph.add_node(nodes.len() - 1));
                                 nodes.len() - 1
@@ -223,6 +231,7 @@ impl Validator {
             run,
             run_range,
             warmup,
+            series,
             epoch,
             rngs,
             backoffs,
