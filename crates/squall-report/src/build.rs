@@ -7,6 +7,7 @@ use squall_lang::{
 use crate::document::{Block, Cell, Report, Table};
 use crate::eval::Ctx;
 use crate::number::to_fixed;
+use crate::plan::row_run;
 use crate::study::Study;
 
 /// One row of a table, before its values: its label cells, its run and its
@@ -19,22 +20,6 @@ pub struct RowPlan {
     pub run: RunKey,
     /// The window, when an axis gives one.
     pub window: Option<usize>,
-}
-
-/// How a report header names a run's length: `400 rounds`, `60000 ms`, or
-/// `0..12000 ms` for a run that does not start at 1.
-pub fn run_text(clock: squall_lang::Clock, start: u64, end: u64) -> String {
-    let unit = clock.unit_name();
-    if start == 1 {
-        let plural = if clock == squall_lang::Clock::Round && end != 1 {
-            "s"
-        } else {
-            ""
-        };
-        format!("{end} {unit}{plural}")
-    } else {
-        format!("{start}..{end} {unit}")
-    }
 }
 
 /// The result of one `expect` line.
@@ -95,19 +80,12 @@ impl Study<'_> {
                 2,
                 (
                     "run".to_string(),
-                    run_text(s.clock, run.model.start, run.model.ticks),
+                    crate::render::run_text(s.clock, run.model.start, run.model.ticks),
                 ),
             );
         }
         // All `--set` values in one entry, so JSON (an object) keeps them all.
-        let sets: Vec<String> = self
-            .cli
-            .iter()
-            .map(|set| {
-                let text = set.origin.clone().unwrap_or_else(|| set.name.clone());
-                text.trim_start_matches("--set ").to_string()
-            })
-            .collect();
+        let sets: Vec<String> = self.cli.iter().map(crate::render::setting_text).collect();
         if !sets.is_empty() {
             meta.push(("set".to_string(), sets.join(", ")));
         }
@@ -299,15 +277,8 @@ impl Study<'_> {
                 for (l2, r2, w2) in axis {
                     let mut labels = labels.clone();
                     labels.push(l2.clone());
-                    // A sweep point on top of a variant row is a run of its own.
-                    let run = match (*run, *r2) {
-                        (Some(RunKey::Variant(v)), Some(RunKey::Point(s, p)))
-                        | (Some(RunKey::Point(s, p)), Some(RunKey::Variant(v))) => {
-                            Some(RunKey::Cross(v, s, p))
-                        }
-                        (a, b) => b.or(a),
-                    };
-                    next.push((labels, run, w2.or(*window)));
+                    // The same rule the run planner uses.
+                    next.push((labels, row_run(*run, *r2), w2.or(*window)));
                 }
             }
             rows_ctx = next;
