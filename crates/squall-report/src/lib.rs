@@ -33,6 +33,8 @@ pub mod diagnose;
 pub mod document;
 pub mod error;
 pub mod eval;
+pub mod expect;
+pub mod line;
 pub mod number;
 pub mod plan;
 pub mod render;
@@ -40,6 +42,7 @@ pub mod run;
 pub mod series;
 pub mod study;
 pub mod sweep;
+pub mod table;
 
 pub use document::{Block, Cell, Report, Table};
 pub use error::StudyError;
