@@ -53,4 +53,11 @@ impl<'s> Study<'s> {
     pub fn includes_variant(&self, v: usize) -> bool {
         self.selected.as_ref().is_none_or(|s| s.contains(&v))
     }
+
+    /// The run items without a row axis describe: the first selected variant.
+    pub fn default_key(&self) -> RunKey {
+        (0..self.scenario.variants.len())
+            .find(|&v| self.includes_variant(v))
+            .map_or(RunKey::Variant(0), RunKey::Variant)
+    }
 }

@@ -127,7 +127,7 @@ pub struct TableRows {
 }
 
 /// The rows of a sweep (all of them, or one shard's): what a shard file
-/// holds and what [`merge`] joins.
+/// holds and what [`merge`](super::merge) joins.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SweepRows {
     /// Always `"squall-sweep"`.
