@@ -1,8 +1,7 @@
 //! One finished run: which run it was, what it ran, what it measured.
 //!
-//! The [run planner](crate::plan) makes these; a [`Study`](crate::Study)
-//! keeps them by [`RunKey`], and every report item reads its numbers from
-//! them.
+//! The run planner (`plan.rs`) makes these; a `Study` keeps them by
+//! [`RunKey`], and every report item reads its numbers from them.
 
 use squall_engine::Observations;
 use squall_lang::{Model, Overrides, RunKey};

@@ -25,12 +25,12 @@
 //! row's place in the full table; [`merge`] puts the shards' rows back in
 //! place after checking they come from the same study and cover every point
 //! once. A merged study renders byte for byte like a single run.
-
 //!
 //! # Files
 //!
-//! - `run.rs`: [`run_sweep`], running one sweep (or one shard of it) through
-//!   the [run planner](crate::plan) and filling its tables.
+//! - `run.rs`: [`run_sweep`] and its [`SweepOptions`], running one sweep (or
+//!   one shard of it) through the [run planner](crate::plan) and filling its
+//!   tables.
 //! - `shard.rs`: the shard file format ([`SweepRows`] and its parts), writing
 //!   and reading it ([`read_shard`]).
 //! - `merge.rs`: [`merge`], joining shards back into the whole sweep.
@@ -41,27 +41,16 @@ mod merge_error;
 mod run;
 mod shard;
 
-use squall_lang::{AxisSpec, ReportItemSpec, Scenario, Setting};
+use squall_lang::{AxisSpec, ReportItemSpec, Scenario};
 
 pub use crate::plan::sweep_tables;
 pub use merge::merge;
 pub use merge_error::MergeError;
-pub use run::run_sweep;
+pub use run::{run_sweep, SweepOptions};
 pub use shard::{
     read_shard, text_hash, RowEntry, Shard, StoredCell, StudyId, SweepRows, TableRows,
     SHARD_VERSION,
 };
-
-/// What to run.
-#[derive(Debug, Clone, Default)]
-pub struct SweepOptions {
-    /// `--set` settings for every point.
-    pub cli: Vec<Setting>,
-    /// Threads; `None` for one per core.
-    pub jobs: Option<usize>,
-    /// Only this slice of the points.
-    pub shard: Option<Shard>,
-}
 
 /// The sweep `--vary` replaces when no `--sweep` is named: the first sweep
 /// a report table shows.

@@ -5,14 +5,24 @@
 //! report's facts for a sweep (file, clock, run, seed, sweep, points, base
 //! variant, `--vary` axes, `--set` settings).
 
-use squall_lang::{RunKey, Scenario, TableSpec};
+use squall_lang::{RunKey, Scenario, Setting, TableSpec};
 
-use super::{sweep_tables, SHARD_VERSION};
-use super::{text_hash, RowEntry, Shard, StoredCell, StudyId, SweepOptions, SweepRows, TableRows};
+use super::{text_hash, RowEntry, Shard, StoredCell, StudyId, SweepRows, TableRows, SHARD_VERSION};
 use crate::document::Cell;
 use crate::eval::Ctx;
-use crate::plan::RunPlan;
+use crate::plan::{sweep_tables, RunPlan};
 use crate::study::{Study, StudyError};
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct SweepOptions {
+    /// `--set` settings for every point.
+    pub cli: Vec<Setting>,
+    /// Threads; `None` for one per core.
+    pub jobs: Option<usize>,
+    /// Only this slice of the points.
+    pub shard: Option<Shard>,
+}
 
 /// Runs sweep `s` of the scenario (or one shard of it). `progress` is called
 /// with the number of finished runs after each run, from any thread.
