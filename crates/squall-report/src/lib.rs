@@ -28,8 +28,8 @@
 //! | `diagnose` | [`diagnose`] |
 //! | `waits` | `client/waits.rs` ([`client`]) |
 //! | `herd` | `client/herd.rs` |
-//! | `operations` | `client/operations.rs` |
-//! | `trace` | `client/trace.rs` |
+//! | `operations` | `client/operations.rs` (answers worded by [`words`]) |
+//! | `trace` | `client/trace.rs` (states and outcomes worded by [`words`]) |
 //! | `isolation` | [`isolation`] |
 //! | `expect` | [`expect`] |
 //! | the accounting table | [`build`] |
@@ -78,6 +78,7 @@ pub mod series;
 pub mod study;
 pub mod sweep;
 pub mod table;
+pub mod words;
 
 pub use document::{Block, Cell, Report, Table};
 pub use error::StudyError;

@@ -6,7 +6,9 @@
 
 use squall_lang::{Backoff, HerdSpec};
 
-use super::{draw, generator};
+use squall_engine::sample_wait;
+
+use super::generator;
 use crate::document::{Block, Cell, Table};
 use crate::number::to_fixed;
 use crate::study::Study;
@@ -28,11 +30,11 @@ impl Study<'_> {
                 let mut prev = None;
                 let mut w = 0;
                 for n in 1..=h.attempt {
-                    w = draw(b, n, &mut g, &mut prev);
+                    w = sample_wait(b, n, &mut g, &mut prev);
                 }
                 w
             } else {
-                draw(b, h.attempt, &mut g, &mut None)
+                sample_wait(b, h.attempt, &mut g, &mut None)
             };
             *buckets.entry(wait / h.bucket * h.bucket).or_insert(0) += 1;
         }

@@ -9,11 +9,12 @@
 //! - `trace.rs`: [`Study::trace`], a circuit breaker's decisions, call by
 //!   call.
 //!
-//! `waits` and `herd` draw their waits here, not in the engine's runs:
+//! `waits` and `herd` draw their waits with the engine's own backoff
+//! sampling (`squall_engine::sample_wait`), outside the engine's runs:
 //! each draws from a fresh generator (the item's `rng`, the one its policy
 //! names, or the run's default stream), so their numbers depend on the
 //! policy and the seed, not on the run's traffic. `operations` and `trace`
-//! read what the engine recorded. `waits` and `herd` describe the report's
+//! read what the engine recorded, worded by [`crate::words`]. `waits` and `herd` describe the report's
 //! default run ([`Study::default_key`]); `operations` and `trace` give one
 //! table per selected variant.
 
@@ -23,7 +24,7 @@ mod trace;
 mod waits;
 
 use squall_engine::rng::Generator;
-use squall_lang::{Backoff, Model, RunKey};
+use squall_lang::{Model, RunKey};
 
 use crate::study::Study;
 
@@ -34,15 +35,6 @@ fn generator(model: &Model, rng: Option<usize>) -> Generator {
         Some(spec) => Generator::from_spec(spec, model.seed),
         None => Generator::default_for(model.seed),
     }
-}
-
-/// Waits of a policy for retries `1..=n`, drawing from `g` only when the
-/// policy draws. Decorrelated jitter carries its previous wait.
-fn draw(backoff: &Backoff, n: u32, g: &mut Generator, prev: &mut Option<u64>) -> u64 {
-    let r = if backoff.draws() { g.next_f64() } else { 0.0 };
-    let w = backoff.wait_with(n, r, *prev);
-    *prev = Some(w);
-    w
 }
 
 impl Study<'_> {

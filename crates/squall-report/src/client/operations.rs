@@ -5,6 +5,7 @@
 
 use crate::document::{Block, Cell, Table};
 use crate::study::Study;
+use crate::words;
 
 impl Study<'_> {
     /// `operations`: each operation of a sequential source, per variant.
@@ -20,13 +21,14 @@ impl Study<'_> {
             let Some(ops) = run.obs.ops.get(source) else {
                 continue;
             };
+            let tick_unit = run.model.clock.unit_name();
             let rows = ops
                 .iter()
                 .map(|op| {
                     vec![
                         Cell::Text(op.label.clone()),
                         Cell::Number(f64::from(op.tries), 0),
-                        Cell::Text(op.outcome.clone()),
+                        Cell::Text(words::answer(op.answer, tick_unit)),
                         Cell::Text(if op.waits.is_empty() {
                             "—".into()
                         } else {

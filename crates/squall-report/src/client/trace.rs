@@ -6,6 +6,7 @@
 
 use crate::document::{Block, Cell, Table};
 use crate::study::Study;
+use crate::words;
 
 impl Study<'_> {
     /// `trace`: a breaker's decisions, per variant.
@@ -22,7 +23,11 @@ impl Study<'_> {
             };
             let sent = rows.iter().filter(|r| r.sent).count();
             let blocked = rows.len() - sent;
-            let scoped = rows.iter().any(|r| !r.scope.is_empty());
+            let paths = &run.obs.paths;
+            let tick_unit = run.model.clock.unit_name();
+            let scoped = rows
+                .iter()
+                .any(|r| !words::trace_scope(r, paths).is_empty());
             out.push(Block::Table(Table {
                 title: self.titled(title, key, many),
                 columns: std::iter::once(format!("time ({})", self.scenario.clock.unit_name()))
@@ -39,13 +44,13 @@ impl Study<'_> {
                     .map(|r| {
                         let mut row = vec![Cell::Number(r.time as f64, 0)];
                         if scoped {
-                            row.push(Cell::Text(r.scope.clone()));
+                            row.push(Cell::Text(words::trace_scope(r, paths).into()));
                         }
                         row.extend([
                             Cell::Text(if r.sent { "yes".into() } else { "no".into() }),
-                            Cell::Text(r.before.into()),
-                            Cell::Text(r.outcome.clone()),
-                            Cell::Text(r.after.into()),
+                            Cell::Text(words::state(r.before).into()),
+                            Cell::Text(words::trace_outcome(r, tick_unit)),
+                            Cell::Text(words::state(r.after).into()),
                         ]);
                         row
                     })

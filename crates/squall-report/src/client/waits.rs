@@ -4,7 +4,9 @@
 
 use squall_lang::{Backoff, WaitsSpec};
 
-use super::{draw, generator};
+use squall_engine::sample_wait;
+
+use super::generator;
 use crate::document::{Cell, Table};
 use crate::study::Study;
 
@@ -27,7 +29,10 @@ impl Study<'_> {
         for n in 1..=w.attempts {
             let mut row = vec![Cell::Number(f64::from(n), 0)];
             for (c, (_, b)) in policies.iter().enumerate() {
-                row.push(Cell::Number(draw(b, n, &mut g, &mut prev[c]) as f64, 0));
+                row.push(Cell::Number(
+                    sample_wait(b, n, &mut g, &mut prev[c]) as f64,
+                    0,
+                ));
             }
             rows.push(row);
         }
