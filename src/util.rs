@@ -185,6 +185,24 @@ pub fn write_output(out: Option<&Path>, text: &str) -> Result<(), u8> {
     }
 }
 
+/// Refuses an output path that names one of the inputs: `--out` onto the
+/// scenario would replace it with its own report.
+pub fn refuse_overwriting(out: &Path, inputs: &[&Path]) -> Result<(), u8> {
+    // An output that does not exist yet cannot be an input.
+    let Ok(target) = std::fs::canonicalize(out) else {
+        return Ok(());
+    };
+    for input in inputs {
+        if std::fs::canonicalize(input).is_ok_and(|i| i == target) {
+            return Err(usage(&format!(
+                "`{}` is an input of this command; writing to it would replace it (pick another file)",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Writes a whole file or nothing: the bytes go to a temporary file in the
 /// same folder, which then replaces `path` in one rename. An interrupted
 /// write (Ctrl-C, a full disk) leaves the old file as it was, never a
