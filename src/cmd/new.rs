@@ -39,7 +39,10 @@ pub fn new(name: &str) -> u8 {
     // `squall new studies/payments` makes `studies/` when it is missing.
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         if let Err(e) = std::fs::create_dir_all(dir) {
-            return util::usage(&format!("cannot create the folder `{}`: {e}", dir.display()));
+            return util::usage(&format!(
+                "cannot create the folder `{}`: {e}",
+                dir.display()
+            ));
         }
     }
     let file = std::fs::OpenOptions::new()

@@ -101,7 +101,11 @@ fn chart_node(scenario: &squall_lang::Scenario, name: Option<&str>) -> Result<us
             .ok_or_else(|| {
                 util::usage(&format!(
                     "no node `{name}` to chart{}",
-                    util::unknown_hint(name, "nodes", scenario.nodes.iter().map(|n| n.name.as_str()))
+                    util::unknown_hint(
+                        name,
+                        "nodes",
+                        scenario.nodes.iter().map(|n| n.name.as_str())
+                    )
                 ))
             }),
         // The bottom of the first chain: the dependency.

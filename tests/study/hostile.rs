@@ -399,7 +399,11 @@ fn every_output_replaces_its_file_in_one_rename() {
     let (code, out, err) = run_in(d, &["test", "tiny.squall", "--accept"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(read(&d.join("snapshots/tiny.md")).starts_with("# tiny"));
-    assert_eq!(read(&snap), "old\n", "--accept rewrote the snapshot in place");
+    assert_eq!(
+        read(&snap),
+        "old\n",
+        "--accept rewrote the snapshot in place"
+    );
     no_leftovers(d);
     no_leftovers(&d.join("snapshots"));
 }
@@ -444,7 +448,11 @@ fn out_onto_the_scenario_is_refused() {
         let (code, _, err) = run_in(d, &["run", "tiny.squall", flag, "./tiny.squall"]);
         assert_eq!(code, 3, "{flag}: {err}");
         assert!(err.contains("is an input"), "{err}");
-        assert_eq!(read(&d.join("tiny.squall")), TINY, "{flag} replaced the scenario");
+        assert_eq!(
+            read(&d.join("tiny.squall")),
+            TINY,
+            "{flag} replaced the scenario"
+        );
     }
 }
 
@@ -467,7 +475,10 @@ fn a_bad_chart_node_is_refused_before_the_run() {
         ],
     );
     assert_eq!(code, 3, "{err}");
-    assert!(err.contains("no node `dbb` to chart; did you mean `db`?"), "{err}");
+    assert!(
+        err.contains("no node `dbb` to chart; did you mean `db`?"),
+        "{err}"
+    );
     assert!(!d.join("series.csv").exists(), "the series was written");
     assert!(!d.join("chart.svg").exists());
 }
@@ -486,7 +497,7 @@ fn the_cli_reference_gives_the_real_sweep_limit() {
         let digits = limit.to_string();
         let mut out = String::new();
         for (i, c) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
                 out.push(',');
             }
             out.push(c);

@@ -174,10 +174,7 @@ impl miette::Diagnostic for Located {
         let help = if self.snippet {
             help
         } else {
-            let note = format!(
-                "({}: the line is too long to quote)",
-                self.diagnostic.label
-            );
+            let note = format!("({}: the line is too long to quote)", self.diagnostic.label);
             Some(help.map_or(note.clone(), |h| format!("{h}\n{note}")))
         };
         help.map(|h| Box::new(h) as Box<dyn fmt::Display>)
@@ -213,7 +210,12 @@ fn fits_snippet(source: &str, span: Span) -> bool {
     let bytes = source.as_bytes();
     let start = span.start.min(bytes.len());
     let end = span.end.min(bytes.len()).max(start);
-    let line_start = |at: usize| bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let line_start = |at: usize| {
+        bytes[..at]
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1)
+    };
     let line_end = |at: usize| {
         bytes[at..]
             .iter()
@@ -449,7 +451,9 @@ mod tests {
 
     #[test]
     fn a_bounded_distance_agrees_with_the_full_one() {
-        let words = ["", "a", "ab", "ba", "abc", "acb", "edge", "egde", "worker", "wroker", "db"];
+        let words = [
+            "", "a", "ab", "ba", "abc", "acb", "edge", "egde", "worker", "wroker", "db",
+        ];
         let chars = |s: &str| s.chars().collect::<Vec<char>>();
         for a in words {
             for b in words {

@@ -394,7 +394,9 @@ fn anchors(path: &Path) -> Vec<String> {
         if line.trim_start().starts_with("```") {
             in_code = !in_code;
         } else if !in_code && line.starts_with('#') {
-            out.push(anchor(line.trim_start_matches('#').replace('`', "").as_str()));
+            out.push(anchor(
+                line.trim_start_matches('#').replace('`', "").as_str(),
+            ));
         }
     }
     out
@@ -428,7 +430,11 @@ fn every_relative_link_resolves() {
     let mut checked = 0;
     for file in documents() {
         let dir = file.parent().expect("a file has a folder");
-        let shown = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
+        let shown = file
+            .strip_prefix(root())
+            .unwrap_or(&file)
+            .display()
+            .to_string();
         for (line, target) in links(&read(&file)) {
             if target.contains("://") || target.starts_with("mailto:") {
                 continue;
@@ -448,7 +454,9 @@ fn every_relative_link_resolves() {
                 continue;
             }
             if let Some(h) = heading {
-                if linked.extension().is_some_and(|x| x == "md") && !anchors(&linked).iter().any(|a| a == h) {
+                if linked.extension().is_some_and(|x| x == "md")
+                    && !anchors(&linked).iter().any(|a| a == h)
+                {
                     problems.push(format!("{shown}:{line}: `{target}`: no heading `#{h}`"));
                 }
             }
@@ -474,7 +482,11 @@ fn every_relative_link_resolves() {
             }
         }
     }
-    assert!(problems.is_empty(), "broken links:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "broken links:\n{}",
+        problems.join("\n")
+    );
     assert!(checked >= 20, "only {checked} links found");
 }
 
@@ -482,7 +494,10 @@ fn every_relative_link_resolves() {
 fn anchors_are_the_ones_mdbook_makes() {
     assert_eq!(anchor("Override precedence"), "override-precedence");
     assert_eq!(anchor("One layout: squall fmt"), "one-layout-squall-fmt");
-    assert_eq!(anchor("`squall sweep`".replace('`', "").as_str()), "squall-sweep");
+    assert_eq!(
+        anchor("`squall sweep`".replace('`', "").as_str()),
+        "squall-sweep"
+    );
 }
 
 #[test]
