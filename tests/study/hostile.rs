@@ -454,6 +454,21 @@ fn out_onto_the_scenario_is_refused() {
             "{flag} replaced the scenario"
         );
     }
+    // Nor a sweep's output onto its scenario, or a merge's onto a shard.
+    let swept = TINY
+        .replace("run 20 rounds", "run 20 rounds\n  param cap = 5/round")
+        .replace("capacity 5/round", "capacity $cap");
+    write(&d.join("swept.squall"), &swept);
+    let sweep = ["sweep", "swept.squall", "--vary", "cap=4/round,5/round"];
+    let (code, _, err) = run_in(d, &[&sweep[..], &["--out", "swept.squall"]].concat());
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(read(&d.join("swept.squall")), swept);
+    let shard = [&sweep[..], &["--shard", "1/1", "--out", "part.json"]].concat();
+    assert_eq!(run_in(d, &shard).0, 0);
+    let part = read(&d.join("part.json"));
+    let (code, _, err) = run_in(d, &["merge", "part.json", "--out", "part.json"]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(read(&d.join("part.json")), part);
 }
 
 #[test]
