@@ -275,7 +275,7 @@ const SUGGEST_MAX_LEN: usize = 64;
 /// suggestion may take; candidates past it are not compared. It bounds the
 /// cost of a file with thousands of unknown names among thousands of known
 /// ones to a constant per problem.
-const SUGGEST_BUDGET: usize = 1 << 16;
+const SUGGEST_BUDGET: usize = 1 << 14;
 
 /// The closest of `candidates` to `name`, if one is close enough to be a
 /// likely misspelling.
