@@ -208,6 +208,16 @@ pub fn refuse_overwriting(out: &Path, inputs: &[&Path]) -> Result<(), u8> {
 /// write (Ctrl-C, a full disk) leaves the old file as it was, never a
 /// truncated one.
 pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // Through a link, as a plain write would: the link's target is replaced,
+    // not the link.
+    let resolved;
+    let path = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            resolved = std::fs::canonicalize(path)?;
+            resolved.as_path()
+        }
+        _ => path,
+    };
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),

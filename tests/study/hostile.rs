@@ -406,6 +406,16 @@ fn every_output_replaces_its_file_in_one_rename() {
     );
     no_leftovers(d);
     no_leftovers(&d.join("snapshots"));
+
+    // An output that is a link is written through it, as before.
+    write(&d.join("target.txt"), "old\n");
+    std::os::unix::fs::symlink(d.join("target.txt"), d.join("via.txt"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (code, _, err) = run_in(d, &["run", "tiny.squall", "--out", "via.txt"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(read(&d.join("target.txt")).starts_with("tiny"));
+    let kind = std::fs::symlink_metadata(d.join("via.txt")).map(|m| m.file_type().is_symlink());
+    assert!(matches!(kind, Ok(true)), "the link was replaced by a file");
 }
 
 #[test]
