@@ -323,6 +323,45 @@ fn timeouts_leave_orphans_that_waste_work() {
     assert_eq!(t.calls.answered, t.calls.arrived);
 }
 
+/// Orphans keep working among themselves: `edge -> mid -> db`, edge's
+/// tries time out after 4 ms (2 tries, 1 ms apart), mid has no timeout,
+/// db takes 10 ms. Each orphaned mid call still gets db's answer (at 11
+/// and 16 ms) and answers, to nobody: two wasted calls at mid and at db,
+/// and every call answered by the end.
+#[test]
+fn orphans_answer_the_orphans_above_them() {
+    let edge = NodeSpec {
+        name: "edge".into(),
+        downstream: Some(1),
+        retry: Some(RetrySpec::new(2, Backoff::Fixed { wait: 1 })),
+        caller: CallerSpec {
+            timeout: Some(4.0),
+            cancel: false,
+        },
+        ..Default::default()
+    };
+    let mid = NodeSpec {
+        name: "mid".into(),
+        downstream: Some(2),
+        ..Default::default()
+    };
+    let db = station("db", LatencySpec::Constant(10.0), None, None);
+    let source = SourceSpec {
+        name: "one".into(),
+        entry: 0,
+        schedule: Schedule::At(vec![1]),
+        ..Default::default()
+    };
+    let (obs, t) = run(&model(30, 1, vec![edge, mid, db], vec![source]));
+    assert_eq!(obs.dropped[10], 1);
+    assert_eq!((obs.nodes[1].ok[11], obs.nodes[1].ok[16]), (1, 1));
+    assert_eq!(
+        (t.nodes[1].run.wasted_calls, t.nodes[2].run.wasted_calls),
+        (2, 2)
+    );
+    assert_eq!(t.calls.answered, t.calls.arrived);
+}
+
 /// With cancellation each timed-out try stops at db at once: no wasted
 /// work, three cancelled calls, no worker held at the end.
 #[test]

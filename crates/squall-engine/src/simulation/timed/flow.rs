@@ -495,12 +495,13 @@ impl Runner<'_, '_> {
     }
 
     /// The deadline call `c`'s node knows has passed while it waits in the
-    /// queue or is in service: an orphan is cancelled; a call whose caller
-    /// still waits answers *deadline exceeded* (its caller's own timer, set
-    /// for the same moment, normally comes first).
+    /// queue or is in service: a detached call (nobody waits for it) is
+    /// cancelled; a call whose caller still waits answers *deadline
+    /// exceeded* (its caller's own timer, set for the same moment, normally
+    /// comes first).
     fn stop_at_deadline(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let call = *self.timed.calls.get(c);
-        if call.orphan {
+        if call.detached {
             return self.cancel_chain(now, c);
         }
         if call.phase == Phase::Queued {
@@ -529,11 +530,14 @@ impl Runner<'_, '_> {
         if self.timed.servers[node].cancel || propagated_past {
             self.cancel_chain(now, child)?;
         } else {
+            if child != NONE {
+                self.timed.calls.get_mut(child).detached = true;
+            }
             let mut x = child;
             while x != NONE {
                 let call = self.timed.calls.get_mut(x);
                 call.orphan = true;
-                call.orphaned_at = now;
+                call.orphaned_at = call.orphaned_at.min(now);
                 x = call.child;
             }
         }
@@ -610,7 +614,7 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         self.drop_ref(call.slot);
-        if call.orphan {
+        if call.detached {
             return Ok(());
         }
         // The caller's try answered: its timer goes stale.
