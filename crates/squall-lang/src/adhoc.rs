@@ -7,12 +7,12 @@
 //! is reported at once, pointing at the `$param` use it reaches.
 
 use crate::ast::Value;
+use crate::decl::{Scenario, SweepDecl};
 use crate::diagnostic::{did_you_mean, Diagnostics};
 use crate::instantiate::RunKey;
-use crate::validate::{Scenario, SweepSpec};
 
 /// The most points one sweep may have: the same limit as a sweep in a file.
-pub const MAX_POINTS: usize = crate::validate::MAX_SWEEP_POINTS;
+pub const MAX_POINTS: usize = crate::decl::MAX_SWEEP_POINTS;
 
 /// Why an ad-hoc sweep cannot be built.
 #[derive(Debug, Clone, thiserror::Error)]
@@ -85,7 +85,7 @@ impl Scenario {
                 i
             }
             None => {
-                out.sweeps.push(SweepSpec {
+                out.sweeps.push(SweepDecl {
                     name: name.to_string(),
                     label: name.to_string(),
                     base: base.unwrap_or(0),

@@ -409,8 +409,8 @@ fn bound_text(b: &Bound) -> String {
 }
 
 /// The text after `expect`: the value and its check.
-pub fn expect_text(e: &ExpectDecl) -> String {
-    let ExpectDecl {
+pub fn expect_text(e: &ExpectAst) -> String {
+    let ExpectAst {
         lhs,
         check,
         span: _,
@@ -687,7 +687,7 @@ impl<'s> Printer<'s> {
                 Self::leaf(format!("epoch {}", quoted(text)), span_at(*span))
             }
             Item::Rng(decl) => {
-                let RngDecl {
+                let RngAst {
                     name,
                     algorithm,
                     seed,
@@ -722,7 +722,7 @@ impl<'s> Printer<'s> {
                 node
             }
             Item::Endpoint(decl) => {
-                let EndpointDecl { node: id, routes } = decl;
+                let EndpointAst { node: id, routes } = decl;
                 let mut node = self.block(
                     format!("endpoint {}", id.name),
                     span_at(id.span),
@@ -759,7 +759,7 @@ impl<'s> Printer<'s> {
                 Some((id.span.start, v.span.end)),
             ),
             Item::Source(decl) => {
-                let SourceDecl { name, props, span } = decl;
+                let SourceAst { name, props, span } = decl;
                 let mut node = self.block(
                     format!("source {}", name.name),
                     span_at(*span),
@@ -793,7 +793,7 @@ impl<'s> Printer<'s> {
                 Self::leaf(text, at)
             }
             Item::Service(decl) => {
-                let ServiceDecl { names, props } = decl;
+                let ServiceAst { names, props } = decl;
                 let list: Vec<&str> = names.iter().map(|i| i.name.as_str()).collect();
                 let at = names.first().map(|n| (n.span.start, n.span.end));
                 let mut node =
@@ -803,7 +803,7 @@ impl<'s> Printer<'s> {
                 node
             }
             Item::Fault(decl) => {
-                let FaultDecl { name, props, span } = decl;
+                let FaultAst { name, props, span } = decl;
                 let mut node = self.block(
                     format!("fault {}", name.name),
                     span_at(*span),
@@ -853,7 +853,7 @@ impl<'s> Printer<'s> {
                 Some((id.span.start, r.span.end)),
             ),
             Item::Variant(decl) => {
-                let VariantDecl { name, label, items } = decl;
+                let VariantAst { name, label, items } = decl;
                 let head = match label {
                     Some(l) => format!("variant {} {}", name.name, quoted(l)),
                     None => format!("variant {}", name.name),
@@ -864,7 +864,7 @@ impl<'s> Printer<'s> {
                 node
             }
             Item::Sweep(decl) => {
-                let SweepDecl {
+                let SweepAst {
                     name,
                     label,
                     axes,

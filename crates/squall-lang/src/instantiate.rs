@@ -1,12 +1,13 @@
 //! A validated scenario plus overrides to a runnable [`Model`].
 
 use crate::ast::*;
+use crate::decl::{Overrides, Scenario, Setting};
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::*;
 use crate::seed::derive_seed;
 use crate::span::Span;
 use crate::units;
-use crate::validate::{dedup, Overrides, Scenario, Setting};
+use crate::validate::dedup;
 
 /// How deep `$a = $b` chains of params may go.
 const PARAM_DEPTH: usize = 16;

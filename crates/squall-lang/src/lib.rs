@@ -29,6 +29,7 @@
 pub mod adhoc;
 pub mod ast;
 pub mod date;
+pub mod decl;
 pub mod diagnostic;
 pub mod format;
 pub mod instantiate;
@@ -40,8 +41,9 @@ pub mod template;
 pub mod units;
 pub mod validate;
 
+pub use decl::{Overrides, Scenario, Setting, SweepDecl, VariantDecl};
 pub use diagnostic::{Diagnostic, Diagnostics};
 pub use instantiate::RunKey;
 pub use model::*;
 pub use span::Span;
-pub use validate::{load, Overrides, Scenario, Setting, SweepSpec, VariantSpec};
+pub use validate::load;

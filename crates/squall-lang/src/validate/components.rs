@@ -5,7 +5,8 @@ use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
 
-use super::{FaultInfo, Scenario, SourceInfo, Validator};
+use super::Validator;
+use crate::decl::{FaultDecl, Scenario, SourceDecl};
 
 impl Validator {
     /// Reads services, sources, faults, windows and endpoints into `s`, then
@@ -14,8 +15,8 @@ impl Validator {
         let node_names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
         let nodes = &mut s.nodes;
         let (policies, backoffs, rngs) = (&s.policies, &s.backoffs, &s.rngs);
-        let mut sources: Vec<SourceInfo> = Vec::new();
-        let mut faults: Vec<FaultInfo> = Vec::new();
+        let mut sources: Vec<SourceDecl> = Vec::new();
+        let mut faults: Vec<FaultDecl> = Vec::new();
         let mut windows: Vec<(String, Range)> = Vec::new();
         for item in &ast.items {
             match item {
@@ -262,7 +263,7 @@ impl Validator {
                         );
                     }
                     if let Some(entry) = entry {
-                        sources.push(SourceInfo {
+                        sources.push(SourceDecl {
                             name: decl.name.name.clone(),
                             entry,
                             arrivals,
@@ -396,7 +397,7 @@ impl Validator {
                         })
                     });
                     if let (Some(node), Some(during)) = (node, during) {
-                        faults.push(FaultInfo {
+                        faults.push(FaultDecl {
                             name: decl.name.name.clone(),
                             nodes: node,
                             during,

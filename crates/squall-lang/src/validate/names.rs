@@ -7,7 +7,8 @@ use crate::ast::*;
 use crate::diagnostic::{did_you_mean, suggest, Diagnostic};
 use crate::span::Span;
 
-use super::{Validator, VariantSpec};
+use super::Validator;
+use crate::decl::VariantDecl;
 
 impl Validator {
     pub(super) fn node(&mut self, names: &[String], id: &Ident) -> Option<usize> {
@@ -37,7 +38,7 @@ impl Validator {
         found
     }
 
-    pub(super) fn variant(&mut self, variants: &[VariantSpec], id: &Ident) -> Option<usize> {
+    pub(super) fn variant(&mut self, variants: &[VariantDecl], id: &Ident) -> Option<usize> {
         let found = variants.iter().position(|v| v.name == id.name);
         if found.is_none() {
             self.err(
@@ -121,7 +122,7 @@ impl Validator {
     /// `Some(None)` when no generator is named, `Some(Some(i))` when found.
     pub(super) fn rng_index(
         &mut self,
-        rngs: &[RngDecl],
+        rngs: &[RngAst],
         id: Option<&Ident>,
     ) -> Option<Option<usize>> {
         let Some(id) = id else { return Some(None) };

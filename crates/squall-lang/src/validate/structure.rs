@@ -15,7 +15,8 @@ use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
 use crate::span::Span;
 
-use super::{NodeDecl, Scenario, Validator, DEFAULT_SEED};
+use super::{Validator, DEFAULT_SEED};
+use crate::decl::{NodeDecl, Scenario};
 
 impl Validator {
     /// Reads the top-level declarations and the chains into a scenario whose
@@ -27,7 +28,7 @@ impl Validator {
         let mut run_range: Option<Range> = None;
         let mut warmup: Option<Value> = None;
         let mut epoch: Option<i64> = None;
-        let mut rngs: Vec<RngDecl> = Vec::new();
+        let mut rngs: Vec<RngAst> = Vec::new();
         let mut backoffs: Vec<(String, BackoffAst)> = Vec::new();
         let mut policies: Vec<(String, RetryAst)> = Vec::new();
         let mut seed: Option<u64> = None;
@@ -89,7 +90,7 @@ impl Validator {
                     ),
                 },
                 Item::Rng(decl) => {
-                    if rngs.iter().any(|r: &RngDecl| r.name.name == decl.name.name) {
+                    if rngs.iter().any(|r: &RngAst| r.name.name == decl.name.name) {
                         self.declared_twice("rng", &decl.name);
                         continue;
                     }
