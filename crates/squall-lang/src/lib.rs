@@ -26,15 +26,14 @@
     clippy::unreachable
 )]
 
-pub mod adhoc;
 pub mod ast;
 pub mod date;
 pub mod decl;
 pub mod diagnostic;
 pub mod format;
-pub mod instantiate;
 pub mod model;
 pub mod parse;
+pub mod resolve;
 pub mod seed;
 pub mod span;
 pub mod template;
@@ -43,7 +42,7 @@ pub mod validate;
 
 pub use decl::{Overrides, Scenario, Setting, SweepDecl, VariantDecl};
 pub use diagnostic::{Diagnostic, Diagnostics};
-pub use instantiate::RunKey;
 pub use model::*;
+pub use resolve::RunKey;
 pub use span::Span;
 pub use validate::load;
