@@ -37,6 +37,7 @@ pub mod resolve;
 pub mod seed;
 pub mod span;
 pub mod template;
+mod twice;
 pub mod units;
 pub mod validate;
 

@@ -89,14 +89,14 @@ pub fn format_source(source: &str) -> Result<String, Diagnostic> {
                 "internal error: the formatted text does not parse ({})",
                 d.message
             ),
-            Span::default(),
+            Span::DETACHED,
         )
         .help("this is a bug in `squall fmt`; the file was left as it is")
     })?;
     if !same_modulo_spans(&ast, &again) {
         return Err(Diagnostic::new(
             "internal error: formatting would change what the file says",
-            Span::default(),
+            Span::DETACHED,
         )
         .help("this is a bug in `squall fmt`; the file was left as it is"));
     }
@@ -114,7 +114,7 @@ pub fn format_source(source: &str) -> Result<String, Diagnostic> {
             .zip(after.iter().map(Some).chain(std::iter::repeat(None)))
             .find(|(c, a)| *a != Some(&c.text.as_str()))
             .map(|(c, _)| c);
-        let span = missing.map_or(Span::default(), |c| Span::new(c.start, c.end));
+        let span = missing.map_or(Span::DETACHED, |c| Span::new(c.start, c.end));
         return Err(
             Diagnostic::new("cannot keep this comment in its place", span)
                 .label("this comment")

@@ -92,7 +92,7 @@ pub fn parse_file(source: &str) -> Result<ScenarioAst> {
         Grammar::parse(Rule::file, source).map_err(|e| from_pest(e, source, End::File))?;
     let file = pairs
         .next()
-        .ok_or_else(|| internal(Span::default(), "empty parse"))?;
+        .ok_or_else(|| internal(Span::DETACHED, "empty parse"))?;
     let mut c = Children::of(file);
     parse_scenario(c.expect(Rule::scenario)?)
 }
@@ -104,11 +104,11 @@ pub fn parse_value(text: &str) -> Result<Value> {
         Grammar::parse(Rule::value_only, text).map_err(|e| from_pest(e, text, End::Value))?;
     let top = pairs
         .next()
-        .ok_or_else(|| internal(Span::default(), "empty parse"))?;
+        .ok_or_else(|| internal(Span::DETACHED, "empty parse"))?;
     let mut c = Children::of(top);
     let value = c
         .next()
-        .ok_or_else(|| internal(Span::default(), "empty value"))?;
+        .ok_or_else(|| internal(Span::DETACHED, "empty value"))?;
     parse_pvalue(value)
 }
 
@@ -121,7 +121,7 @@ pub fn parse_template_expr(text: &str) -> Result<(Expr, Option<usize>)> {
         Grammar::parse(Rule::template_expr, text).map_err(|e| from_pest(e, text, End::Hole))?;
     let top = pairs
         .next()
-        .ok_or_else(|| internal(Span::default(), "empty parse"))?;
+        .ok_or_else(|| internal(Span::DETACHED, "empty parse"))?;
     let mut c = Children::of(top);
     let expr = parse_expr(c.expect(Rule::expr)?)?;
     let digits = match c.optional(Rule::format_spec) {

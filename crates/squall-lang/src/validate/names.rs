@@ -6,6 +6,7 @@ use indexmap::IndexMap;
 use crate::ast::*;
 use crate::diagnostic::{did_you_mean, suggest, Diagnostic};
 use crate::span::Span;
+use crate::twice::Twice;
 
 use super::Validator;
 use crate::decl::VariantDecl;
@@ -153,8 +154,11 @@ impl Validator {
     /// `what NAME is declared twice`, pointing at the second declaration.
     pub(super) fn declared_twice(&mut self, what: &str, id: &Ident) {
         self.err(
-            Diagnostic::new(format!("{what} `{}` is declared twice", id.name), id.span)
-                .label("second declaration"),
+            Twice::Declared {
+                kind: what,
+                name: &id.name,
+            }
+            .at(id.span),
         );
     }
 }

@@ -4,6 +4,7 @@
 use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::span::Span;
+use crate::twice::Twice;
 
 use super::Validator;
 use crate::decl::{Overrides, Scenario, Setting, SweepDecl, VariantDecl, MAX_SWEEP_POINTS};
@@ -134,10 +135,7 @@ impl Validator {
                             .iter()
                             .any(|(n, _): &(String, Vec<Value>)| *n == id.name)
                         {
-                            self.err(
-                                Diagnostic::new(format!("`{}` is swept twice", id.name), id.span)
-                                    .label("second axis"),
-                            );
+                            self.err(Twice::SweepAxis { param: &id.name }.at(id.span));
                         }
                         axes.push((id.name.clone(), values.clone()));
                     }

@@ -14,6 +14,7 @@ use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
 use crate::span::Span;
+use crate::twice::Twice;
 
 use super::{Validator, DEFAULT_SEED};
 use crate::decl::{NodeDecl, Scenario};
@@ -58,28 +59,27 @@ impl Validator {
                     };
                     if clock.is_some() {
                         self.err(
-                            Diagnostic::new("the clock is declared twice", id.span)
-                                .label("second `clock`"),
+                            Twice::Clock.at(id.span),
                         );
                     }
                     clock = Some((c, id.span));
                 }
                                 Item::Warmup(v) => {
                     if warmup.is_some() {
-                        self.err(Diagnostic::new("`warmup` is declared twice", v.span).label("second `warmup`"));
+                        self.err(Twice::Setting { keyword: "warmup" }.at(v.span));
                     }
                     warmup = Some(v.clone());
                 }
                 Item::RunRange(r) => {
                     if run.is_some() || run_range.is_some() {
-                        self.err(Diagnostic::new("`run` is declared twice", r.span).label("second `run`"));
+                        self.err(Twice::Setting { keyword: "run" }.at(r.span));
                     }
                     run_range = Some(r.clone());
                 }
                 Item::Epoch(text, span) => match crate::date::parse_date(text) {
                     Some(ms) => {
                         if epoch.is_some() {
-                            self.err(Diagnostic::new("`epoch` is declared twice", *span).label("second `epoch`"));
+                            self.err(Twice::Setting { keyword: "epoch" }.at(*span));
                         }
                         epoch = Some(ms);
                     }
@@ -132,8 +132,7 @@ impl Validator {
                 Item::Run(v) => {
                     if run.is_some() || run_range.is_some() {
                         self.err(
-                            Diagnostic::new("`run` is declared twice", v.span)
-                                .label("second `run`"),
+                            Twice::Setting { keyword: "run" }.at(v.span),
                         );
                     }
                     run = Some(v.clone());
@@ -141,8 +140,7 @@ impl Validator {
                 Item::Seed(s, span) => {
                     if seed.is_some() {
                         self.err(
-                            Diagnostic::new("`seed` is declared twice", *span)
-                                .label("second `seed`"),
+                            Twice::Setting { keyword: "seed" }.at(*span),
                         );
                     }
                     seed = Some(*s);
