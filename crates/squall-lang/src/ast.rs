@@ -1,7 +1,7 @@
 //! The syntax tree: what the file says, with a span on every node.
 //!
 //! Nothing here is checked beyond the grammar; [`crate::validate`] binds names
-//! and [`crate::instantiate`] turns values into numbers.
+//! and [`crate::resolve`] turns values into numbers.
 
 use serde::Serialize;
 

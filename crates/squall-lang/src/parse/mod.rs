@@ -8,12 +8,15 @@
 //! No input can exhaust the stack: parentheses nest at most [`MAX_NESTING`]
 //! deep (checked on the raw text before pest runs) and one expression holds
 //! at most [`MAX_OPERATORS`] operators, which bounds the depth of every
-//! expression tree the later passes recurse over.//!
+//! expression tree the later passes recurse over.
+//!
 //! The parser is split by construct: `items` (the scenario and its top-level
-//! items), `blocks` (retry, breaker, backoff, request, operation, response and
-//! route blocks), `report` (report items and table axes), `values` (values,
-//! ranges and expressions with the Pratt parser) and `pest_errors` (pest's
-//! errors turned into diagnostics, with a human name for every rule).
+//! items, `expect` checks and variant items), `blocks` (retry, breaker,
+//! backoff, request, operation, response and route blocks), `report` (report
+//! items, format specs and table axes), `values` (values, ranges and
+//! expressions with the Pratt parser) and `pest_errors` (pest's errors turned
+//! into diagnostics, with a human name for every rule). The formatter
+//! ([`crate::format`]) mirrors this split in the other direction.
 
 mod blocks;
 mod items;

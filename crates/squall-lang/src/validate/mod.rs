@@ -1,13 +1,14 @@
-//! Syntax tree to a validated [`Scenario`], and a scenario to runnable [`Model`]s.
+//! Syntax tree to a validated [`Scenario`] (its declarations are in
+//! [`crate::decl`]).
 //!
 //! Validation happens in two layers:
 //!
-//! 1. **Structure** ([`load`]): names are bound (nodes, sources, faults,
-//!    windows, variants, sweeps, params, measures), the call graph is checked
-//!    (no node calls itself, no cycles, one downstream per node), and report
-//!    expressions are resolved.
-//! 2. **Values** ([`Scenario::model`]): params are substituted and every value
-//!    is converted to ticks of the file's clock. [`load`] resolves the base
+//! 1. **Structure** ([`load`], this module): names are bound (nodes, sources,
+//!    faults, windows, variants, sweeps, params, measures), the call graph is
+//!    checked (no node calls itself, no cycles, one downstream per node), and
+//!    report expressions are resolved.
+//! 2. **Values** ([`Scenario::model`], in [`crate::resolve`]): params are
+//!    substituted and every value is converted to ticks of the file's clock. [`load`] resolves the base
 //!    scenario, every variant and every sweep point, so a file that loads
 //!    also runs, unless `--set` later gives a param a value that does not fit.
 //!
@@ -27,6 +28,9 @@
 //!   needs;
 //! - `names`: looking up declared names, with "did you mean" help;
 //! - `checks`: retry policies, backoffs, request and response blocks.
+//!
+//! Something said twice that may be said once is described with the crate's
+//! `Twice` kind (`src/twice.rs`), which words every such diagnostic.
 
 mod checks;
 mod components;
