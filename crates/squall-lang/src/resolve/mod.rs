@@ -32,10 +32,9 @@ pub mod sweep;
 mod time;
 
 use crate::decl::{Overrides, Scenario, Setting};
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{dedup, Diagnostic, Diagnostics};
 use crate::model::{Backoff, Model};
 use crate::units;
-use crate::validate::dedup;
 
 pub use runs::RunKey;
 

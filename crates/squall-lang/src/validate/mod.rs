@@ -42,14 +42,13 @@ mod runs;
 mod structure;
 mod table;
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
 
 use crate::ast::*;
 use crate::decl::{FaultDecl, NodeDecl, Scenario, SweepDecl, VariantDecl};
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{dedup, Diagnostic, Diagnostics};
 use crate::model::*;
 use crate::parse::parse_file;
 
@@ -77,14 +76,6 @@ pub fn load(file: &str, source: &str) -> Result<Scenario, Diagnostics> {
         Some(s) if list.is_empty() => Ok(s),
         _ => Err(wrap(list)),
     }
-}
-
-/// Drops repeated diagnostics (same span and message) and sorts the rest by
-/// position.
-pub(crate) fn dedup(list: &mut Vec<Diagnostic>) {
-    let mut seen = HashSet::new();
-    list.retain(|d| seen.insert((d.span.start, d.span.end, d.message.clone())));
-    list.sort_by_key(|d| d.span.start);
 }
 
 struct Validator {
