@@ -114,7 +114,7 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
             Some(i) => scenario.sweeps[i].name.clone(),
             None => ADHOC.to_string(),
         };
-        let s = match scenario.with_sweep(&name, axes, base) {
+        let s = match scenario.with_sweep(&name, axes, base, "--vary") {
             Ok(s) => s,
             Err(SweepError::Invalid(d)) => {
                 util::print_diagnostics(&d, color);

@@ -21,6 +21,10 @@ pub struct SweepDecl {
     /// its values come from outside the file, and its points are labelled
     /// `name=value` even with one axis.
     pub from_cli: bool,
+    /// For a sweep from the command line, the flag its values came through
+    /// (the CLI's `--vary`): a value that does not fit is said to come from
+    /// `FLAG name=value`. The language names no flag itself.
+    pub flag: Option<String>,
 }
 
 impl SweepDecl {

@@ -34,8 +34,8 @@ impl Scenario {
                 let mut o = base.then(&self.variants[sweep.base].overrides);
                 if let Some(point) = sweep.point(p) {
                     for (name, value) in point {
-                        let origin = sweep.from_cli.then(|| {
-                            format!("--vary {name}={}", crate::format::value_text(&value))
+                        let origin = sweep.flag.as_ref().map(|flag| {
+                            format!("{flag} {name}={}", crate::format::value_text(&value))
                         });
                         o.sets.push(Setting {
                             name,

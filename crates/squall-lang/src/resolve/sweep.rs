@@ -65,12 +65,15 @@ pub enum SweepError {
 impl Scenario {
     /// A copy of the scenario whose sweep `name` has `axes` (first axis
     /// outermost) and starts from variant `base` (`None`: the file sweep's
-    /// own base, or the first variant).
+    /// own base, or the first variant). `flag` names where the values came
+    /// from (the CLI's `--vary`), for diagnostics about a value that does
+    /// not fit.
     pub fn with_sweep(
         &self,
         name: &str,
         axes: Vec<(String, Vec<Value>)>,
         base: Option<usize>,
+        flag: &str,
     ) -> Result<Scenario, SweepError> {
         if axes.is_empty() {
             return Err(SweepError::NoAxes);
@@ -108,6 +111,7 @@ impl Scenario {
                 let s = &mut out.sweeps[i];
                 s.axes = axes;
                 s.from_cli = true;
+                s.flag = Some(flag.to_string());
                 if let Some(b) = base {
                     s.base = b;
                 }
@@ -120,6 +124,7 @@ impl Scenario {
                     base: base.unwrap_or(0),
                     axes,
                     from_cli: true,
+                    flag: Some(flag.to_string()),
                 });
                 out.sweeps.len() - 1
             }
@@ -180,6 +185,7 @@ mod tests {
                     ("spacing".into(), values(&["1 round", "4 rounds"])),
                 ],
                 None,
+                "--vary",
             )
             .expect("valid sweep");
         let sweep = &s.sweeps[0];
@@ -195,7 +201,7 @@ mod tests {
     #[test]
     fn bad_requests_are_explained() {
         let s = crate::load("t.squall", TEXT).expect("valid");
-        let err = |axes| s.with_sweep("x", axes, None).err();
+        let err = |axes| s.with_sweep("x", axes, None, "--vary").err();
         assert!(matches!(
             err(vec![("atempts".into(), values(&["1"]))]),
             Some(SweepError::UnknownParam { suggestion: Some(ref m), .. }) if m == "attempts"

@@ -146,6 +146,7 @@ impl Validator {
                     base,
                     axes,
                     from_cli: false,
+                    flag: None,
                 };
                 if sweep.len() > MAX_SWEEP_POINTS {
                     self.err(
