@@ -23,7 +23,7 @@ impl Scenario {
         let capacity = n.capacity.as_ref().and_then(|v| {
             cx.keep(self.conv(v, o, |v| units::whole_per_tick(v, self.clock, "a capacity")))
         });
-        let retry = n.retry.as_ref().and_then(|r| self.retry(r, cx, &backoffs));
+        let retry = n.retry.as_ref().and_then(|r| self.retry(r, cx, backoffs));
         let breaker = n.breaker.as_ref().and_then(|b| self.breaker(b, cx));
         let routes = n
             .routes

@@ -53,7 +53,7 @@ impl Scenario {
         let schedule = if !s.ops.is_empty() {
             let mut ops = Vec::new();
             for op in &s.ops {
-                let retry = self.op_retry(op, s.entry, cx, &backoffs);
+                let retry = self.op_retry(op, s.entry, cx, backoffs);
                 ops.push(OpSpec {
                     label: op.label.clone(),
                     request: request_spec(&op.request),
