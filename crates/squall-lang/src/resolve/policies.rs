@@ -62,6 +62,14 @@ impl Scenario {
                 }
                 Some(Some(cv))
             };
+        // A growing backoff's base, multiplier and cap, each checked (so
+        // every problem is reported) before any is missing.
+        let grown = |cx: &mut Cx<'_>, base: &Value, m: &Option<Value>, cap: &Option<Value>| {
+            let base = ticks(cx, base, "a backoff base");
+            let m = multiplier(cx, m);
+            let cap = cap_of(cx, cap, base);
+            Some((base?, m?, cap?))
+        };
         let rng_of = |r: &Option<Ident>| {
             r.as_ref()
                 .and_then(|id| self.rngs.iter().position(|x| x.name.name == id.name))
@@ -75,13 +83,11 @@ impl Scenario {
                 multiplier: m,
                 cap,
             } => {
-                let base = ticks(cx, base, "a backoff base");
-                let m = multiplier(cx, m);
-                let cap = cap_of(cx, cap, base);
+                let (base, multiplier, cap) = grown(cx, base, m, cap)?;
                 Some(Backoff::Exponential {
-                    base: base?,
-                    multiplier: m?,
-                    cap: cap?,
+                    base,
+                    multiplier,
+                    cap,
                 })
             }
             BackoffAst::FullJitter {
@@ -90,13 +96,11 @@ impl Scenario {
                 cap,
                 rng,
             } => {
-                let base = ticks(cx, base, "a backoff base");
-                let m = multiplier(cx, m);
-                let cap = cap_of(cx, cap, base);
+                let (base, multiplier, cap) = grown(cx, base, m, cap)?;
                 Some(Backoff::FullJitter {
-                    base: base?,
-                    multiplier: m?,
-                    cap: cap?,
+                    base,
+                    multiplier,
+                    cap,
                     rng: rng_of(rng),
                 })
             }
@@ -106,13 +110,11 @@ impl Scenario {
                 cap,
                 rng,
             } => {
-                let base = ticks(cx, base, "a backoff base");
-                let m = multiplier(cx, m);
-                let cap = cap_of(cx, cap, base);
+                let (base, multiplier, cap) = grown(cx, base, m, cap)?;
                 Some(Backoff::EqualJitter {
-                    base: base?,
-                    multiplier: m?,
-                    cap: cap?,
+                    base,
+                    multiplier,
+                    cap,
                     rng: rng_of(rng),
                 })
             }
