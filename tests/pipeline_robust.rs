@@ -7,6 +7,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use squall_report::{Format, Study, StudyOptions};
 
+use crate::support::read;
+
 /// A small xorshift, so the edits are the same on every run.
 struct Rng(u64);
 
@@ -114,4 +116,61 @@ fn damaged_scenarios_never_panic_anywhere_in_the_pipeline() {
         }
     }
     assert!(ran > 20 && refused > 20, "{ran} ran, {refused} refused");
+}
+
+/// (Once in `tests/degradation/diagnostics.rs`.)
+/// Every line of the document's scenario left out in turn, and the file cut
+/// short at many points: squall answers with a scenario or with
+/// diagnostics, never a panic; what loads also runs and balances.
+#[test]
+fn nothing_panics_on_a_damaged_scenario() {
+    let text = read("scenarios/degradation.squall");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut damaged: Vec<String> = (0..lines.len())
+        .map(|skip| {
+            lines
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| i != skip)
+                .map(|(_, l)| format!("{l}\n"))
+                .collect()
+        })
+        .collect();
+    let mut cut = 0;
+    while cut < text.len() {
+        if text.is_char_boundary(cut) {
+            damaged.push(text[..cut].to_string());
+        }
+        cut += 37;
+    }
+    let (mut loaded, mut rejected) = (0, 0);
+    for (i, t) in damaged.iter().enumerate() {
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            match squall_lang::load("damaged.squall", t) {
+                Err(d) => {
+                    assert!(!d.list.is_empty());
+                    for x in &d.list {
+                        assert!(x.span.end <= t.len(), "a span outside the file");
+                    }
+                    false
+                }
+                Ok(s) => {
+                    if let Ok(study) = Study::run(&s, StudyOptions::default()) {
+                        for r in study.runs.values() {
+                            assert!(r.obs.accounting.balances(), "{:?}", r.key);
+                        }
+                        let _ = study.report().to_text();
+                    }
+                    true
+                }
+            }
+        }));
+        match outcome {
+            Ok(true) => loaded += 1,
+            Ok(false) => rejected += 1,
+            Err(_) => panic!("damaged file {i} panics:\n{t}"),
+        }
+    }
+    assert!(loaded >= 20, "{loaded} damaged files load");
+    assert!(rejected >= 100, "{rejected} damaged files are rejected");
 }

@@ -234,16 +234,12 @@ fn deep_parentheses_are_an_error_not_a_stack_overflow() {
 fn parentheses_up_to_the_limit_load() {
     let depth = squall_lang::parse::MAX_NESTING;
     let body = format!("  expect {}1{} > 0", "(".repeat(depth), ")".repeat(depth));
-    let r = on_small_stack(move || {
-        squall_lang::load("deep.squall", &wrap(&body)).is_ok()
-    });
+    let r = on_small_stack(move || squall_lang::load("deep.squall", &wrap(&body)).is_ok());
     assert!(r);
     // And the same number of operators.
     let ops = squall_lang::parse::MAX_OPERATORS;
     let body = format!("  expect 2{} > 0", "^1".repeat(ops));
-    let r = on_small_stack(move || {
-        squall_lang::load("long.squall", &wrap(&body)).is_ok()
-    });
+    let r = on_small_stack(move || squall_lang::load("long.squall", &wrap(&body)).is_ok());
     assert!(r);
 }
 
@@ -303,9 +299,7 @@ fn a_megabyte_chain_loads_quickly() {
     let names: Vec<String> = (0..150_000).map(|i| format!("n{i}")).collect();
     let text = wrap(&format!("  chain b -> {}", names.join(" -> ")));
     assert!(text.len() > 1 << 20);
-    let r = on_small_stack(move || {
-        squall_lang::load("chain.squall", &text).map(|s| s.nodes.len())
-    });
+    let r = on_small_stack(move || squall_lang::load("chain.squall", &text).map(|s| s.nodes.len()));
     assert_eq!(r.map_err(|d| d.to_plain()), Ok(150_002));
 }
 
