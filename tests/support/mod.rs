@@ -45,6 +45,13 @@ pub fn read(relative: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
+/// True when `SQUALL_LONG_TESTS` is set (to anything but `0` or nothing):
+/// the grid, property and fuzz tests then run their long form (`just fuzz`);
+/// by default they run a seeded or strided sample.
+pub fn long_tests() -> bool {
+    std::env::var("SQUALL_LONG_TESTS").is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
 /// Loads a scenario file of the package, named by its relative path.
 pub fn load_file(rel: &str) -> Result<Scenario, Box<dyn std::error::Error>> {
     let text = std::fs::read_to_string(root().join(rel))?;
