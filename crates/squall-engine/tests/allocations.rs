@@ -64,12 +64,12 @@ fn main() {
         (
             "a storm, then a healthy tail",
             chain(2_000, 160),
-            chain(50_000, 160),
+            chain(20_000, 160),
         ),
         (
             "a storm to the end of the run",
             chain(2_000, 2_000),
-            chain(50_000, 50_000),
+            chain(20_000, 20_000),
         ),
     ] {
         let (a_short, e_short) = allocations(&short);
