@@ -5,3 +5,5 @@
 
 mod cli;
 mod fmt_props;
+#[path = "../support/mod.rs"]
+mod support;

@@ -11,10 +11,12 @@
 //! * this file: paths, loading, `--set` settings;
 //! * [`study`]: running a study, checking accounts, evaluating metrics;
 //! * [`ran`]: a finished study's report as JSON and text ([`Ran`]);
-//! * [`report`]: cells of report tables, JSON and printed.
+//! * [`report`]: cells of report tables, JSON and printed;
+//! * [`cli`]: the built binary, colourless, in a chosen folder.
 
 #![allow(dead_code, unused_imports)]
 
+mod cli;
 mod ran;
 mod report;
 mod study;
@@ -23,6 +25,7 @@ use std::path::PathBuf;
 
 use squall_lang::{Scenario, Setting};
 
+pub use cli::*;
 pub use ran::*;
 pub use report::*;
 pub use study::*;

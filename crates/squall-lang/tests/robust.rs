@@ -159,7 +159,11 @@ fn mangle_all(budget: &Budget) -> Vec<(String, String)> {
         // (a) every prefix, cut at a character boundary.
         for (n, (i, _)) in text.char_indices().enumerate() {
             if n % budget.cut_stride == 0 {
-                check(text[..i].to_string(), n % budget.render_stride == 0, &mut failures);
+                check(
+                    text[..i].to_string(),
+                    n % budget.render_stride == 0,
+                    &mut failures,
+                );
             }
         }
         // (b) each line deleted in turn.
@@ -316,6 +320,7 @@ fn many_small_declarations_load() {
     let n = if long_tests() { 20_000 } else { 5_000 };
     let body: String = (0..n).map(|i| format!("  window w{i} 1..10\n")).collect();
     let text = wrap(&body);
-    let r = on_small_stack(move || squall_lang::load("many.squall", &text).map(|s| s.windows.len()));
+    let r =
+        on_small_stack(move || squall_lang::load("many.squall", &text).map(|s| s.windows.len()));
     assert_eq!(r.map_err(|d| d.to_plain()), Ok(n));
 }
