@@ -2,8 +2,9 @@
 //! as text, and every run; and operation records in the terms tests compare.
 
 use serde_json::Value;
-use squall_engine::{CompositeSeries, Observations, OpRecord, TraceRow};
+use squall_engine::{CompositeSeries, Observations};
 use squall_lang::RunKey;
+use squall_report::words;
 use squall_report::{Run, Study, StudyOptions};
 
 use super::{assert_accounts, read};
@@ -184,18 +185,39 @@ impl Ran {
             .iter()
             .find(|o| !o.is_empty())
             .unwrap_or_else(|| panic!("{}: no operations ran", self.name));
-        ops.iter().map(Op::from).collect()
+        let unit = self.runs[0].model.clock.unit_name();
+        ops.iter()
+            .map(|r| Op {
+                label: r.label.clone(),
+                tries: r.tries,
+                outcome: words::answer(r.answer, unit),
+                waits: r.waits.clone(),
+                start: r.start,
+                end: r.end,
+            })
+            .collect()
     }
 
-    /// The breaker trace of the node called `node`.
-    pub fn trace(&self, node: &str) -> Vec<TraceRow> {
+    /// The breaker trace of the node called `node`, in the report's words.
+    pub fn trace(&self, node: &str) -> Vec<Traced> {
         let obs = self.obs();
         let i = obs
             .nodes
             .iter()
             .position(|n| n.name == node)
             .unwrap_or_else(|| panic!("{}: no node `{node}`", self.name));
-        obs.traces[i].clone()
+        let unit = self.runs[0].model.clock.unit_name();
+        obs.traces[i]
+            .iter()
+            .map(|r| Traced {
+                time: r.time,
+                sent: r.sent,
+                scope: words::trace_scope(r, &obs.paths).to_string(),
+                before: words::state(r.before),
+                outcome: words::trace_outcome(r, unit),
+                after: words::state(r.after),
+            })
+            .collect()
     }
 
     /// Calls the node called `node` saw over the whole run.
@@ -235,17 +257,15 @@ pub struct Op {
     pub end: u64,
 }
 
-impl From<&OpRecord> for Op {
-    fn from(r: &OpRecord) -> Self {
-        Op {
-            label: r.label.clone(),
-            tries: r.tries,
-            outcome: r.outcome.clone(),
-            waits: r.waits.clone(),
-            start: r.start,
-            end: r.end,
-        }
-    }
+/// One breaker decision, in the words the trace prints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Traced {
+    pub time: u64,
+    pub sent: bool,
+    pub scope: String,
+    pub before: &'static str,
+    pub outcome: String,
+    pub after: &'static str,
 }
 
 /// `(label, tries, outcome, waits)` of each operation.

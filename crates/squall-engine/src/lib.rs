@@ -3,7 +3,9 @@
 //! The discrete-event core of squall. Input is a resolved
 //! [`squall_lang::Model`]; output is raw [`Observations`]: per-tick counters
 //! per node, unique request ids per window, and an accounting of every
-//! request. The engine knows nothing about reports or files.
+//! request. The engine knows nothing about reports or files, and writes no
+//! words: answers, breaker states and trace rows are enums and numbers that
+//! the report crate puts into words.
 //!
 //! ```
 //! use squall_lang::{Model, NodeSpec, SourceSpec};
@@ -25,14 +27,49 @@
 //! assert_eq!(obs.accounting.completed, 20);
 //! # Ok::<(), squall_engine::SimError>(())
 //! ```
+//!
+//! # Where each component lives
+//!
+//! | concern                                   | file                                   |
+//! |-------------------------------------------|----------------------------------------|
+//! | building and running a simulation         | [`simulation`] (`builder.rs`, `runner.rs`) |
+//! | a call down the path and back up          | `simulation/call.rs`, `simulation/answer.rs` |
+//! | per-request and per-node state            | `simulation/requests.rs`, `simulation/node_state.rs` |
+//! | sources and sequential operations         | `simulation/source.rs`, `simulation/operation.rs` |
+//! | the event queue                           | [`queue`]                              |
+//! | random streams and generators             | [`rng`]                                |
+//! | what a call answers                       | [`outcome`]                            |
+//! | retry: classification, limits, deadline   | [`policy::retry`]                      |
+//! | backoff waits (and the one sampler)       | [`policy::backoff`]                    |
+//! | circuit breaker                           | [`policy::breaker`]                    |
+//! | capacity per tick                         | `server/capacity.rs`                   |
+//! | failing faults                            | `server/fault.rs`                      |
+//! | scripted routes                           | `server/script.rs`                     |
+//! | composite responses and the ledger        | `server/composite.rs`                  |
+//! | what a run measured                       | [`observe`] (`observations.rs`)        |
+//! | per-tick series                           | [`observe::series`]                    |
+//! | the accounting of requests                | [`observe::accounting`]                |
+//! | breaker traces                            | [`observe::trace`]                     |
+//! | sequential operations' records            | [`observe::operation`]                 |
+//! | distinct ids per window                   | `observe/windows.rs`                   |
+//! | why a model or run is refused             | [`error`]                              |
+//!
+//! Data flows one way: `simulation` drives `policy`, `server` and
+//! `observe`; those never call back into `simulation`. Time is integer
+//! ticks (`time.rs`).
 #![warn(missing_docs)]
 
-pub mod breaker;
-pub mod observations;
+pub mod error;
+pub mod observe;
 pub mod outcome;
+pub mod policy;
 pub mod queue;
 pub mod rng;
+mod server;
 pub mod simulation;
+mod time;
 
-pub use observations::{Accounting, CompositeSeries, NodeSeries, Observations, OpRecord, TraceRow};
-pub use simulation::{SimError, Simulation, SimulationBuilder};
+pub use error::SimError;
+pub use observe::{Accounting, CompositeSeries, NodeSeries, Observations, OpRecord, TraceRow};
+pub use policy::backoff::{sample_wait, BackoffWaits};
+pub use simulation::{Simulation, SimulationBuilder};

@@ -1,20 +1,21 @@
-//! What a call comes back with, and whether it is worth another try.
+//! What a call comes back with: an [`Answer`], success or a [`Failure`]
+//! of some [`FailKind`].
 //!
-//! | answer                         | class                                   |
-//! |--------------------------------|-----------------------------------------|
-//! | 2xx                            | success                                 |
-//! | refused for capacity           | retryable (an overload, like a 503)     |
-//! | 429, 5xx                       | retryable                               |
-//! | other 4xx                      | terminal: the same request fails again  |
-//! | any other code (1xx, 3xx, 0x58)| unknown: retried with a low cap         |
-//! | network error, timeout         | retryable for safe methods (GET, HEAD, OPTIONS) or requests with an idempotency key; terminal otherwise, since the server may have acted |
-//! | body error                     | terminal: a bug on the caller's side    |
-//! | circuit open                   | terminal: failing fast is the point     |
+//! A 2xx status is success; everything else fails: another status, a node
+//! with no capacity left (refused), a network error, a timeout, a body that
+//! cannot be read, a composite response that cannot be assembled, or a
+//! breaker that does not send the call. A failure may carry the server's
+//! Retry-After as an absolute tick ([`answer_of`]). Whether a failure is
+//! worth another try is the retry policy's business
+//! ([`crate::policy::retry::classify`]); what a breaker counts, the
+//! breaker's ([`crate::policy::breaker::counts_against_dependency`]). The
+//! engine holds answers as data; reports put them into words.
 
-use squall_lang::{RequestSpec, ResponseSpec, RetryAfter};
+use serde::Serialize;
+use squall_lang::{ResponseSpec, RetryAfter};
 
 /// Why a call failed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum FailKind {
     /// The node had no capacity left this tick.
     Refused,
@@ -36,7 +37,7 @@ pub enum FailKind {
 }
 
 /// A failed call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Failure {
     /// Why.
     pub kind: FailKind,
@@ -46,56 +47,12 @@ pub struct Failure {
 }
 
 /// A call's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Answer {
     /// Success.
     Ok,
     /// Failure.
     Fail(Failure),
-}
-
-/// How a failure is treated by a retry policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Class {
-    /// Worth another try.
-    Retryable,
-    /// Another try gives the same answer (or does harm).
-    Terminal,
-    /// Not known: retried with the policy's `unknown_attempts` cap.
-    Unknown,
-}
-
-/// Classifies a failure of `request`.
-pub fn classify(kind: FailKind, request: &RequestSpec) -> Class {
-    match kind {
-        FailKind::Refused | FailKind::Incomplete => Class::Retryable,
-        FailKind::Status(429) => Class::Retryable,
-        FailKind::Status(s) if (500..=599).contains(&s) => Class::Retryable,
-        FailKind::Status(s) if (400..=499).contains(&s) => Class::Terminal,
-        FailKind::Status(_) => Class::Unknown,
-        FailKind::Network | FailKind::Timeout => {
-            if request.method.is_safe() || request.key {
-                Class::Retryable
-            } else {
-                Class::Terminal
-            }
-        }
-        FailKind::Body | FailKind::CircuitOpen { .. } => Class::Terminal,
-    }
-}
-
-/// Whether a circuit breaker counts the answer as a failure of the
-/// dependency: anything but success, a client error (4xx other than 429)
-/// and a body error (the caller's own fault).
-pub fn counts_against_dependency(answer: Answer) -> bool {
-    match answer {
-        Answer::Ok => false,
-        Answer::Fail(f) => match f.kind {
-            FailKind::Status(s) if (400..=499).contains(&s) && s != 429 => false,
-            FailKind::Body => false,
-            _ => true,
-        },
-    }
 }
 
 /// The answer a scripted response gives at tick `now`.
@@ -126,63 +83,9 @@ pub fn answer_of(response: &ResponseSpec, now: u64) -> Answer {
     }
 }
 
-/// Words for an answer, as reports print it.
-pub fn describe(answer: Answer, tick_unit: &str) -> String {
-    match answer {
-        Answer::Ok => "success".into(),
-        Answer::Fail(f) => match f.kind {
-            FailKind::Refused => "refused (no capacity)".into(),
-            FailKind::Status(s) if (100..=599).contains(&s) => format!("http {s}"),
-            FailKind::Status(s) => format!("code {s:#x}"),
-            FailKind::Network => "network error".into(),
-            FailKind::Timeout => "timeout".into(),
-            FailKind::Body => "body error".into(),
-            FailKind::Incomplete => "incomplete response".into(),
-            FailKind::CircuitOpen { remaining } => {
-                format!("circuit open ({remaining} {tick_unit} left)")
-            }
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use squall_lang::Method;
-
-    fn req(method: Method, key: bool) -> RequestSpec {
-        RequestSpec {
-            method,
-            path: "/x".into(),
-            key,
-        }
-    }
-
-    #[test]
-    fn classes() {
-        let get = req(Method::Get, false);
-        let post = req(Method::Post, false);
-        let keyed = req(Method::Post, true);
-        assert_eq!(classify(FailKind::Status(503), &post), Class::Retryable);
-        assert_eq!(classify(FailKind::Status(429), &post), Class::Retryable);
-        assert_eq!(classify(FailKind::Status(422), &get), Class::Terminal);
-        assert_eq!(classify(FailKind::Status(404), &get), Class::Terminal);
-        assert_eq!(classify(FailKind::Status(0x58), &get), Class::Unknown);
-        assert_eq!(classify(FailKind::Network, &get), Class::Retryable);
-        assert_eq!(classify(FailKind::Network, &post), Class::Terminal);
-        assert_eq!(classify(FailKind::Network, &keyed), Class::Retryable);
-        assert_eq!(
-            classify(FailKind::Timeout, &req(Method::Head, false)),
-            Class::Retryable
-        );
-        assert_eq!(classify(FailKind::Body, &get), Class::Terminal);
-        assert_eq!(
-            classify(FailKind::CircuitOpen { remaining: 5 }, &get),
-            Class::Terminal
-        );
-        assert_eq!(classify(FailKind::Refused, &post), Class::Retryable);
-    }
-
     #[test]
     fn retry_after_becomes_a_tick() {
         let r = ResponseSpec::Status {
@@ -201,20 +104,5 @@ mod tests {
             retry_after: None,
         };
         assert_eq!(answer_of(&r, 0), Answer::Ok);
-    }
-
-    #[test]
-    fn breaker_counting() {
-        let f = |kind| {
-            Answer::Fail(Failure {
-                kind,
-                not_before: None,
-            })
-        };
-        assert!(counts_against_dependency(f(FailKind::Status(503))));
-        assert!(counts_against_dependency(f(FailKind::Status(429))));
-        assert!(!counts_against_dependency(f(FailKind::Status(404))));
-        assert!(counts_against_dependency(f(FailKind::Timeout)));
-        assert!(!counts_against_dependency(Answer::Ok));
     }
 }

@@ -3,11 +3,13 @@
 //! a circuit breaker's decisions.
 
 use squall_engine::rng::Generator;
+use squall_engine::sample_wait;
 use squall_lang::{Backoff, HerdSpec, Model, RunKey, WaitsSpec};
 
 use crate::document::{Block, Cell, Table};
 use crate::number::to_fixed;
 use crate::study::Study;
+use crate::words;
 
 /// A fresh generator for a report item: the named one (from its seed), or
 /// the run's default stream.
@@ -16,15 +18,6 @@ fn generator(model: &Model, rng: Option<usize>) -> Generator {
         Some(spec) => Generator::from_spec(spec, model.seed),
         None => Generator::default_for(model.seed),
     }
-}
-
-/// Waits of a policy for retries `1..=n`, drawing from `g` only when the
-/// policy draws. Decorrelated jitter carries its previous wait.
-fn draw(backoff: &Backoff, n: u32, g: &mut Generator, prev: &mut Option<u64>) -> u64 {
-    let r = if backoff.draws() { g.next_f64() } else { 0.0 };
-    let w = backoff.wait_with(n, r, *prev);
-    *prev = Some(w);
-    w
 }
 
 impl Study<'_> {
@@ -58,7 +51,10 @@ impl Study<'_> {
         for n in 1..=w.attempts {
             let mut row = vec![Cell::Number(f64::from(n), 0)];
             for (c, (_, b)) in policies.iter().enumerate() {
-                row.push(Cell::Number(draw(b, n, &mut g, &mut prev[c]) as f64, 0));
+                row.push(Cell::Number(
+                    sample_wait(b, n, &mut g, &mut prev[c]) as f64,
+                    0,
+                ));
             }
             rows.push(row);
         }
@@ -92,11 +88,11 @@ impl Study<'_> {
                 let mut prev = None;
                 let mut w = 0;
                 for n in 1..=h.attempt {
-                    w = draw(b, n, &mut g, &mut prev);
+                    w = sample_wait(b, n, &mut g, &mut prev);
                 }
                 w
             } else {
-                draw(b, h.attempt, &mut g, &mut None)
+                sample_wait(b, h.attempt, &mut g, &mut None)
             };
             *buckets.entry(wait / h.bucket * h.bucket).or_insert(0) += 1;
         }
@@ -160,13 +156,14 @@ impl Study<'_> {
             let Some(ops) = run.obs.ops.get(source) else {
                 continue;
             };
+            let tick_unit = run.model.clock.unit_name();
             let rows = ops
                 .iter()
                 .map(|op| {
                     vec![
                         Cell::Text(op.label.clone()),
                         Cell::Number(f64::from(op.tries), 0),
-                        Cell::Text(op.outcome.clone()),
+                        Cell::Text(words::answer(op.answer, tick_unit)),
                         Cell::Text(if op.waits.is_empty() {
                             "—".into()
                         } else {
@@ -230,7 +227,11 @@ impl Study<'_> {
             };
             let sent = rows.iter().filter(|r| r.sent).count();
             let blocked = rows.len() - sent;
-            let scoped = rows.iter().any(|r| !r.scope.is_empty());
+            let paths = &run.obs.paths;
+            let tick_unit = run.model.clock.unit_name();
+            let scoped = rows
+                .iter()
+                .any(|r| !words::trace_scope(r, paths).is_empty());
             out.push(Block::Table(Table {
                 title: self.titled(title, key, many),
                 columns: std::iter::once(format!("time ({})", self.scenario.clock.unit_name()))
@@ -247,13 +248,13 @@ impl Study<'_> {
                     .map(|r| {
                         let mut row = vec![Cell::Number(r.time as f64, 0)];
                         if scoped {
-                            row.push(Cell::Text(r.scope.clone()));
+                            row.push(Cell::Text(words::trace_scope(r, paths).into()));
                         }
                         row.extend([
                             Cell::Text(if r.sent { "yes".into() } else { "no".into() }),
-                            Cell::Text(r.before.into()),
-                            Cell::Text(r.outcome.clone()),
-                            Cell::Text(r.after.into()),
+                            Cell::Text(words::state(r.before).into()),
+                            Cell::Text(words::trace_outcome(r, tick_unit)),
+                            Cell::Text(words::state(r.after).into()),
                         ]);
                         row
                     })

@@ -37,6 +37,7 @@ pub mod render;
 pub mod series;
 pub mod study;
 pub mod sweep;
+pub mod words;
 
 pub use document::{Block, Cell, Report, Table};
 pub use render::Format;

@@ -1,15 +1,24 @@
-//! A call down a request's path and its answer back up: arrival, the
-//! breaker's admission, delivery of an answer to each caller, retry waits,
-//! and the end of the request at its source.
+//! A call down a request's path and its answer back up.
+//!
+//! Calls take no time: a call made in tick `t` is answered in tick `t`.
+//! [`Runner::arrive`] walks down the path until a node answers by itself
+//! (see `answer`), opening each service's retry loop and asking its breaker
+//! ([`Runner::admit`]) on the way. [`Runner::deliver`] carries the answer
+//! back up: each service with a breaker records it (one [`TraceRow`]), and
+//! the first service whose retry policy allows another try
+//! ([`retry::next_wait`]) schedules it and the request waits. When the
+//! answer reaches the source, [`Runner::finish`] ends the request (and
+//! records a sequential source's operation).
 
-use squall_lang::{RetrySpec, Schedule};
+use squall_lang::Schedule;
 
-use crate::observations::{OpRecord, TraceRow, TRACE_LIMIT};
-use crate::outcome::{
-    classify, counts_against_dependency, describe, Answer, Class, FailKind, Failure,
-};
+use crate::observe::trace::{self, TraceRow};
+use crate::observe::OpRecord;
+use crate::outcome::{Answer, FailKind, Failure};
+use crate::policy::breaker::counts_against_dependency;
+use crate::policy::retry::{self, RetryLoop};
 
-use super::{runner::Runner, Event, SimError, NEVER};
+use super::{event::Event, runner::Runner, SimError, NEVER};
 
 impl Runner<'_, '_> {
     /// A call arrives at path position `pos`: walk down until some node
@@ -57,14 +66,12 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// The path a `per path` breaker of `node` guards for this request.
-    pub(super) fn scope_label(&self, slot: u32, node: usize) -> String {
-        if self.nodes[node].breakers.len() > 1 {
-            let scope = self.sim.kinds[self.requests.kind[slot as usize] as usize].scope;
-            self.sim.scope_names.get(scope).cloned().unwrap_or_default()
-        } else {
-            String::new()
-        }
+    /// The path a `per path` breaker of `node` guards for this request, as
+    /// an index into the model's distinct paths; `None` for a breaker over
+    /// all calls.
+    pub(super) fn scope_of(&self, slot: u32, node: usize) -> Option<usize> {
+        (self.nodes[node].breakers.len() > 1)
+            .then(|| self.sim.kinds[self.requests.kind[slot as usize] as usize].scope)
     }
 
     /// Asks the breaker of the service `node` at `pos`; `Some(answer)` when
@@ -101,34 +108,27 @@ impl Runner<'_, '_> {
             },
             not_before: None,
         });
-        self.trace(
-            node,
-            TraceRow {
-                scope: self.scope_label(slot, node),
-                time: t,
-                sent: false,
-                before: a.before.name(),
-                outcome: if a.remaining > 0 {
-                    format!(
-                        "not sent ({} {} left)",
-                        a.remaining,
-                        self.sim.model.clock.unit_name()
-                    )
-                } else {
-                    "not sent (probe in flight)".into()
-                },
-                after: a.before.name(),
-            },
-        );
+        let scope = self.scope_of(slot, node);
+        self.trace(node, || TraceRow {
+            time: t,
+            sent: false,
+            scope,
+            before: a.before,
+            answer,
+            after: a.before,
+        });
         Some(answer)
     }
 
-    pub(super) fn trace(&mut self, node: usize, row: TraceRow) {
-        if self.obs.traces[node].len() < TRACE_LIMIT {
-            self.obs.traces[node].push(row);
-        } else {
-            self.obs.trace_dropped[node] += 1;
-        }
+    /// Keeps a row of `node`'s breaker trace, built only when there is
+    /// room for it.
+    #[inline]
+    pub(super) fn trace(&mut self, node: usize, row: impl FnOnce() -> TraceRow) {
+        trace::keep(
+            &mut self.obs.traces[node],
+            &mut self.obs.trace_dropped[node],
+            row,
+        );
     }
 
     pub(super) fn count_answer(&mut self, t: u64, node: usize, answer: Answer) {
@@ -164,15 +164,16 @@ impl Runner<'_, '_> {
                         t,
                         self.requests.admitted_epoch[k],
                     );
-                    let row = TraceRow {
-                        scope: self.scope_label(slot, node),
-                        time: self.requests.sent_at[k],
+                    let scope = self.scope_of(slot, node);
+                    let (time, before) = (self.requests.sent_at[k], self.requests.admitted[k]);
+                    self.trace(node, || TraceRow {
+                        time,
                         sent: true,
-                        before: self.requests.admitted[k].name(),
-                        outcome: describe(answer, self.sim.model.clock.unit_name()),
-                        after: after.name(),
-                    };
-                    self.trace(node, row);
+                        scope,
+                        before,
+                        answer,
+                        after,
+                    });
                 }
             }
             if let Answer::Fail(f) = answer {
@@ -189,7 +190,7 @@ impl Runner<'_, '_> {
                         // Only an operation's record reads its waits; for
                         // other requests they would pile up for the whole run.
                         if pos == 0 && sim.kinds[kind].op.is_some() {
-                            self.op_waits[source].push(wait);
+                            self.operations.waits[source].push(wait);
                         }
                         if at <= self.sim.model.ticks {
                             self.queue.schedule(
@@ -216,52 +217,28 @@ impl Runner<'_, '_> {
         self.finish(t, slot, answer)
     }
 
-    /// The wait before the next try of the service at `pos`, or `None` when
-    /// it makes no more tries.
+    /// The wait before the next try of the service at `pos` under
+    /// `policy`, or `None` when it makes no more tries.
     pub(super) fn retry_wait(
         &mut self,
         t: u64,
         slot: u32,
         pos: usize,
         f: Failure,
-        policy: &RetrySpec,
+        policy: &squall_lang::RetrySpec,
         kind: usize,
     ) -> Option<u64> {
         let k = slot as usize * self.requests.depth + pos;
-        let used = self.requests.tries[k];
-        let limit = match classify(f.kind, &self.sim.kinds[kind].request) {
-            Class::Retryable => policy.attempts,
-            Class::Unknown => policy.attempts.min(policy.unknown_attempts),
-            Class::Terminal => return None,
-        };
-        if used >= limit {
-            return None;
-        }
-        let r = if policy.backoff.draws() {
-            let g = policy.backoff.rng().unwrap_or(self.gens.len() - 1);
-            self.gens[g].next_f64()
-        } else {
-            0.0
-        };
         let prev = self.requests.prev_wait[k];
-        let mut wait = policy
-            .backoff
-            .wait_with(used, r, (prev != NEVER).then_some(prev));
-        self.requests.prev_wait[k] = wait;
-        if policy.honor_retry_after {
-            if let Some(nb) = f.not_before {
-                wait = wait.max(nb.saturating_sub(t));
-            }
-        }
-        if let Some(d) = policy.deadline {
-            if t.saturating_add(wait)
-                .saturating_sub(self.requests.started[k])
-                > d
-            {
-                return None;
-            }
-        }
-        Some(wait)
+        let mut state = RetryLoop {
+            tries: self.requests.tries[k],
+            started: self.requests.started[k],
+            previous: (prev != NEVER).then_some(prev),
+        };
+        let request = &self.sim.kinds[kind].request;
+        let wait = retry::next_wait(policy, request, f, t, &mut state, &mut self.gens);
+        self.requests.prev_wait[k] = state.previous.unwrap_or(NEVER);
+        wait
     }
 
     /// The request ends with `answer` at its source.
@@ -295,12 +272,11 @@ impl Runner<'_, '_> {
             };
             self.obs.ops[source].push(OpRecord {
                 label,
-                start: self.op_start[source],
+                start: self.operations.start[source],
                 end: t,
                 tries,
-                outcome: describe(answer, self.sim.model.clock.unit_name()),
-                success: answer == Answer::Ok,
-                waits: std::mem::take(&mut self.op_waits[source]),
+                answer,
+                waits: std::mem::take(&mut self.operations.waits[source]),
             });
             if let Schedule::Sequential(ops) = &self.sim.model.sources[source].schedule {
                 if op + 1 < ops.len() {

@@ -32,7 +32,7 @@
 //! # Retries
 //!
 //! When a failure reaches a service with a retry policy, the failure is
-//! classified ([`crate::outcome::classify`]): terminal failures go straight
+//! classified ([`crate::policy::retry::classify`]): terminal failures go straight
 //! up; retryable ones are retried up to `attempts` tries, unknown ones up to
 //! `unknown_attempts`. The wait before retry `n` comes from the backoff
 //! policy; a jittered policy draws one number from its generator at that
@@ -60,318 +60,45 @@
 //!
 //! # Where the code lives
 //!
-//! This file holds the builder, which checks a model and prepares its
-//! request kinds and paths, and [`Simulation`]. The run itself is split by
-//! concept: `runner` (the event loop and the sources), `call` (a call down
-//! the path and its answer back up: arrive, send, admit, deliver, retry
-//! waits, finish), `script` (a node's own answer: faults, capacity, scripted
-//! routes), `composite` (fan-out and the ledger), `requests` (the per-request
-//! slab) and `node_state` (per-node state).
+//! This module is the event loop and the request's journey; the components
+//! it drives live beside it, in [`crate::policy`] (retry, backoff, breaker),
+//! `server/` (faults, capacity, scripts, composite responses) and
+//! [`crate::observe`] (what is counted). Here:
+//!
+//! * `builder` — [`SimulationBuilder`]: checks a model, prepares paths and
+//!   request kinds;
+//! * `kind` — what a request is (method, path, entry retry policy);
+//! * `event` — the events the queue holds;
+//! * `runner` — the event loop, sources and the counting of calls;
+//! * `source` — how many requests a rate source sends per tick;
+//! * `operation` — the running operation of a sequential source;
+//! * `call` — a call down the path and its answer back up: arrive, admit,
+//!   deliver, retry waits, finish;
+//! * `answer` — a node's own answer (faults, capacity, script, composite);
+//! * `requests` — the per-request slab;
+//! * `node_state` — per-node state, one field per component.
 
+mod answer;
+mod builder;
 mod call;
-mod composite;
+mod event;
+mod kind;
 mod node_state;
+mod operation;
 mod requests;
 mod runner;
-mod script;
+mod source;
 
-use squall_lang::{Model, RequestSpec, RetrySpec, Schedule};
+use squall_lang::Model;
 
-use crate::observations::Observations;
-use crate::queue::SchedulingError;
+use crate::error::SimError;
+use crate::observe::Observations;
 
+pub use builder::{SimulationBuilder, MAX_SERIES_MIB};
+use kind::Kind;
 use runner::Runner;
 
-/// A problem with a model or a run; never a panic.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum SimError {
-    /// The model refers to a node that does not exist.
-    #[error("{what} refers to node {index}, but the model has {count} nodes")]
-    BadNode {
-        /// What refers to it.
-        what: String,
-        /// The index.
-        index: usize,
-        /// How many nodes there are.
-        count: usize,
-    },
-    /// The downstream links form a cycle.
-    #[error("the call graph has a cycle through node `{node}`")]
-    Cycle {
-        /// A node on the cycle.
-        node: String,
-    },
-    /// A window or fault lies outside the run.
-    #[error("{what} {from}..{to} is outside the run {start}..{ticks}")]
-    OutOfRun {
-        /// What.
-        what: String,
-        /// First tick.
-        from: u64,
-        /// Last tick.
-        to: u64,
-        /// First tick of the run.
-        start: u64,
-        /// Last tick of the run.
-        ticks: u64,
-    },
-    /// A retry policy with no tries.
-    #[error("node `{node}` has a retry policy with 0 attempts")]
-    NoAttempts {
-        /// The node.
-        node: String,
-    },
-    /// A backoff names a generator the model does not have.
-    #[error("a backoff of node `{node}` draws from generator {index}, but the model has {count}")]
-    BadRng {
-        /// The node.
-        node: String,
-        /// The index.
-        index: usize,
-        /// How many generators there are.
-        count: usize,
-    },
-    /// A source would send more requests than a run simulates.
-    #[error("source `{name}` would send up to {requests:.0} requests; squall simulates at most 1000000000 per source and run (scale rates and capacities down together, or shorten the run)")]
-    TooManyRequests {
-        /// The source.
-        name: String,
-        /// Requests at its peak rate over the run.
-        requests: f64,
-    },
-    /// The per-tick observations of the run would not fit in memory.
-    #[error("a run of {ticks} ticks over {nodes} nodes needs about {mib} MiB of per-tick counters, more than the {limit} MiB squall allows a run (use a coarser clock, or a shorter run)")]
-    TooLong {
-        /// Ticks in the run.
-        ticks: u64,
-        /// Nodes in the model.
-        nodes: usize,
-        /// The memory it would take \[MiB\].
-        mib: u64,
-        /// The limit \[MiB\].
-        limit: u64,
-    },
-    /// A source's rate is beyond what one run simulates.
-    #[error("source `{name}` sends {rate} requests per tick; squall simulates at most 1000000 per tick per source (scale the scenario down: rates, capacities and counts by the same factor)")]
-    RateTooLarge {
-        /// The source.
-        name: String,
-        /// Its largest rate.
-        rate: f64,
-    },
-    /// An event was scheduled in the past.
-    #[error(transparent)]
-    Scheduling(#[from] SchedulingError),
-}
-
-/// The most requests one source may send in a run (at its peak rate).
-const MAX_REQUESTS: f64 = 1e9;
-
-/// The most memory the per-tick counters of one run may take \[MiB\].
-pub const MAX_SERIES_MIB: u64 = 2048;
-
-/// The largest rate a source may have \[requests/tick\]: keeps per-tick
-/// counters in range and a run finite.
-const MAX_RATE: f64 = 1_000_000.0;
-
-/// An event in the queue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Event {
-    /// A rate source's tick.
-    Source { source: u32 },
-    /// An `at` source's `index`-th send.
-    At { source: u32, index: u32 },
-    /// A sequential source's `index`-th operation.
-    Op { source: u32, index: u32 },
-    /// The service at `pos` of a request's path makes its next try.
-    Retry { slot: u32, pos: u32 },
-}
-
-/// Tick sentinel: never seen.
-const NEVER: u64 = u64::MAX;
-
-/// What a request is: its method and path, and the retry policy its entry
-/// node uses for it (an operation's own, or the node's).
-#[derive(Debug, Clone)]
-struct Kind {
-    request: RequestSpec,
-    /// Index of the request's path among the distinct paths of the model
-    /// (the scope of a `per path` breaker).
-    scope: usize,
-    entry_retry: Option<RetrySpec>,
-    /// The operation, for sequential sources.
-    op: Option<usize>,
-}
-
-/// Builds a [`Simulation`].
-#[derive(Debug, Clone)]
-pub struct SimulationBuilder<'m> {
-    model: &'m Model,
-    seed: u64,
-}
-
-impl<'m> SimulationBuilder<'m> {
-    /// Overrides the model's seed.
-    pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
-        self
-    }
-
-    /// Checks the model and prepares a run.
-    pub fn build(self) -> Result<Simulation<'m>, SimError> {
-        let m = self.model;
-        let n = m.nodes.len();
-        let check = |what: String, index: usize| {
-            if index < n {
-                Ok(())
-            } else {
-                Err(SimError::BadNode {
-                    what,
-                    index,
-                    count: n,
-                })
-            }
-        };
-        let out_of_run = |what: String, from: u64, to: u64| {
-            if from < m.start || to > m.ticks || from > to {
-                Err(SimError::OutOfRun {
-                    what,
-                    from,
-                    to,
-                    start: m.start,
-                    ticks: m.ticks,
-                })
-            } else {
-                Ok(())
-            }
-        };
-        // Per-tick counters: 6 per node (8 more words for a composite), 4 for
-        // the system, 4 bytes each.
-        let words: u64 = 4 + m
-            .nodes
-            .iter()
-            .map(|n| if n.composite.is_some() { 14 } else { 6 })
-            .sum::<u64>();
-        let mib = (m.ticks.saturating_add(1))
-            .saturating_mul(words)
-            .saturating_mul(4)
-            >> 20;
-        if mib > MAX_SERIES_MIB {
-            return Err(SimError::TooLong {
-                ticks: m.ticks,
-                nodes: m.nodes.len(),
-                mib,
-                limit: MAX_SERIES_MIB,
-            });
-        }
-        for node in &m.nodes {
-            if let Some(d) = node.downstream {
-                check(format!("node `{}`", node.name), d)?;
-            }
-            if let Some(r) = &node.retry {
-                if r.attempts == 0 {
-                    return Err(SimError::NoAttempts {
-                        node: node.name.clone(),
-                    });
-                }
-                if let Some(index) = r.backoff.rng() {
-                    if index >= m.rngs.len() {
-                        return Err(SimError::BadRng {
-                            node: node.name.clone(),
-                            index,
-                            count: m.rngs.len(),
-                        });
-                    }
-                }
-            }
-        }
-        for s in &m.sources {
-            check(format!("source `{}`", s.name), s.entry)?;
-            let peak = s.periods.iter().map(|p| p.rate).fold(s.rate, f64::max);
-            if !(0.0..=MAX_RATE).contains(&peak) {
-                return Err(SimError::RateTooLarge {
-                    name: s.name.clone(),
-                    rate: peak,
-                });
-            }
-            let requests = peak * (m.ticks.saturating_sub(m.start) + 1) as f64;
-            if requests > MAX_REQUESTS {
-                return Err(SimError::TooManyRequests {
-                    name: s.name.clone(),
-                    requests,
-                });
-            }
-        }
-        for f in &m.faults {
-            check(format!("fault `{}`", f.name), f.node)?;
-            out_of_run(format!("fault `{}`", f.name), f.from, f.to)?;
-        }
-        for w in &m.windows {
-            out_of_run(format!("window `{}`", w.name), w.from, w.to)?;
-        }
-        // Paths: from each source's entry down the downstream links.
-        let mut paths = Vec::with_capacity(m.sources.len());
-        for s in &m.sources {
-            let mut path = vec![s.entry];
-            let mut cur = s.entry;
-            while let Some(d) = m.nodes[cur].downstream {
-                if path.contains(&d) {
-                    return Err(SimError::Cycle {
-                        node: m.nodes[d].name.clone(),
-                    });
-                }
-                path.push(d);
-                cur = d;
-            }
-            paths.push(path);
-        }
-        let mut kinds = Vec::new();
-        let mut kind_base = Vec::new();
-        for s in &m.sources {
-            kind_base.push(kinds.len() as u32);
-            let entry_retry = m.nodes[s.entry].retry.clone();
-            match &s.schedule {
-                Schedule::Sequential(ops) => {
-                    for (i, op) in ops.iter().enumerate() {
-                        kinds.push(Kind {
-                            scope: 0,
-                            request: op.request.clone(),
-                            entry_retry: op.retry.clone().or_else(|| entry_retry.clone()),
-                            op: Some(i),
-                        });
-                    }
-                }
-                Schedule::Rate | Schedule::At(_) => kinds.push(Kind {
-                    scope: 0,
-                    request: s.request.clone(),
-                    entry_retry,
-                    op: None,
-                }),
-            }
-        }
-        // Distinct request paths, in order of first appearance.
-        let mut seen: Vec<String> = Vec::new();
-        for k in &mut kinds {
-            k.scope = match seen.iter().position(|p| *p == k.request.path) {
-                Some(i) => i,
-                None => {
-                    seen.push(k.request.path.clone());
-                    seen.len() - 1
-                }
-            };
-        }
-        let scopes = seen.len().max(1);
-        Ok(Simulation {
-            model: m,
-            seed: self.seed,
-            paths,
-            kinds,
-            kind_base,
-            scopes,
-            scope_names: seen,
-        })
-    }
-}
+pub(crate) use crate::time::NEVER;
 
 /// A prepared run of one model.
 #[derive(Debug, Clone)]

@@ -1,51 +1,50 @@
-//! Per-node run-time state: capacity left in the current tick, faults,
-//! breakers, script positions and the ledger.
+//! [`NodeState`]: the run-time state of one node, one field per component.
+//!
+//! A node's capacity ([`Capacity`]), its failing faults ([`Failing`]), the
+//! circuit breakers on its downstream calls ([`Breaker`]), where its route
+//! scripts stand ([`Script`]) and, for a composite response, its ledger:
+//! the tick of each field's last fresh value.
 
-use crate::breaker::Breaker;
+use squall_lang::Model;
+
+use crate::policy::breaker::Breaker;
+use crate::server::capacity::Capacity;
+use crate::server::fault::Failing;
+use crate::server::script::Script;
+
+use super::NEVER;
 
 /// Per-node run-time state.
 #[derive(Debug, Clone)]
 pub(super) struct NodeState {
-    /// The tick `left` refers to.
-    pub(super) tick: u64,
-    /// Capacity left in that tick.
-    pub(super) left: u64,
-    /// Base capacity.
-    pub(super) capacity: Option<u64>,
-    /// Capacity faults on this node: (from, to, capacity, fault index), in
-    /// declaration order.
-    pub(super) faults: Vec<(u64, u64, u64, usize)>,
-    /// Failing faults on this node: (from, to, fault index).
-    pub(super) failing: Vec<(u64, u64, usize)>,
+    /// Calls per tick, and what is left in the current tick.
+    pub(super) capacity: Capacity,
+    /// Faults that make the node fail.
+    pub(super) failing: Failing,
     /// The breakers on its downstream calls: one, or one per request path
-    /// (indexed like [`Kind::scope`](super::Kind::scope)).
+    /// (indexed like [`Kind::scope`](super::kind::Kind::scope)).
     pub(super) breakers: Vec<Breaker>,
-    /// Calls each scripted route has answered.
-    pub(super) route_calls: Vec<u64>,
-    /// Each route's current script step and the calls it has answered.
-    pub(super) route_steps: Vec<(usize, u64)>,
+    /// Its scripted routes' positions and call counts.
+    pub(super) script: Script,
     /// Tick of each composite field's last fresh value (the ledger).
     pub(super) ledger: Vec<u64>,
 }
 
 impl NodeState {
-    /// Takes one unit of capacity at tick `t`; false when none is left.
-    #[inline]
-    pub(super) fn take(&mut self, t: u64, faults: &[squall_lang::FaultSpec]) -> bool {
-        if self.tick != t {
-            self.tick = t;
-            let mut cap = self.capacity;
-            for &(from, to, c, k) in &self.faults {
-                if from <= t && t <= to && faults[k].periodic.is_none_or(|p| p.strikes(t, 0)) {
-                    cap = Some(c);
-                }
-            }
-            self.left = cap.unwrap_or(u64::MAX);
+    /// The state of node `i` of `model` before the run, with `scopes`
+    /// distinct request paths for a `per path` breaker.
+    pub(super) fn new(model: &Model, i: usize, scopes: usize) -> Self {
+        let n = &model.nodes[i];
+        NodeState {
+            capacity: Capacity::new(model, i),
+            failing: Failing::new(model, i),
+            breakers: match &n.breaker {
+                None => Vec::new(),
+                Some(b) if b.per_path => vec![Breaker::new(b.clone()); scopes],
+                Some(b) => vec![Breaker::new(b.clone())],
+            },
+            script: Script::new(n.routes.len()),
+            ledger: vec![NEVER; n.composite.as_ref().map_or(0, |c| c.fields.len())],
         }
-        if self.left == 0 {
-            return false;
-        }
-        self.left -= 1;
-        true
     }
 }

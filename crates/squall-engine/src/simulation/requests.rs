@@ -1,7 +1,14 @@
-//! The slab of per-request state: flat arrays indexed by slot, a slot
-//! reused once its request ends, so memory follows requests in flight.
+//! [`Requests`]: the slab of per-request state.
+//!
+//! Flat arrays indexed by slot, a slot reused once its request ends, so
+//! memory follows requests in flight. Per request: its id, source and kind,
+//! and whether anything retried it; per request and path position: the
+//! service's retry loop (tries, first try, previous wait) and the breaker
+//! admission of its current try (tick sent, state found, epoch); per
+//! request and node: the last tick the request was seen there (for
+//! distinct ids per window).
 
-use crate::breaker::State;
+use crate::policy::breaker::State;
 
 use super::NEVER;
 

@@ -1,14 +1,25 @@
-//! The event loop: a [`Runner`] pops events in `(time, sequence)` order,
-//! lets sources send requests, makes retries, and counts what it observes.
+//! [`Runner`]: the event loop of one run.
+//!
+//! The runner pops events in `(time, sequence)` order until the queue is
+//! empty or the next event falls after the last tick: a source's tick lets
+//! it send its requests ([`Sources`]), an `at` source sends one request and
+//! schedules its next send, a sequential source starts its next operation,
+//! and a retry event makes a service's next try. Every call a node sees is
+//! counted here ([`Runner::observe`]): calls and distinct ids per tick, and
+//! distinct ids per named window. What happens to a call is in `call` (down
+//! the path and back up) and `answer` (a node's own answer).
 
-use squall_lang::{Arrivals, Schedule};
+use squall_lang::Schedule;
 
-use crate::breaker::Breaker;
-use crate::observations::Observations;
+use crate::observe::windows::Windows;
+use crate::observe::Observations;
 use crate::queue::EventQueue;
-use crate::rng::{Generator, Stream};
+use crate::rng::Generator;
 
-use super::{node_state::NodeState, requests::Requests, Event, SimError, Simulation, NEVER};
+use super::{
+    event::Event, node_state::NodeState, operation::Operations, requests::Requests,
+    source::Sources, SimError, Simulation, NEVER,
+};
 
 /// The state of a run in progress.
 pub(super) struct Runner<'s, 'm> {
@@ -17,22 +28,15 @@ pub(super) struct Runner<'s, 'm> {
     pub(super) requests: Requests,
     pub(super) nodes: Vec<NodeState>,
     pub(super) obs: Observations,
-    /// Accumulators of uniform sources.
-    pub(super) acc: Vec<f64>,
-    /// Random streams of Poisson sources.
-    pub(super) streams: Vec<Stream>,
+    /// Arrival state of every source.
+    sources: Sources,
     /// Named generators, then the run's default one.
     pub(super) gens: Vec<Generator>,
-    /// Waits of the running operation of each sequential source.
-    pub(super) op_waits: Vec<Vec<u64>>,
-    /// Start tick of the running operation of each sequential source.
-    pub(super) op_start: Vec<u64>,
-    pub(super) next_id: u64,
-    /// Window bounds, for unique counting.
-    pub(super) windows: Vec<(u64, u64)>,
-    /// The windows that hold tick `open_at`: (window, first tick).
-    pub(super) open: Vec<(usize, u64)>,
-    pub(super) open_at: u64,
+    /// The running operation of each sequential source.
+    pub(super) operations: Operations,
+    next_id: u64,
+    /// Named windows, for distinct ids per window.
+    windows: Windows,
     /// Requests whose next try falls after the last tick.
     pub(super) past_end: u64,
 }
@@ -42,37 +46,8 @@ impl<'s, 'm> Runner<'s, 'm> {
         let m = sim.model;
         let depth = sim.paths.iter().map(Vec::len).max().unwrap_or(1).max(1);
         let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
-        let nodes = m
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| NodeState {
-                tick: NEVER,
-                left: 0,
-                capacity: n.capacity,
-                faults: m
-                    .faults
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, f)| f.node == i)
-                    .filter_map(|(k, f)| f.capacity.map(|c| (f.from, f.to, c, k)))
-                    .collect(),
-                failing: m
-                    .faults
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, f)| f.node == i && f.fail.is_some())
-                    .map(|(k, f)| (f.from, f.to, k))
-                    .collect(),
-                breakers: match &n.breaker {
-                    None => Vec::new(),
-                    Some(b) if b.per_path => vec![Breaker::new(b.clone()); sim.scopes],
-                    Some(b) => vec![Breaker::new(b.clone())],
-                },
-                route_calls: vec![0; n.routes.len()],
-                route_steps: vec![(0, 0); n.routes.len()],
-                ledger: vec![NEVER; n.composite.as_ref().map_or(0, |c| c.fields.len())],
-            })
+        let nodes = (0..m.nodes.len())
+            .map(|i| NodeState::new(m, i, sim.scopes))
             .collect();
         let mut gens: Vec<Generator> = m
             .rngs
@@ -86,23 +61,18 @@ impl<'s, 'm> Runner<'s, 'm> {
         obs.route_calls = m.nodes.iter().map(|n| vec![0; n.routes.len()]).collect();
         obs.ops = vec![Vec::new(); m.sources.len()];
         obs.traces = vec![Vec::new(); m.nodes.len()];
+        obs.paths.clone_from(&sim.scope_names);
         Runner {
             sim,
             queue: EventQueue::new(),
             requests: Requests::new(depth, m.nodes.len()),
             nodes,
             obs,
-            acc: vec![0.0; m.sources.len()],
-            streams: (0..m.sources.len())
-                .map(|i| Stream::new(sim.seed, &format!("source/{i}")))
-                .collect(),
+            sources: Sources::new(m.sources.len(), sim.seed),
             gens,
-            op_waits: vec![Vec::new(); m.sources.len()],
-            op_start: vec![0; m.sources.len()],
+            operations: Operations::new(m.sources.len()),
             next_id: 1,
-            windows: m.windows.iter().map(|w| (w.from, w.to)).collect(),
-            open: Vec::with_capacity(m.windows.len()),
-            open_at: NEVER,
+            windows: Windows::new(m.windows.iter().map(|w| (w.from, w.to)).collect()),
             past_end: 0,
         }
     }
@@ -155,8 +125,7 @@ impl<'s, 'm> Runner<'s, 'm> {
                 }
                 Event::Op { source, index } => {
                     let s = source as usize;
-                    self.op_waits[s].clear();
-                    self.op_start[s] = t;
+                    self.operations.start(s, t);
                     self.enter(t, s, self.sim.kind_base[s] + index)?;
                 }
                 Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
@@ -164,23 +133,14 @@ impl<'s, 'm> Runner<'s, 'm> {
         }
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
         for (i, n) in self.nodes.iter().enumerate() {
-            self.obs.route_calls[i].clone_from(&n.route_calls);
+            self.obs.route_calls[i].clone_from(&n.script.calls);
         }
         Ok(self.obs)
     }
 
     pub(super) fn source_tick(&mut self, t: u64, s: usize) -> Result<(), SimError> {
         let spec = &self.sim.model.sources[s];
-        let rate = spec.rate_at(t);
-        let n = match spec.arrivals {
-            Arrivals::Uniform => {
-                self.acc[s] += rate;
-                let whole = self.acc[s].floor().max(0.0);
-                self.acc[s] -= whole;
-                whole as u64
-            }
-            Arrivals::Poisson => self.streams[s].poisson(rate),
-        };
+        let n = self.sources.arrivals(s, spec, t);
         let kind = self.sim.kind_base[s];
         for _ in 0..n {
             self.enter(t, s, kind)?;
@@ -219,28 +179,12 @@ impl<'s, 'm> Runner<'s, 'm> {
         let last = self.requests.last_seen[k];
         if last != t {
             series.unique[ti] += 1;
-            if self.open_at != t {
-                self.open_windows(t);
-            }
-            for &(w, from) in &self.open {
+            for &(w, from) in self.windows.open_at(t) {
                 if last == NEVER || last < from {
                     self.obs.window_unique[w][node] += 1;
                 }
             }
             self.requests.last_seen[k] = t;
         }
-    }
-
-    /// Finds the windows that hold tick `t`, once per tick rather than on
-    /// every call.
-    #[cold]
-    pub(super) fn open_windows(&mut self, t: u64) {
-        self.open.clear();
-        for (w, &(from, to)) in self.windows.iter().enumerate() {
-            if from <= t && t <= to {
-                self.open.push((w, from));
-            }
-        }
-        self.open_at = t;
     }
 }

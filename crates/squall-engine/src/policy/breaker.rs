@@ -8,11 +8,25 @@
 //! * **half-open** — up to `probes` calls go through at once; the rest fail
 //!   fast. A failed probe opens it again (the cool-down restarts); a
 //!   successful one closes it and resets the count.
+//!
+//! What counts as a failure ([`counts_against_dependency`]): anything but
+//! a success, a client error (4xx other than 429) and a body error, which
+//! are the caller's own fault. An answer to a call sent before the breaker
+//! last changed state changes nothing (see [`Breaker::record`]). Times
+//! (`cooldown`, `remaining`) are ticks.
+//!
+//! A service's breaker guards its downstream calls: one breaker over all of
+//! them, or one per request path (`per path`); the event loop asks
+//! [`Breaker::admit`] before each try and tells [`Breaker::record`] the
+//! answer.
 
+use serde::Serialize;
 use squall_lang::BreakerSpec;
 
+use crate::outcome::{Answer, FailKind};
+
 /// A breaker's state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum State {
     /// Calls go through.
     Closed,
@@ -20,17 +34,6 @@ pub enum State {
     Open,
     /// Probes go through.
     HalfOpen,
-}
-
-impl State {
-    /// The state's name as reports print it.
-    pub fn name(self) -> &'static str {
-        match self {
-            State::Closed => "closed",
-            State::Open => "open",
-            State::HalfOpen => "half-open",
-        }
-    }
 }
 
 /// A breaker's run-time state.
@@ -150,6 +153,20 @@ impl Breaker {
     }
 }
 
+/// Whether a circuit breaker counts the answer as a failure of the
+/// dependency: anything but success, a client error (4xx other than 429)
+/// and a body error (the caller's own fault).
+pub fn counts_against_dependency(answer: Answer) -> bool {
+    match answer {
+        Answer::Ok => false,
+        Answer::Fail(f) => match f.kind {
+            FailKind::Status(s) if (400..=499).contains(&s) && s != 429 => false,
+            FailKind::Body => false,
+            _ => true,
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,6 +201,22 @@ mod tests {
         assert!(!b.admit(11).sent);
         assert_eq!(b.record(false, 11, a.epoch), State::Closed);
         assert!(b.admit(12).sent);
+    }
+
+    #[test]
+    fn what_counts_as_a_failure() {
+        use crate::outcome::Failure;
+        let f = |kind| {
+            Answer::Fail(Failure {
+                kind,
+                not_before: None,
+            })
+        };
+        assert!(counts_against_dependency(f(FailKind::Status(503))));
+        assert!(counts_against_dependency(f(FailKind::Status(429))));
+        assert!(!counts_against_dependency(f(FailKind::Status(404))));
+        assert!(counts_against_dependency(f(FailKind::Timeout)));
+        assert!(!counts_against_dependency(Answer::Ok));
     }
 
     #[test]

@@ -1,0 +1,91 @@
+//! [`SimError`]: why the engine refuses a model or a run.
+//!
+//! The engine never panics on a model the language accepted: every check
+//! the builder makes ([`crate::SimulationBuilder::build`]) and every
+//! impossible schedule the run meets ([`SchedulingError`]) comes back as one
+//! of these variants. The variants are data (names, indices, counts, ticks);
+//! their messages are the `Display` text a report or the CLI shows.
+
+use crate::queue::SchedulingError;
+
+/// A problem with a model or a run; never a panic.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    /// The model refers to a node that does not exist.
+    #[error("{what} refers to node {index}, but the model has {count} nodes")]
+    BadNode {
+        /// What refers to it.
+        what: String,
+        /// The index.
+        index: usize,
+        /// How many nodes there are.
+        count: usize,
+    },
+    /// The downstream links form a cycle.
+    #[error("the call graph has a cycle through node `{node}`")]
+    Cycle {
+        /// A node on the cycle.
+        node: String,
+    },
+    /// A window or fault lies outside the run.
+    #[error("{what} {from}..{to} is outside the run {start}..{ticks}")]
+    OutOfRun {
+        /// What.
+        what: String,
+        /// First tick.
+        from: u64,
+        /// Last tick.
+        to: u64,
+        /// First tick of the run.
+        start: u64,
+        /// Last tick of the run.
+        ticks: u64,
+    },
+    /// A retry policy with no tries.
+    #[error("node `{node}` has a retry policy with 0 attempts")]
+    NoAttempts {
+        /// The node.
+        node: String,
+    },
+    /// A backoff names a generator the model does not have.
+    #[error("a backoff of node `{node}` draws from generator {index}, but the model has {count}")]
+    BadRng {
+        /// The node.
+        node: String,
+        /// The index.
+        index: usize,
+        /// How many generators there are.
+        count: usize,
+    },
+    /// A source would send more requests than a run simulates.
+    #[error("source `{name}` would send up to {requests:.0} requests; squall simulates at most 1000000000 per source and run (scale rates and capacities down together, or shorten the run)")]
+    TooManyRequests {
+        /// The source.
+        name: String,
+        /// Requests at its peak rate over the run.
+        requests: f64,
+    },
+    /// The per-tick observations of the run would not fit in memory.
+    #[error("a run of {ticks} ticks over {nodes} nodes needs about {mib} MiB of per-tick counters, more than the {limit} MiB squall allows a run (use a coarser clock, or a shorter run)")]
+    TooLong {
+        /// Ticks in the run.
+        ticks: u64,
+        /// Nodes in the model.
+        nodes: usize,
+        /// The memory it would take \[MiB\].
+        mib: u64,
+        /// The limit \[MiB\].
+        limit: u64,
+    },
+    /// A source's rate is beyond what one run simulates.
+    #[error("source `{name}` sends {rate} requests per tick; squall simulates at most 1000000 per tick per source (scale the scenario down: rates, capacities and counts by the same factor)")]
+    RateTooLarge {
+        /// The source.
+        name: String,
+        /// Its largest rate.
+        rate: f64,
+    },
+    /// An event was scheduled in the past.
+    #[error(transparent)]
+    Scheduling(#[from] SchedulingError),
+}

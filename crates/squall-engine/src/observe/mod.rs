@@ -1,0 +1,30 @@
+//! What a run measures: the engine's output, and the small trackers that
+//! fill it.
+//!
+//! * [`observations`] — [`Observations`], everything one run measured.
+//! * [`series`] — per-tick counters per node ([`NodeSeries`]) and per
+//!   composite response ([`CompositeSeries`]).
+//! * [`accounting`] — where every request ended up ([`Accounting`]).
+//! * [`trace`] — a circuit breaker's decisions ([`TraceRow`]) and the
+//!   per-node row limit.
+//! * [`operation`] — how each operation of a sequential source went
+//!   ([`OpRecord`]).
+//! * `windows` — which named windows hold the current tick, for counting
+//!   distinct request ids per window.
+//!
+//! Series are indexed by tick; counts are calls or requests; waits and
+//! times are ticks. Nothing here is in words: the report crate words
+//! answers and breaker states.
+
+pub mod accounting;
+pub mod observations;
+pub mod operation;
+pub mod series;
+pub mod trace;
+pub(crate) mod windows;
+
+pub use accounting::Accounting;
+pub use observations::Observations;
+pub use operation::OpRecord;
+pub use series::{CompositeSeries, NodeSeries};
+pub use trace::{TraceRow, TRACE_LIMIT};

@@ -1,0 +1,97 @@
+//! [`Observations`]: everything one run measured, the engine's output.
+//!
+//! System series per tick (arrivals, completions, drops, first-try
+//! completions), one [`NodeSeries`] per node, distinct request ids per
+//! named window and node, the [`Accounting`], scripted route counts, the
+//! record of every operation of a sequential source ([`OpRecord`]) and the
+//! decisions of every circuit breaker ([`TraceRow`], at most
+//! [`TRACE_LIMIT`](super::TRACE_LIMIT) per node). All of it is numbers and enums; the report
+//! crate turns it into tables and words.
+
+use serde::Serialize;
+
+use super::accounting::Accounting;
+use super::operation::OpRecord;
+use super::series::{CompositeSeries, NodeSeries};
+use super::trace::TraceRow;
+
+/// Everything one run measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Observations {
+    /// Length of the run in ticks.
+    pub ticks: u64,
+    /// Per-node series, in node order.
+    pub nodes: Vec<NodeSeries>,
+    /// New requests per tick.
+    pub arrivals: Vec<u32>,
+    /// Requests answered with success per tick.
+    pub completed: Vec<u32>,
+    /// Requests dropped per tick.
+    pub dropped: Vec<u32>,
+    /// Requests completed per tick without a retry anywhere on their path.
+    pub first_try: Vec<u32>,
+    /// Distinct request ids seen per window (outer) and node (inner).
+    pub window_unique: Vec<Vec<u64>>,
+    /// The final accounting.
+    pub accounting: Accounting,
+    /// Events processed.
+    pub events: u64,
+    /// The most requests in flight at once.
+    pub peak_in_flight: u64,
+    /// Calls each scripted route answered: `[node][route]`.
+    pub route_calls: Vec<Vec<u64>>,
+    /// Operations of each sequential source, in order: `[source][op]`.
+    pub ops: Vec<Vec<OpRecord>>,
+    /// Decisions of each node's circuit breaker: `[node][row]`, at most
+    /// [`TRACE_LIMIT`](super::TRACE_LIMIT) rows per node.
+    pub traces: Vec<Vec<TraceRow>>,
+    /// Breaker decisions left out of `traces` past the limit, per node.
+    pub trace_dropped: Vec<u64>,
+    /// The model's distinct request paths, in order of first appearance:
+    /// the scopes of `per path` breakers, as [`TraceRow::scope`] indexes
+    /// them.
+    pub paths: Vec<String>,
+}
+
+impl Observations {
+    pub(crate) fn new(ticks: u64, node_names: &[&str], windows: usize) -> Self {
+        let n = ticks as usize + 1;
+        Observations {
+            ticks,
+            nodes: node_names
+                .iter()
+                .map(|name| NodeSeries::new(name, ticks))
+                .collect(),
+            arrivals: vec![0; n],
+            completed: vec![0; n],
+            dropped: vec![0; n],
+            first_try: vec![0; n],
+            window_unique: vec![vec![0; node_names.len()]; windows],
+            accounting: Accounting::default(),
+            events: 0,
+            peak_in_flight: 0,
+            route_calls: Vec::new(),
+            ops: Vec::new(),
+            traces: Vec::new(),
+            trace_dropped: vec![0; node_names.len()],
+            paths: Vec::new(),
+        }
+    }
+
+    /// Adds composite-response series to the nodes that have one.
+    pub(crate) fn with_composites(mut self, composite: &[bool]) -> Self {
+        for (s, &c) in self.nodes.iter_mut().zip(composite) {
+            if c {
+                s.composite = Some(CompositeSeries::new(self.ticks));
+            }
+        }
+        self
+    }
+
+    /// Sum of `series` over ticks `from..=to`.
+    pub fn sum(series: &[u32], from: u64, to: u64) -> u64 {
+        let to = (to as usize).min(series.len().saturating_sub(1));
+        let from = (from as usize).min(to + 1);
+        series[from..=to].iter().map(|&x| u64::from(x)).sum()
+    }
+}

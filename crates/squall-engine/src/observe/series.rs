@@ -1,0 +1,79 @@
+//! Per-tick series: [`NodeSeries`] for every node, [`CompositeSeries`] for
+//! a node with a composite response.
+//!
+//! Index `t` of every vector holds tick `t` (index 0 is unused, so a run of
+//! `ticks` ticks has `ticks + 1` entries). Counters are calls per tick,
+//! except `bytes` (bytes per tick). A call is counted at every node it
+//! reaches, once per try; `unique` counts request ids instead, so the ratio
+//! of `calls` to `unique` is the amplification retries cause.
+
+use serde::Serialize;
+
+/// Per-tick counters of one node. Index `t` holds tick `t`; index 0 is unused.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NodeSeries {
+    /// The node's name.
+    pub name: String,
+    /// Calls the node saw (served or not).
+    pub calls: Vec<u32>,
+    /// Calls it answered with success.
+    pub ok: Vec<u32>,
+    /// Calls it answered with failure (refused, or its own tries used up).
+    pub failed: Vec<u32>,
+    /// Calls refused by its own capacity.
+    pub refused: Vec<u32>,
+    /// Request ids seen at the node this tick that it had not seen earlier
+    /// in the same tick.
+    pub unique: Vec<u32>,
+    /// Calls its circuit breaker failed fast instead of sending.
+    pub blocked: Vec<u32>,
+    /// For a node with a composite response, what its responses held.
+    pub composite: Option<CompositeSeries>,
+}
+
+impl NodeSeries {
+    pub(crate) fn new(name: &str, ticks: u64) -> Self {
+        let n = ticks as usize + 1;
+        NodeSeries {
+            name: name.to_string(),
+            calls: vec![0; n],
+            ok: vec![0; n],
+            failed: vec![0; n],
+            refused: vec![0; n],
+            unique: vec![0; n],
+            blocked: vec![0; n],
+            composite: None,
+        }
+    }
+}
+
+/// Per-tick counters of a composite response.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CompositeSeries {
+    /// Responses with every field fresh.
+    pub full: Vec<u32>,
+    /// Responses answered with a field stale or missing.
+    pub reduced: Vec<u32>,
+    /// Fresh fields in answered responses.
+    pub fresh: Vec<u32>,
+    /// Fields served from the ledger in answered responses.
+    pub stale: Vec<u32>,
+    /// Fields left out of answered responses.
+    pub missing: Vec<u32>,
+    /// Bytes of answered responses.
+    pub bytes: Vec<u64>,
+}
+
+impl CompositeSeries {
+    pub(crate) fn new(ticks: u64) -> Self {
+        let n = ticks as usize + 1;
+        CompositeSeries {
+            full: vec![0; n],
+            reduced: vec![0; n],
+            fresh: vec![0; n],
+            stale: vec![0; n],
+            missing: vec![0; n],
+            bytes: vec![0; n],
+        }
+    }
+}

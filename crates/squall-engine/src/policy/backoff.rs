@@ -1,0 +1,165 @@
+//! Backoff: how long a service waits before retry `n`.
+//!
+//! The language describes a policy ([`Backoff`]); this module gives it its
+//! meaning. Retry `n` is the `n`-th retry (1 = after the first failed try);
+//! waits are whole ticks.
+//!
+//! | policy                | wait before retry `n`                                   |
+//! |-----------------------|---------------------------------------------------------|
+//! | fixed `w`             | `w`                                                     |
+//! | exponential           | `e(n) = base * multiplier^(n-1)`, at most `cap`         |
+//! | full jitter           | `round(r * e(n))`                                       |
+//! | equal jitter          | `round(e(n)/2 + r * e(n)/2)`                            |
+//! | decorrelated jitter   | `min(cap, round(base + r * (3 * previous - base)))`     |
+//!
+//! `r` is one uniform draw in `[0, 1)` from the policy's generator, made
+//! only by jittered policies and only when a retry is decided, so draws
+//! happen in event order. Decorrelated jitter's `previous` is the wait
+//! before the previous retry of the same loop (`base` before the first).
+//! Rounding is half away from zero, as JavaScript's `Math.round` for the
+//! non-negative values here.
+//!
+//! [`sample_wait`] is the one way to draw a wait: the engine's retries and
+//! the report's tables of waits both call it, so they cannot drift apart.
+
+use squall_lang::Backoff;
+
+use crate::rng::Generator;
+
+/// Retry semantics of a [`Backoff`] policy.
+pub trait BackoffWaits {
+    /// The exponential bound before retry `n` (1 = after the first failed
+    /// try): `base * multiplier^(n-1)`, at most `cap` \[ticks\]. For a fixed
+    /// backoff, the fixed wait; for decorrelated jitter, the base.
+    fn bound(&self, n: u32) -> f64;
+
+    /// The wait before retry `n` \[ticks\], given a uniform draw `r` in
+    /// `[0, 1)` (not used by deterministic policies) and the previous wait
+    /// of the same retry loop (decorrelated jitter; `None` before the first
+    /// retry).
+    fn wait_with(&self, n: u32, r: f64, previous: Option<u64>) -> u64;
+
+    /// The wait before retry `n` for a deterministic policy; for jittered
+    /// policies, the largest wait the draw can give \[ticks\].
+    fn wait(&self, n: u32) -> u64;
+}
+
+impl BackoffWaits for Backoff {
+    fn bound(&self, n: u32) -> f64 {
+        let grow = |base: u64, multiplier: f64, cap: Option<u64>| {
+            let w = (base as f64) * multiplier.powi(n.saturating_sub(1).min(1024) as i32);
+            cap.map_or(w, |c| w.min(c as f64))
+        };
+        match *self {
+            Backoff::Fixed { wait } => wait as f64,
+            Backoff::Exponential {
+                base,
+                multiplier,
+                cap,
+            }
+            | Backoff::FullJitter {
+                base,
+                multiplier,
+                cap,
+                ..
+            }
+            | Backoff::EqualJitter {
+                base,
+                multiplier,
+                cap,
+                ..
+            } => grow(base, multiplier, cap),
+            Backoff::Decorrelated { base, .. } => base as f64,
+        }
+    }
+
+    fn wait_with(&self, n: u32, r: f64, previous: Option<u64>) -> u64 {
+        let whole = |w: f64| {
+            if w.is_finite() && w > 0.0 {
+                w.min(9.0e15).round() as u64
+            } else {
+                0
+            }
+        };
+        match *self {
+            Backoff::Fixed { wait } => wait,
+            Backoff::Exponential { .. } => whole(self.bound(n)),
+            Backoff::FullJitter { .. } => whole(r * self.bound(n)),
+            Backoff::EqualJitter { .. } => {
+                let e = self.bound(n);
+                whole(e / 2.0 + r * e / 2.0)
+            }
+            Backoff::Decorrelated { base, cap, .. } => {
+                let prev = previous.unwrap_or(base) as f64;
+                let w = whole(base as f64 + r * (prev * 3.0 - base as f64));
+                cap.map_or(w, |c| w.min(c))
+            }
+        }
+    }
+
+    fn wait(&self, n: u32) -> u64 {
+        match *self {
+            Backoff::Decorrelated { cap, .. } => cap.unwrap_or(u64::MAX),
+            _ => self.wait_with(n, 1.0, None),
+        }
+    }
+}
+
+/// Draws the wait before retry `n` \[ticks\]: one number from `generator`
+/// when the policy is jittered (none otherwise), then [`BackoffWaits::wait_with`].
+/// `previous` is the loop's previous wait (`None` before its first retry)
+/// and becomes the wait drawn.
+pub fn sample_wait(
+    backoff: &Backoff,
+    n: u32,
+    generator: &mut Generator,
+    previous: &mut Option<u64>,
+) -> u64 {
+    let r = if backoff.draws() {
+        generator.next_f64()
+    } else {
+        0.0
+    };
+    let wait = backoff.wait_with(n, r, *previous);
+    *previous = Some(wait);
+    wait
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exponential_grows_to_its_cap() {
+        let b = Backoff::Exponential {
+            base: 100,
+            multiplier: 2.0,
+            cap: Some(300),
+        };
+        assert_eq!([b.wait(1), b.wait(2), b.wait(3)], [100, 200, 300]);
+    }
+
+    #[test]
+    fn decorrelated_carries_its_previous_wait() {
+        let b = Backoff::Decorrelated {
+            base: 10,
+            cap: Some(1000),
+            rng: None,
+        };
+        // r = 1: base + (3 * previous - base) = 3 * previous.
+        assert_eq!(b.wait_with(1, 1.0, None), 30);
+        assert_eq!(b.wait_with(2, 1.0, Some(30)), 90);
+        assert_eq!(b.wait(1), 1000);
+    }
+
+    #[test]
+    fn a_fixed_policy_draws_nothing() {
+        let mut g = Generator::default_for(7);
+        let mut untouched = Generator::default_for(7);
+        let mut prev = None;
+        let b = Backoff::Fixed { wait: 5 };
+        assert_eq!(sample_wait(&b, 1, &mut g, &mut prev), 5);
+        assert_eq!(prev, Some(5));
+        assert_eq!(g.next_f64(), untouched.next_f64());
+    }
+}

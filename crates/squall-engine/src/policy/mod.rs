@@ -1,0 +1,21 @@
+//! The caller's resilience policies: what a service does when a call it
+//! sent fails.
+//!
+//! * [`retry`] — whether a failure is worth another try
+//!   ([`retry::classify`]), and how long to wait before it
+//!   ([`retry::next_wait`]): the try limit, the deadline, Retry-After.
+//! * [`backoff`] — the wait before retry `n` under each backoff policy, and
+//!   [`backoff::sample_wait`], the one function that draws a jittered wait
+//!   (the engine's retries and the report's `waits` and `herd` tables both
+//!   call it).
+//! * [`breaker`] — the circuit breaker (closed, open, half-open) and what it
+//!   counts as a failure of the dependency.
+//!
+//! The policies are plain functions and small state machines over the
+//! validated model's specs (`RetrySpec`, `Backoff`, `BreakerSpec`); the
+//! event loop in [`crate::simulation`] decides when to ask them. Times are
+//! ticks.
+
+pub mod backoff;
+pub mod breaker;
+pub mod retry;

@@ -1,0 +1,63 @@
+//! [`Capacity`]: how many calls a node serves per tick.
+//!
+//! A node's capacity is a number of calls per tick (none: unlimited). A
+//! capacity fault replaces it while it is active (the last declared active
+//! one wins; a periodic fault only at the ticks it strikes). The count of
+//! calls left is reset at the first call of each tick, so a tick nobody
+//! calls costs nothing.
+
+use squall_lang::{FaultSpec, Model};
+
+use crate::time::NEVER;
+
+/// A node's capacity and what is left of it in the current tick.
+#[derive(Debug, Clone)]
+pub(crate) struct Capacity {
+    /// The tick `left` refers to.
+    tick: u64,
+    /// Calls left in that tick.
+    left: u64,
+    /// Base capacity \[calls/tick\]; `None`: unlimited.
+    base: Option<u64>,
+    /// Capacity faults on this node: (from, to, capacity, fault index), in
+    /// declaration order.
+    faults: Vec<(u64, u64, u64, usize)>,
+}
+
+impl Capacity {
+    /// The capacity of node `node` of `model`, none of it used yet.
+    pub(crate) fn new(model: &Model, node: usize) -> Self {
+        Capacity {
+            tick: NEVER,
+            left: 0,
+            base: model.nodes[node].capacity,
+            faults: model
+                .faults
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| f.node == node)
+                .filter_map(|(k, f)| f.capacity.map(|c| (f.from, f.to, c, k)))
+                .collect(),
+        }
+    }
+
+    /// Takes one unit of capacity at tick `t`; false when none is left.
+    #[inline]
+    pub(crate) fn take(&mut self, t: u64, faults: &[FaultSpec]) -> bool {
+        if self.tick != t {
+            self.tick = t;
+            let mut cap = self.base;
+            for &(from, to, c, k) in &self.faults {
+                if from <= t && t <= to && faults[k].periodic.is_none_or(|p| p.strikes(t, 0)) {
+                    cap = Some(c);
+                }
+            }
+            self.left = cap.unwrap_or(u64::MAX);
+        }
+        if self.left == 0 {
+            return false;
+        }
+        self.left -= 1;
+        true
+    }
+}

@@ -1,0 +1,69 @@
+//! A node's own answer, given without calling downstream.
+//!
+//! [`Runner::own_answer`] asks the node's server components in order (see
+//! [`crate::server`]): a failing fault, then its capacity (a refusal is
+//! counted), and at the bottom of a path its composite response or its
+//! scripted routes. [`Runner::assemble`] makes the calls a composite
+//! response fans out to, one per field, each counted at the field's node.
+
+use crate::outcome::{Answer, FailKind, Failure};
+use crate::server::composite::Assembly;
+
+use super::runner::Runner;
+
+impl Runner<'_, '_> {
+    /// The answer a node gives by itself, without calling downstream: a
+    /// failing fault, no capacity, or (at the bottom of a path) its script.
+    /// `field` is the composite field the call fetches (0 otherwise).
+    pub(super) fn own_answer(
+        &mut self,
+        t: u64,
+        slot: u32,
+        node: usize,
+        leaf: bool,
+        field: usize,
+    ) -> Option<Answer> {
+        let m = self.sim.model;
+        if let Some(answer) = self.nodes[node].failing.answer(&m.faults, t, field) {
+            return Some(answer);
+        }
+        if !self.nodes[node].capacity.take(t, &m.faults) {
+            self.obs.nodes[node].refused[t as usize] += 1;
+            return Some(Answer::Fail(Failure {
+                kind: FailKind::Refused,
+                not_before: None,
+            }));
+        }
+        if !leaf {
+            return None;
+        }
+        if m.nodes[node].composite.is_some() {
+            return Some(self.assemble(t, slot, node));
+        }
+        let request = &self.sim.kinds[self.requests.kind[slot as usize] as usize].request;
+        Some(
+            self.nodes[node]
+                .script
+                .answer(&m.nodes[node].routes, request, t),
+        )
+    }
+
+    /// A composite response: fetch every field from its node, fall back on
+    /// the ledger where the policy allows, and answer or drop by the policy.
+    pub(super) fn assemble(&mut self, t: u64, slot: u32, node: usize) -> Answer {
+        let sim = self.sim;
+        let Some(spec) = &sim.model.nodes[node].composite else {
+            return Answer::Ok;
+        };
+        let mut assembly = Assembly::default();
+        for (i, f) in spec.fields.iter().enumerate() {
+            self.observe(t, slot, f.source);
+            let answer = self
+                .own_answer(t, slot, f.source, true, i)
+                .unwrap_or(Answer::Ok);
+            self.count_answer(t, f.source, answer);
+            assembly.add(spec, i, answer, t, &mut self.nodes[node].ledger);
+        }
+        assembly.finish(spec, t, self.obs.nodes[node].composite.as_mut())
+    }
+}

@@ -1,0 +1,196 @@
+//! [`SimulationBuilder`]: checks a model and prepares its run.
+//!
+//! `build` refuses, as a [`SimError`], what the engine cannot run: links to
+//! nodes that do not exist, a cycle of downstream links, faults and windows
+//! outside the run, retry policies with no tries or an unknown generator,
+//! sources too fast or too long, and runs whose per-tick counters would not
+//! fit in memory ([`MAX_SERIES_MIB`]). It then works out what every run of
+//! the model shares: each source's path (entry node down its downstream
+//! links), the request [`Kind`]s, and the distinct request paths (the
+//! scopes of `per path` breakers).
+
+use squall_lang::{Model, Schedule};
+
+use crate::error::SimError;
+
+use super::{kind::Kind, Simulation};
+
+/// The most requests one source may send in a run (at its peak rate).
+const MAX_REQUESTS: f64 = 1e9;
+
+/// The most memory the per-tick counters of one run may take \[MiB\].
+pub const MAX_SERIES_MIB: u64 = 2048;
+
+/// The largest rate a source may have \[requests/tick\]: keeps per-tick
+/// counters in range and a run finite.
+const MAX_RATE: f64 = 1_000_000.0;
+
+/// Builds a [`Simulation`].
+#[derive(Debug, Clone)]
+pub struct SimulationBuilder<'m> {
+    pub(super) model: &'m Model,
+    pub(super) seed: u64,
+}
+
+impl<'m> SimulationBuilder<'m> {
+    /// Overrides the model's seed.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Checks the model and prepares a run.
+    pub fn build(self) -> Result<Simulation<'m>, SimError> {
+        let m = self.model;
+        let n = m.nodes.len();
+        let check = |what: String, index: usize| {
+            if index < n {
+                Ok(())
+            } else {
+                Err(SimError::BadNode {
+                    what,
+                    index,
+                    count: n,
+                })
+            }
+        };
+        let out_of_run = |what: String, from: u64, to: u64| {
+            if from < m.start || to > m.ticks || from > to {
+                Err(SimError::OutOfRun {
+                    what,
+                    from,
+                    to,
+                    start: m.start,
+                    ticks: m.ticks,
+                })
+            } else {
+                Ok(())
+            }
+        };
+        // Per-tick counters: 6 per node (8 more words for a composite), 4 for
+        // the system, 4 bytes each.
+        let words: u64 = 4 + m
+            .nodes
+            .iter()
+            .map(|n| if n.composite.is_some() { 14 } else { 6 })
+            .sum::<u64>();
+        let mib = (m.ticks.saturating_add(1))
+            .saturating_mul(words)
+            .saturating_mul(4)
+            >> 20;
+        if mib > MAX_SERIES_MIB {
+            return Err(SimError::TooLong {
+                ticks: m.ticks,
+                nodes: m.nodes.len(),
+                mib,
+                limit: MAX_SERIES_MIB,
+            });
+        }
+        for node in &m.nodes {
+            if let Some(d) = node.downstream {
+                check(format!("node `{}`", node.name), d)?;
+            }
+            if let Some(r) = &node.retry {
+                if r.attempts == 0 {
+                    return Err(SimError::NoAttempts {
+                        node: node.name.clone(),
+                    });
+                }
+                if let Some(index) = r.backoff.rng() {
+                    if index >= m.rngs.len() {
+                        return Err(SimError::BadRng {
+                            node: node.name.clone(),
+                            index,
+                            count: m.rngs.len(),
+                        });
+                    }
+                }
+            }
+        }
+        for s in &m.sources {
+            check(format!("source `{}`", s.name), s.entry)?;
+            let peak = s.periods.iter().map(|p| p.rate).fold(s.rate, f64::max);
+            if !(0.0..=MAX_RATE).contains(&peak) {
+                return Err(SimError::RateTooLarge {
+                    name: s.name.clone(),
+                    rate: peak,
+                });
+            }
+            let requests = peak * (m.ticks.saturating_sub(m.start) + 1) as f64;
+            if requests > MAX_REQUESTS {
+                return Err(SimError::TooManyRequests {
+                    name: s.name.clone(),
+                    requests,
+                });
+            }
+        }
+        for f in &m.faults {
+            check(format!("fault `{}`", f.name), f.node)?;
+            out_of_run(format!("fault `{}`", f.name), f.from, f.to)?;
+        }
+        for w in &m.windows {
+            out_of_run(format!("window `{}`", w.name), w.from, w.to)?;
+        }
+        // Paths: from each source's entry down the downstream links.
+        let mut paths = Vec::with_capacity(m.sources.len());
+        for s in &m.sources {
+            let mut path = vec![s.entry];
+            let mut cur = s.entry;
+            while let Some(d) = m.nodes[cur].downstream {
+                if path.contains(&d) {
+                    return Err(SimError::Cycle {
+                        node: m.nodes[d].name.clone(),
+                    });
+                }
+                path.push(d);
+                cur = d;
+            }
+            paths.push(path);
+        }
+        let mut kinds = Vec::new();
+        let mut kind_base = Vec::new();
+        for s in &m.sources {
+            kind_base.push(kinds.len() as u32);
+            let entry_retry = m.nodes[s.entry].retry.clone();
+            match &s.schedule {
+                Schedule::Sequential(ops) => {
+                    for (i, op) in ops.iter().enumerate() {
+                        kinds.push(Kind {
+                            scope: 0,
+                            request: op.request.clone(),
+                            entry_retry: op.retry.clone().or_else(|| entry_retry.clone()),
+                            op: Some(i),
+                        });
+                    }
+                }
+                Schedule::Rate | Schedule::At(_) => kinds.push(Kind {
+                    scope: 0,
+                    request: s.request.clone(),
+                    entry_retry,
+                    op: None,
+                }),
+            }
+        }
+        // Distinct request paths, in order of first appearance.
+        let mut seen: Vec<String> = Vec::new();
+        for k in &mut kinds {
+            k.scope = match seen.iter().position(|p| *p == k.request.path) {
+                Some(i) => i,
+                None => {
+                    seen.push(k.request.path.clone());
+                    seen.len() - 1
+                }
+            };
+        }
+        let scopes = seen.len().max(1);
+        Ok(Simulation {
+            model: m,
+            seed: self.seed,
+            paths,
+            kinds,
+            kind_base,
+            scopes,
+            scope_names: seen,
+        })
+    }
+}
