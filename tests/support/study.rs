@@ -71,14 +71,17 @@ pub fn eval_measure(study: &Study, run: RunKey, name: &str) -> Option<f64> {
         variant: None,
         measure: measure(study.scenario, name),
     };
-    study.eval(
-        &e,
-        Ctx {
-            run,
-            window: None,
-            node: None,
-        },
-    )
+    eval_in(study, run, &e)
+}
+
+/// The value of `e` in `run`, outside any window or node.
+fn eval_in(study: &Study, run: RunKey, e: &RExpr) -> Option<f64> {
+    let at = Ctx {
+        run,
+        window: None,
+        node: None,
+    };
+    study.eval(e, at)
 }
 
 /// The value of `metric` over window `w` (at `node` for node metrics).
@@ -95,12 +98,5 @@ pub fn eval_metric(
         node,
         metric,
     };
-    study.eval(
-        &e,
-        Ctx {
-            run,
-            window: None,
-            node: None,
-        },
-    )
+    eval_in(study, run, &e)
 }

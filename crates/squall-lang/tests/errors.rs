@@ -656,6 +656,13 @@ fn line_col(text: &str, at: usize) -> (usize, usize) {
     (line, col)
 }
 
+/// The diagnostics of `inputs/err/FILE.squall`, which must be exactly one.
+fn only_one(file: &str) -> squall_lang::Diagnostics {
+    let d = load_err(file);
+    assert_eq!(d.list.len(), 1, "{file}:\n{}", d.to_plain());
+    d
+}
+
 /// Where the first occurrence of `at` is in `inputs/err/FILE.squall`.
 fn at(file: &str, at: &str) -> (usize, usize) {
     let text = input("err", file);
@@ -668,8 +675,7 @@ fn at(file: &str, at: &str) -> (usize, usize) {
 #[test]
 fn each_exact_error_points_at_the_offending_text() {
     for case in EXACT {
-        let d = load_err(case.file);
-        assert_eq!(d.list.len(), 1, "{}:\n{}", case.file, d.to_plain());
+        let d = only_one(case.file);
         let (line, col) = at(case.file, case.at);
         let mut want = format!(
             "err/{}.squall:{line}:{col}: error: {}\n",
@@ -691,8 +697,7 @@ fn a_negative_wait_is_a_parse_error() {
         ("client-negative-fixed-backoff", "-5ms"),
         ("client-negative-jitter-base", "-200ms"),
     ] {
-        let d = load_err(file);
-        assert_eq!(d.list.len(), 1, "{file}:\n{}", d.to_plain());
+        let d = only_one(file);
         let (line, col) = at(file, value);
         let plain = d.to_plain();
         let message = &d.list[0].message;
@@ -713,8 +718,7 @@ fn breaker_settings_of_zero_are_explained_in_breaker_terms() {
         ("client-breaker-probes-0", "0 }"),
         ("client-breaker-after-0-failures", "0 failures"),
     ] {
-        let d = load_err(file);
-        assert_eq!(d.list.len(), 1, "{file}:\n{}", d.to_plain());
+        let d = only_one(file);
         let (line, col) = at(file, zero);
         let plain = d.to_plain();
         assert!(
@@ -733,8 +737,7 @@ fn breaker_settings_of_zero_are_explained_in_breaker_terms() {
 #[test]
 fn a_fractional_deadline_names_the_unit_correctly() {
     let file = "client-fractional-deadline";
-    let d = load_err(file);
-    assert_eq!(d.list.len(), 1, "{}", d.to_plain());
+    let d = only_one(file);
     let (line, col) = at(file, "1.5ms");
     let plain = d.to_plain();
     assert!(
@@ -787,8 +790,9 @@ fn more_labels_than_axes_is_an_error() {
     squall_lang::load("two-labels.squall", &two).unwrap_or_else(|d| panic!("{}", d.to_plain()));
 }
 
-/// A node that fans out fetches its fields once: DESIGN's composite
-/// responses say "field calls are not retried and no breaker guards them",
+/// A node that fans out fetches its fields once: the semantics reference
+/// (`book/src/reference/semantics.md`, composite responses) says "field
+/// calls are not retried and no breaker guards them",
 /// so a `retry` or a `breaker` on such a node is refused -- and the error
 /// must not say the node "calls nothing", since it calls its sources. (Once
 /// `tests/degradation/diagnostics.rs`, which asserted nothing when the file
@@ -799,8 +803,7 @@ fn a_retry_or_breaker_on_a_fan_out_node_is_refused() {
         ("degradation-retry-on-a-fan-out-node", "retry"),
         ("degradation-breaker-on-a-fan-out-node", "breaker"),
     ] {
-        let d = load_err(file);
-        assert_eq!(d.list.len(), 1, "{file}:\n{}", d.to_plain());
+        let d = only_one(file);
         let (line, col) = at(file, &format!("{block} {{"));
         let want = format!(
             "err/{file}.squall:{line}:{col}: error: `tracking` fetches the fields of its response \
