@@ -12,7 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use squall_lang::Diagnostics;
 use squall_report::{Format, Study, StudyError, StudyOptions};
 
-use crate::support::{assert_accounts, long_tests, read};
+use crate::support::{assert_accounts, long_tests, read, root, run_in};
 
 /// A small xorshift, so the edits are the same on every run.
 struct Rng(u64);
@@ -170,9 +170,36 @@ fn pipeline(text: &str, what: &str) -> Outcome {
     Outcome::Ran
 }
 
+/// `squall check` on the file, as a person runs it: it exits 0 (valid) or
+/// 2 (refused), never with a panic, and a file the language refuses is
+/// refused by `check` too, at the same file, line and column.
+fn check_command(text: &str, what: &str, n: usize) {
+    let path = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("pipeline-{n}-damaged.squall"));
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let shown = path.display().to_string();
+    let (code, _, stderr) = run_in(&root(), &["check", &shown]);
+    match squall_lang::load(&shown, text) {
+        Ok(_) => assert!(
+            code == 0 || code == 2,
+            "{what}: check exits {code}:\n{stderr}"
+        ),
+        Err(d) => {
+            assert_eq!(code, 2, "{what}: check exits {code}:\n{stderr}");
+            let (line, col) = d.list[0].span.line_col(&d.source);
+            assert!(
+                stderr.contains(&format!("{shown}:{line}:{col}")),
+                "{what}: check does not name {line}:{col}:\n{stderr}"
+            );
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
 /// Property: every file of `scenarios/`, edited at random (fixed seed,
 /// bounded count), goes through the whole pipeline with no panic; every
-/// rejection is located; every run balances.
+/// rejection is located; every run balances. Every third edit also goes
+/// through `squall check`.
 #[test]
 fn damaged_scenarios_never_panic_anywhere_in_the_pipeline() {
     let mut files: Vec<_> = std::fs::read_dir(crate::support::root().join("scenarios"))
@@ -200,6 +227,9 @@ fn damaged_scenarios_never_panic_anywhere_in_the_pipeline() {
                 Ok(Outcome::Refused) => refused += 1,
                 Ok(Outcome::EngineRefused) => engine += 1,
                 Err(_) => panic!("{what} fails (see above):\n{damaged}"),
+            }
+            if i % 3 == 0 {
+                check_command(&damaged, &what, i);
             }
         }
     }
