@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use squall_report::{Study, StudyError, StudyOptions};
+use squall_lang::{RunKey, Scenario};
+use squall_report::{RunPlan, Study, StudyError, StudyOptions};
 
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
 use crate::FormatArg;
@@ -106,8 +107,24 @@ pub fn study_error(e: &StudyError, color: bool) -> u8 {
     EXIT_INVALID
 }
 
-/// `squall check FILE...`: validates scenario files, and every run's model
-/// against the engine's limits (so `check` passes only what `run` runs).
+/// How `squall check` names a run the engine refuses.
+fn run_name(s: &Scenario, key: RunKey) -> String {
+    match key {
+        RunKey::Variant(v) => format!("variant `{}`", s.variants[v].name),
+        RunKey::Point(i, p) => format!("point {} of sweep `{}`", p + 1, s.sweeps[i].name),
+        RunKey::Cross(v, i, p) => format!(
+            "point {} of sweep `{}` on variant `{}`",
+            p + 1,
+            s.sweeps[i].name,
+            s.variants[v].name
+        ),
+    }
+}
+
+/// `squall check FILE...`: validates scenario files, and every run the
+/// file can make ([`RunPlan::every`]: variants, sweep points, points crossed
+/// with variants) against the engine's limits, so `check` passes only what
+/// `run` and `sweep` run.
 pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
     use std::io::Write as _;
     let mut worst = EXIT_OK;
@@ -115,29 +132,18 @@ pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
     for f in files {
         match util::load(f, color) {
             Ok(s) => {
-                let refused: Vec<String> = s
-                    .all_runs()
-                    .into_iter()
-                    .filter_map(|key| {
-                        let m = s.model_for(key, &[]).ok()?;
-                        let run = match key {
-                            squall_lang::RunKey::Variant(v) => {
-                                format!("variant `{}`", s.variants[v].name)
-                            }
-                            squall_lang::RunKey::Point(i, p)
-                            | squall_lang::RunKey::Cross(_, i, p) => {
-                                format!("point {} of sweep `{}`", p + 1, s.sweeps[i].name)
-                            }
-                        };
-                        squall_engine::Simulation::builder(&m)
-                            .build()
-                            .err()
-                            .map(|e| format!("{run}: {e}"))
-                    })
-                    .collect();
+                let refused = RunPlan::every(&s).refusals(&s);
                 if !refused.is_empty() {
-                    for r in &refused {
-                        eprintln!("{}: error: {r}", f.display());
+                    for (key, problem) in &refused {
+                        match problem {
+                            StudyError::Invalid(d) => util::print_diagnostics(d, color),
+                            StudyError::Sim(e) => {
+                                eprintln!("{}: error: {}: {e}", f.display(), run_name(&s, *key))
+                            }
+                            other => {
+                                eprintln!("{}: error: {}: {other}", f.display(), run_name(&s, *key))
+                            }
+                        }
                     }
                     worst = worst.max(EXIT_INVALID);
                     continue;
