@@ -5,5 +5,6 @@
 
 mod cli;
 mod fmt_props;
+mod hostile;
 #[path = "../support/mod.rs"]
 mod support;
