@@ -497,7 +497,7 @@ fn the_cli_reference_gives_the_real_sweep_limit() {
         .lines()
         .find(|l| l.starts_with("| `--vary"))
         .unwrap_or_else(|| panic!("no `--vary` row in cli.md"));
-    let limit = squall_lang::adhoc::MAX_POINTS;
+    let limit = squall_lang::resolve::sweep::MAX_POINTS;
     let written = {
         let digits = limit.to_string();
         let mut out = String::new();
