@@ -335,13 +335,30 @@ impl Runner<'_, '_> {
             let Some((q, _)) = st.take_free(|(q, g)| calls.current(q, g)) else {
                 break;
             };
-            tm.recorder.queue(node, now, -1);
-            self.take_worker(now, q, node);
-            let gen = self.timed.calls.enter(q, Phase::Dequeued);
-            self.queue
-                .schedule(now.units(), Event::Wake { call: q, gen })?;
+            self.hand_worker(now, q, node)?;
         }
         Ok(())
+    }
+
+    /// Queued call `q` takes a worker of `node` that the station gave it,
+    /// and starts at a wake at `now` (not inline, so a long queue never
+    /// deepens the stack).
+    fn hand_worker(&mut self, now: Time, q: u32, node: usize) -> Result<(), SimError> {
+        self.timed.recorder.queue(node, now, -1);
+        self.take_worker(now, q, node);
+        let gen = self.timed.calls.enter(q, Phase::Dequeued);
+        self.queue
+            .schedule(now.units(), Event::Wake { call: q, gen })?;
+        Ok(())
+    }
+
+    /// A queued call leaves `node`'s queue at `now` without service.
+    fn leave_queue(&mut self, now: Time, node: usize) {
+        let tm = &mut self.timed;
+        if let Some(st) = tm.servers[node].station.as_mut() {
+            st.leave_queue();
+        }
+        tm.recorder.queue(node, now, -1);
     }
 
     /// Call `c` holds one of `node`'s workers from `now`.
@@ -355,8 +372,7 @@ impl Runner<'_, '_> {
     }
 
     /// A worker of `node` is free at `now`: the oldest live queued call
-    /// takes it (and starts at a wake at `now`, not inline, so a long queue
-    /// never deepens the stack).
+    /// takes it.
     fn free_worker(&mut self, now: Time, node: usize) -> Result<(), SimError> {
         let tm = &mut self.timed;
         tm.servers[node].in_service -= 1;
@@ -368,12 +384,7 @@ impl Runner<'_, '_> {
         let Some((q, _)) = st.finish(|(q, g)| calls.current(q, g)) else {
             return Ok(());
         };
-        tm.recorder.queue(node, now, -1);
-        self.take_worker(now, q, node);
-        let gen = self.timed.calls.enter(q, Phase::Dequeued);
-        self.queue
-            .schedule(now.units(), Event::Wake { call: q, gen })?;
-        Ok(())
+        self.hand_worker(now, q, node)
     }
 
     /// Call `c` starts its node's own service time.
@@ -476,12 +487,8 @@ impl Runner<'_, '_> {
                     return self.stop_at_deadline(now, c);
                 }
                 let (node, _, _) = self.node_of(c);
-                let tm = &mut self.timed;
-                if let Some(st) = tm.servers[node].station.as_mut() {
-                    st.leave_queue();
-                }
-                tm.recorder.queue(node, now, -1);
-                tm.recorder.count(node, Count::QueueTimeout, now, 1);
+                self.leave_queue(now, node);
+                self.timed.recorder.count(node, Count::QueueTimeout, now, 1);
                 self.complete_call(now, c, fail(FailKind::QueueTimeout))
             }
             Phase::Dequeued => self.start_service(now, c),
@@ -506,11 +513,7 @@ impl Runner<'_, '_> {
         }
         if call.phase == Phase::Queued {
             let (node, _, _) = self.node_of(c);
-            let tm = &mut self.timed;
-            if let Some(st) = tm.servers[node].station.as_mut() {
-                st.leave_queue();
-            }
-            tm.recorder.queue(node, now, -1);
+            self.leave_queue(now, node);
         }
         self.complete_call(now, c, fail(FailKind::Deadline))
     }
@@ -555,11 +558,7 @@ impl Runner<'_, '_> {
             let call = *self.timed.calls.get(c);
             let (node, _, _) = self.node_of(c);
             if call.phase == Phase::Queued {
-                let tm = &mut self.timed;
-                if let Some(st) = tm.servers[node].station.as_mut() {
-                    st.leave_queue();
-                }
-                tm.recorder.queue(node, now, -1);
+                self.leave_queue(now, node);
             }
             if call.holds_worker {
                 self.wasted_busy(now, node, &call);
