@@ -73,7 +73,7 @@ impl Validator {
                 }
                 Item::Series(t) => {
                     if series.is_some() {
-                        self.err(Diagnostic::new("`series` is declared twice", t.span).label("second `series`"));
+                        self.err(Twice::Setting { keyword: "series" }.at(t.span));
                     }
                     series = Some(t.clone());
                 }
