@@ -32,6 +32,9 @@ impl Study<'_> {
                 ),
             );
         }
+        if self.replications() > 1 {
+            meta.push(("replications".to_string(), self.replications().to_string()));
+        }
         // All `--set` values in one entry, so JSON (an object) keeps them all.
         let sets: Vec<String> = self.cli.iter().map(crate::render::setting_text).collect();
         if !sets.is_empty() {

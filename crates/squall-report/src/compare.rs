@@ -3,7 +3,9 @@
 //! Tables are matched by title, rows by their label (the first cell),
 //! columns by heading. A cell changed when its printed text changed (so
 //! noise below the printed digits never counts); a changed number reads
-//! `old → new (+x.x%)`. Tables with no change are listed by name only.
+//! `old → new (+x.x%)`. A mean with an interval (a report with
+//! `replications`) also says whether the change is `beyond noise` (the two
+//! 95 % intervals are apart) or `within noise`. Tables with no change are listed by name only.
 //! Lines of text are compared as lines; the `file` fact is ignored (two
 //! files always differ by name).
 //!
@@ -107,8 +109,28 @@ fn json_cell(v: &serde_json::Value) -> Cell {
             Cell::Number(x, digits)
         }
         serde_json::Value::String(s) => Cell::Text(s.clone()),
+        serde_json::Value::Object(m) if m.contains_key("mean") => json_interval(m),
         other => Cell::Text(other.to_string()),
     }
+}
+
+/// An interval cell (`{"mean", "half_width", "n", "replications"}`), its
+/// digits read from how the mean was printed.
+fn json_interval(m: &serde_json::Map<String, serde_json::Value>) -> Cell {
+    let Cell::Number(mean, digits) = json_cell(&m["mean"]) else {
+        return Cell::Missing;
+    };
+    let count = |k: &str| m.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
+    let n = count("n");
+    Cell::Interval(
+        crate::interval::Interval {
+            mean,
+            half_width: m.get("half_width").and_then(serde_json::Value::as_f64),
+            n,
+            replications: count("replications").max(n),
+        },
+        digits,
+    )
 }
 
 /// How to print a comparison.
@@ -153,9 +175,36 @@ fn same_cell(a: &str, b: &str) -> bool {
 }
 
 fn changed_cell(old: &str, new: &str) -> String {
+    if let (Some(a), Some(b)) = (interval_parts(old), interval_parts(new)) {
+        return interval_change(old, new, a, b);
+    }
     match relative(old, new) {
         Some(r) => format!("{old} → {new} ({r})"),
         None => format!("{old} → {new}"),
+    }
+}
+
+/// The mean and half-width of a printed interval cell (`12.30 ± 0.45`,
+/// maybe followed by `(9 of 10)`).
+fn interval_parts(text: &str) -> Option<(f64, f64)> {
+    let (mean, rest) = text.split_once(" ± ")?;
+    let half = rest.split(' ').next()?;
+    Some((mean.parse().ok()?, half.parse().ok()?))
+}
+
+/// A changed mean, and whether the change is more than noise: the two
+/// 95 % intervals do not overlap (a conservative test: overlapping
+/// intervals can still differ, separate ones differ at better than 5 %).
+fn interval_change(old: &str, new: &str, (m0, h0): (f64, f64), (m1, h1): (f64, f64)) -> String {
+    let verdict = if (m1 - m0).abs() > h0 + h1 {
+        "beyond noise"
+    } else {
+        "within noise"
+    };
+    let num = |x: f64| crate::number::to_fixed(x, 12);
+    match relative(&num(m0), &num(m1)) {
+        Some(r) => format!("{old} → {new} ({r}, {verdict})"),
+        None => format!("{old} → {new} ({verdict})"),
     }
 }
 
