@@ -117,7 +117,7 @@ fn json_cell(v: &serde_json::Value) -> Cell {
 /// An interval cell (`{"mean", "half_width", "n", "replications"}`), its
 /// digits read from how the mean was printed.
 fn json_interval(m: &serde_json::Map<String, serde_json::Value>) -> Cell {
-    let Cell::Number(mean, digits) = json_cell(&m["mean"]) else {
+    let Some(Cell::Number(mean, digits)) = m.get("mean").map(json_cell) else {
         return Cell::Missing;
     };
     let count = |k: &str| m.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
@@ -616,5 +616,40 @@ mod tests {
         assert!(!c.changed, "{}", c.text);
         let c = compare(&report(5.0, "a"), &back, DiffStyle::Markdown);
         assert!(c.text.contains("**5.00 → 6.25 (+25.0%)**"), "{}", c.text);
+    }
+
+    fn replicated(mean: f64, half: f64) -> Report {
+        let i = crate::interval::Interval {
+            mean,
+            half_width: Some(half),
+            n: 10,
+            replications: 10,
+        };
+        Report {
+            title: "t".into(),
+            meta: vec![],
+            blocks: vec![Block::Table(Table {
+                title: "cases".into(),
+                columns: vec!["case".into(), "calls".into()],
+                rows: vec![vec![Cell::Text("storm".into()), Cell::Interval(i, 1)]],
+            })],
+        }
+    }
+
+    #[test]
+    fn a_changed_mean_says_whether_it_is_more_than_noise() {
+        let text = |a: &Report, b: &Report| compare(a, b, DiffStyle::Text { color: false }).text;
+        let noise = text(&replicated(100.0, 3.0), &replicated(102.0, 3.0));
+        assert!(
+            noise.contains("100.0 ± 3.0 → 102.0 ± 3.0 (+2.0%, within noise)"),
+            "{noise}"
+        );
+        let change = text(&replicated(100.0, 3.0), &replicated(110.0, 3.0));
+        assert!(change.contains("(+10.0%, beyond noise)"), "{change}");
+        // A JSON report keeps the intervals.
+        let a = replicated(100.0, 3.0);
+        let back = Report::from_json(&a.to_json()).unwrap_or_else(|e| report(0.0, &e));
+        assert!(!compare(&a, &back, DiffStyle::Markdown).changed);
+        assert_eq!(back.to_text(), a.to_text());
     }
 }
