@@ -120,46 +120,44 @@ fn inc_beta(a: f64, b: f64, x: f64) -> f64 {
 
 /// The continued fraction of the incomplete beta function (modified Lentz).
 fn beta_fraction(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
     let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
     let mut c = 1.0;
-    let mut d = 1.0 - qab * x / qap;
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
+    let mut d = 1.0 / nonzero(1.0 - qab * x / qap);
     let mut h = d;
     for m in 1..10_000 {
         let m = f64::from(m);
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let step = d * c;
+        // The even and the odd step of the fraction.
+        h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut c, &mut d);
+        let step = lentz_step(
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+            &mut c,
+            &mut d,
+        );
         h *= step;
         if (step - 1.0).abs() < 1e-16 {
             break;
         }
     }
     h
+}
+
+/// One step of Lentz's method with coefficient `aa`: updates `c` and `d`
+/// and returns the factor the fraction's value is multiplied by.
+fn lentz_step(aa: f64, c: &mut f64, d: &mut f64) -> f64 {
+    *d = 1.0 / nonzero(1.0 + aa * *d);
+    *c = nonzero(1.0 + aa / *c);
+    *d * *c
+}
+
+/// `x`, moved off zero so that it can be divided by.
+fn nonzero(x: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    if x.abs() < TINY {
+        TINY
+    } else {
+        x
+    }
 }
 
 /// `ln Γ(x)` for `x > 0` (Lanczos, g = 7, n = 9; relative error near 1e-15).
