@@ -5,6 +5,7 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::model::*;
 use crate::seed::derive_seed;
 use crate::span::Span;
+use crate::timing::{CallerSpec, TimedFault};
 use crate::units;
 use crate::validate::{dedup, Overrides, Scenario, Setting};
 
@@ -319,6 +320,8 @@ impl Scenario {
                 retry,
                 breaker,
                 routes,
+                server: None,
+                caller: CallerSpec::default(),
             });
         }
 
@@ -401,6 +404,7 @@ impl Scenario {
                 periods,
                 schedule,
                 request: s.request.as_ref().map(request_spec).unwrap_or_default(),
+                deadline: None,
             });
         }
 
@@ -447,6 +451,7 @@ impl Scenario {
                         to,
                         capacity,
                         fail: fail.clone(),
+                        timed: TimedFault::default(),
                     });
                 }
             }
@@ -477,6 +482,7 @@ impl Scenario {
             windows,
             rngs,
             backoffs,
+            series_every: None,
         })
     }
 

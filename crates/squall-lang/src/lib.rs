@@ -37,6 +37,7 @@ pub mod parse;
 pub mod seed;
 pub mod span;
 pub mod template;
+pub mod timing;
 pub mod units;
 pub mod validate;
 
@@ -44,4 +45,5 @@ pub use diagnostic::{Diagnostic, Diagnostics};
 pub use instantiate::RunKey;
 pub use model::*;
 pub use span::Span;
+pub use timing::*;
 pub use validate::{load, Overrides, Scenario, Setting, SweepSpec, VariantSpec};

@@ -69,6 +69,10 @@ pub struct Model {
     pub rngs: Vec<RngSpec>,
     /// Named backoff policies (for report tables; services hold their own copy).
     pub backoffs: Vec<(String, Backoff)>,
+    /// Width of a series bin in a run that takes time \[ticks\]; none:
+    /// a default that keeps a run to at most 2000 bins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series_every: Option<u64>,
 }
 
 /// A named random generator.
@@ -271,6 +275,12 @@ pub struct NodeSpec {
     pub routes: Vec<RouteSpec>,
     /// A response assembled from fields fetched from other nodes.
     pub composite: Option<CompositeSpec>,
+    /// Its work as a server: latency, workers, queue, rate limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<crate::timing::ServerSpec>,
+    /// Its side of the calls it makes: per-try timeout, cancellation.
+    #[serde(skip_serializing_if = "crate::timing::CallerSpec::is_empty")]
+    pub caller: crate::timing::CallerSpec,
 }
 
 /// A response made of fields from several nodes, and what to do when some
@@ -473,6 +483,9 @@ pub struct SourceSpec {
     pub schedule: Schedule,
     /// What its requests are (for `Schedule::Sequential`, each op says).
     pub request: RequestSpec,
+    /// A deadline set on each request at its start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<crate::timing::DeadlineSpec>,
 }
 
 impl SourceSpec {
@@ -514,6 +527,9 @@ pub struct FaultSpec {
     pub fail: Option<ResponseSpec>,
     /// Only at some ticks: `(t + phase + step * field) % every == 0`.
     pub periodic: Option<Periodic>,
+    /// What it does to calls that take time (latency, error share, workers).
+    #[serde(skip_serializing_if = "crate::timing::TimedFault::is_empty")]
+    pub timed: crate::timing::TimedFault,
 }
 
 /// A fault that strikes periodically.
