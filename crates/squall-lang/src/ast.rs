@@ -1,7 +1,7 @@
 //! The syntax tree: what the file says, with a span on every node.
 //!
 //! Nothing here is checked beyond the grammar; [`crate::validate`] binds names
-//! and [`crate::instantiate`] turns values into numbers.
+//! and [`crate::resolve`] turns values into numbers.
 
 use serde::Serialize;
 
@@ -158,41 +158,71 @@ pub enum Item {
     /// `epoch "..."`: wall-clock time of tick 0
     Epoch(String, Span),
     /// `rng name { ... }`
-    Rng(RngDecl),
+    Rng(RngAst),
     /// `backoff name = ...`
     Backoff(Ident, BackoffAst),
     /// `policy name { ... }`
     Policy(Ident, RetryAst),
     /// `endpoint node { ... }`
-    Endpoint(EndpointDecl),
+    Endpoint(EndpointAst),
     /// `seed 42`
     Seed(u64, Span),
     /// `param name = value`
     Param(Ident, Value),
     /// `source name { ... }`
-    Source(SourceDecl),
+    Source(SourceAst),
     /// `chain a -> b -> c` (nodes), optionally `-> [d, e]` (a fan-out from
     /// the last node)
     Chain(Vec<Ident>, Vec<Ident>),
     /// `service a, b { ... }`
-    Service(ServiceDecl),
+    Service(ServiceAst),
     /// `fault name { ... }`
-    Fault(FaultDecl),
+    Fault(FaultAst),
     /// `window name a..b`
     Window(Ident, Range),
     /// `variant name "label" { ... }`
-    Variant(VariantDecl),
+    Variant(VariantAst),
     /// `sweep name "label" { ... }`
-    Sweep(SweepDecl),
+    Sweep(SweepAst),
     /// `report { ... }`
     Report(Vec<ReportItem>),
     /// `expect lhs op rhs`
-    Expect(ExpectDecl),
+    Expect(ExpectAst),
+    /// `series every 1s`
+    Series(Timed),
+}
+
+/// A setting of calls that take time, kept as written: its keyword, then
+/// its words and values in order (`latency lognormal p50 5ms p99 80ms`,
+/// `timeout 250ms cancel`, `errors 30% as 503`). The grammar fixes which
+/// words each keyword takes; resolution reads them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Timed {
+    /// The keyword: `latency`, `load`, `workers`, `queue`, `limit`,
+    /// `timeout`, `deadline`, `errors` or `series`.
+    pub key: Ident,
+    /// What follows it.
+    pub parts: Vec<TimedPart>,
+    /// The whole setting.
+    pub span: Span,
+}
+
+/// One part of a [`Timed`] setting.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum TimedPart {
+    /// A word: `lognormal`, `p99`, `cancel`, `x`, `+`, ...
+    Word(Ident),
+    /// A value: `5ms`, `20`, `$timeout`, `100/s`.
+    Value(Value),
+    /// A value written with `%`: `30%`.
+    Percent(Value),
+    /// A status code: `503`.
+    Code(u32, Span),
 }
 
 /// `source users { rate 4/round enters edge }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SourceDecl {
+pub struct SourceAst {
     /// The source's name.
     pub name: Ident,
     /// Its properties in order.
@@ -225,6 +255,8 @@ pub enum SourceProp {
     Request(RequestAst),
     /// `sequential { op ... }`
     Sequential(Vec<OpAst>),
+    /// `deadline 2s [propagate]`
+    Timed(Timed),
 }
 
 /// What a request is: method, path, key.
@@ -255,7 +287,7 @@ pub struct OpAst {
 
 /// `rng name { algorithm seed n }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RngDecl {
+pub struct RngAst {
     /// Name.
     pub name: Ident,
     /// `mulberry32` or `splitmix64`.
@@ -266,7 +298,7 @@ pub struct RngDecl {
 
 /// `endpoint node { route ... }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EndpointDecl {
+pub struct EndpointAst {
     /// The node.
     pub node: Ident,
     /// Routes in order; the first match wins.
@@ -330,7 +362,7 @@ pub enum RetryAfterAst {
 
 /// `service a, b { ... }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ServiceDecl {
+pub struct ServiceAst {
     /// The services the block applies to.
     pub names: Vec<Ident>,
     /// Their properties.
@@ -351,6 +383,9 @@ pub enum ServiceProp {
     Breaker(BreakerAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
+    /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `limit ...`,
+    /// `timeout D [cancel]`
+    Timed(Timed),
 }
 
 /// `response { field ... marker ... policy ... ledger { ... } }`
@@ -497,7 +532,7 @@ pub enum BackoffAst {
 
 /// `fault name { on db during a..b capacity 1/round }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FaultDecl {
+pub struct FaultAst {
     /// The fault's name.
     pub name: Ident,
     /// Its properties.
@@ -519,11 +554,13 @@ pub enum FaultProp {
     Fail(ResponseAst),
     /// `every 40s phase 0s step 10s per field`
     Every(EveryAst),
+    /// `latency x N`, `latency + D`, `errors P% as CODE`, `workers N`
+    Timed(Timed),
 }
 
 /// `variant name "label" { ... }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VariantDecl {
+pub struct VariantAst {
     /// The name used in paths (`storm.during.db.call_rate`).
     pub name: Ident,
     /// The label printed in reports (defaults to the name).
@@ -545,7 +582,7 @@ pub enum VariantItem {
 
 /// `sweep name "label" { param in [v, ...] variant base }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SweepDecl {
+pub struct SweepAst {
     /// The sweep's name.
     pub name: Ident,
     /// Its label.
@@ -685,7 +722,7 @@ pub struct DiagnoseAst {
 
 /// `expect lhs op rhs`, `expect lhs in lo..hi` or `expect lhs == x within tol`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ExpectDecl {
+pub struct ExpectAst {
     /// The value checked.
     pub lhs: Expr,
     /// What it must satisfy.
@@ -897,6 +934,54 @@ impl ResponseAst {
     }
 }
 
+impl Timed {
+    /// Calls `f` on every value of the setting, in order.
+    pub fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        for p in &self.parts {
+            if let TimedPart::Value(v) | TimedPart::Percent(v) = p {
+                f(v);
+            }
+        }
+    }
+
+    /// The value after the word `word` (`burst` in `limit 100/s burst
+    /// 20`), or the first value when `word` is empty.
+    pub fn value_after(&self, word: &str) -> Option<&Value> {
+        let mut armed = word.is_empty();
+        for p in &self.parts {
+            match p {
+                TimedPart::Word(w) => armed = w.name == word,
+                TimedPart::Value(v) | TimedPart::Percent(v) if armed => return Some(v),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// True when the setting has the word `word`.
+    pub fn has(&self, word: &str) -> bool {
+        self.parts
+            .iter()
+            .any(|p| matches!(p, TimedPart::Word(w) if w.name == word))
+    }
+
+    /// The first word (a distribution's name), if any.
+    pub fn first_word(&self) -> Option<&Ident> {
+        match self.parts.first() {
+            Some(TimedPart::Word(w)) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// The status code, if any.
+    pub fn code(&self) -> Option<u32> {
+        self.parts.iter().find_map(|p| match p {
+            TimedPart::Code(c, _) => Some(*c),
+            _ => None,
+        })
+    }
+}
+
 impl Item {
     /// Calls `f` on every value the item holds (not the report's
     /// expressions), in source order.
@@ -910,6 +995,7 @@ impl Item {
             | Item::Expect(_) => {}
             Item::Run(v) | Item::Param(_, v) | Item::Warmup(v) => f(v),
             Item::RunRange(r) | Item::Window(_, r) => r.each_value(f),
+            Item::Series(t) => t.each_value(f),
             Item::Backoff(_, b) => b.each_value(f),
             Item::Policy(_, r) => r.each_value(f),
             Item::Source(s) => {
@@ -922,6 +1008,7 @@ impl Item {
                                 op.attempts.iter().for_each(&mut *f);
                             }
                         }
+                        SourceProp::Timed(t) => t.each_value(f),
                         SourceProp::Enters(_)
                         | SourceProp::Arrivals(_)
                         | SourceProp::Request(_) => {}
@@ -932,6 +1019,7 @@ impl Item {
                 for p in &s.props {
                     match p {
                         ServiceProp::Capacity(v) => f(v),
+                        ServiceProp::Timed(t) => t.each_value(f),
                         ServiceProp::Retry(r) => r.each_value(f),
                         ServiceProp::Breaker(b) => b
                             .after
@@ -962,6 +1050,7 @@ impl Item {
                     match p {
                         FaultProp::During(r) => r.each_value(f),
                         FaultProp::Capacity(v) => f(v),
+                        FaultProp::Timed(t) => t.each_value(f),
                         FaultProp::Fail(r) => r.each_value(f),
                         FaultProp::Every(x) => {
                             f(&x.every);

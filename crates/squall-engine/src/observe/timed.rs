@@ -21,6 +21,8 @@ pub struct TimedObservations {
     pub nodes: Vec<TimedNode>,
     /// End-to-end latency of requests per source (entry to answer).
     pub sources: Vec<TimedSource>,
+    /// End-to-end latency of the requests of every source.
+    pub all: TimedSource,
     /// Where every call ended up.
     pub calls: CallAccounting,
 }

@@ -14,6 +14,7 @@ use super::{
     ident, internal, number,
     report::parse_report_item,
     string,
+    timed::{is_timed, parse_timed},
     values::{parse_expr, parse_pvalue, parse_range, parse_value_inner, parse_value_pair},
     Children, Rule,
 };
@@ -37,6 +38,9 @@ pub(super) fn parse_scenario(pair: Pair<'_, Rule>) -> Result<ScenarioAst> {
 pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
     let span: Span = pair.as_span().into();
     let rule = pair.as_rule();
+    if rule == Rule::series_decl {
+        return Ok(Item::Series(parse_timed(pair)?));
+    }
     let mut c = Children::of(pair);
     Ok(match rule {
         Rule::clock_decl => Item::Clock(ident(c.expect(Rule::ident)?)),
@@ -52,7 +56,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
         }
         Rule::rng_decl => {
             let name = ident(c.expect(Rule::ident)?);
-            let mut decl = RngDecl {
+            let mut decl = RngAst {
                 name,
                 algorithm: None,
                 seed: None,
@@ -95,7 +99,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             while let Some(p) = c.next() {
                 routes.push(parse_route(p)?);
             }
-            Item::Endpoint(EndpointDecl { node, routes })
+            Item::Endpoint(EndpointAst { node, routes })
         }
         Rule::seed_decl => {
             let p = c.expect(Rule::number)?;
@@ -134,6 +138,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                             .collect::<Result<_>>()?,
                     ),
                     Rule::request_prop => SourceProp::Request(parse_request(p)?),
+                    Rule::source_deadline => SourceProp::Timed(parse_timed(p)?),
                     Rule::sequential_block => {
                         let mut ops = Vec::new();
                         for op in p.into_inner() {
@@ -149,7 +154,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     }
                 });
             }
-            Item::Source(SourceDecl { name, props, span })
+            Item::Source(SourceAst { name, props, span })
         }
         Rule::chain_decl => {
             let mut nodes = Vec::new();
@@ -177,6 +182,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     Rule::response_block => {
                         props.push(ServiceProp::Response(parse_response_block(p)?))
                     }
+                    r if is_timed(r) => props.push(ServiceProp::Timed(parse_timed(p)?)),
                     other => {
                         return Err(internal(
                             p.as_span().into(),
@@ -185,7 +191,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     }
                 }
             }
-            Item::Service(ServiceDecl { names, props })
+            Item::Service(ServiceAst { names, props })
         }
         Rule::fault_decl => {
             let name = ident(c.expect(Rule::ident)?);
@@ -202,6 +208,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     Rule::fail_prop => {
                         FaultProp::Fail(parse_response(Children::of(p).expect(Rule::response)?)?)
                     }
+                    r if is_timed(r) => FaultProp::Timed(parse_timed(p)?),
                     Rule::every_prop => {
                         let espan: Span = p.as_span().into();
                         let mut ec = Children::of(p);
@@ -239,7 +246,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     }
                 });
             }
-            Item::Fault(FaultDecl { name, props, span })
+            Item::Fault(FaultAst { name, props, span })
         }
         Rule::window_decl => {
             let name = ident(c.expect(Rule::ident)?);
@@ -252,7 +259,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             while let Some(p) = c.next() {
                 items.push(parse_variant_item(p)?);
             }
-            Item::Variant(VariantDecl { name, label, items })
+            Item::Variant(VariantAst { name, label, items })
         }
         Rule::sweep_decl => {
             let name = ident(c.expect(Rule::ident)?);
@@ -279,7 +286,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     }
                 }
             }
-            Item::Sweep(SweepDecl {
+            Item::Sweep(SweepAst {
                 name,
                 label,
                 axes,
@@ -299,7 +306,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                 .next()
                 .ok_or_else(|| internal(span, "`expect` without a check"))?;
             let check = parse_expect_check(check)?;
-            Item::Expect(ExpectDecl { lhs, check, span })
+            Item::Expect(ExpectAst { lhs, check, span })
         }
         other => return Err(internal(span, &format!("unexpected item {other:?}"))),
     })

@@ -4,8 +4,10 @@
 use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
+use crate::twice::Twice;
 
-use super::{FaultInfo, Scenario, SourceInfo, Validator};
+use super::Validator;
+use crate::decl::{FaultDecl, Scenario, SourceDecl};
 
 impl Validator {
     /// Reads services, sources, faults, windows and endpoints into `s`, then
@@ -14,21 +16,15 @@ impl Validator {
         let node_names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
         let nodes = &mut s.nodes;
         let (policies, backoffs, rngs) = (&s.policies, &s.backoffs, &s.rngs);
-        let mut sources: Vec<SourceInfo> = Vec::new();
-        let mut faults: Vec<FaultInfo> = Vec::new();
+        let mut sources: Vec<SourceDecl> = Vec::new();
+        let mut faults: Vec<FaultDecl> = Vec::new();
         let mut windows: Vec<(String, Range)> = Vec::new();
         for item in &ast.items {
             match item {
                 Item::Service(decl) => {
                     for (k, id) in decl.names.iter().enumerate() {
                         if decl.names[..k].iter().any(|n| n.name == id.name) {
-                            self.err(
-                                Diagnostic::new(
-                                    format!("`{}` is named twice in one `service` line", id.name),
-                                    id.span,
-                                )
-                                .label("second time"),
-                            );
+                            self.err(Twice::InServiceLine { service: &id.name }.at(id.span));
                             continue;
                         }
                         let Some(i) = self.node(&node_names, id) else {
@@ -36,17 +32,29 @@ impl Validator {
                         };
                         for prop in &decl.props {
                             match prop {
-                                ServiceProp::Capacity(v) => {
-                                    if nodes[i].capacity.is_some() {
+                                ServiceProp::Timed(t) => {
+                                    if t.key.name == "timeout" {
+                                        self.expect_caller(&nodes[i], "a timeout", t.span);
+                                    }
+                                    let timed = &mut nodes[i].timed;
+                                    if timed.iter().any(|x| x.key.name == t.key.name) {
                                         self.err(
                                             Diagnostic::new(
                                                 format!(
-                                                    "the capacity of `{}` is given twice",
-                                                    id.name
+                                                    "`{}` of `{}` is given twice",
+                                                    t.key.name, id.name
                                                 ),
-                                                v.span,
+                                                t.span,
                                             )
-                                            .label("second capacity"),
+                                            .label("second time"),
+                                        );
+                                    }
+                                    nodes[i].timed.push(t.clone());
+                                }
+                                ServiceProp::Capacity(v) => {
+                                    if nodes[i].capacity.is_some() {
+                                        self.err(
+                                            Twice::ServiceCapacity { service: &id.name }.at(v.span),
                                         );
                                     }
                                     nodes[i].capacity = Some(v.clone());
@@ -54,11 +62,11 @@ impl Validator {
                                 ServiceProp::Retry(r) => {
                                     if nodes[i].retry.is_some() {
                                         self.err(
-                                            Diagnostic::new(
-                                                format!("`{}` has two `retry` blocks", id.name),
-                                                r.span,
-                                            )
-                                            .label("second `retry`"),
+                                            Twice::Block {
+                                                owner: &id.name,
+                                                block: "retry",
+                                            }
+                                            .at(r.span),
                                         );
                                     }
                                     self.expect_caller(&nodes[i], "a retry", r.span);
@@ -68,24 +76,18 @@ impl Validator {
                                 ServiceProp::Response(r) => {
                                     if nodes[i].response.is_some() {
                                         self.err(
-                                            Diagnostic::new(
-                                                format!("`{}` has two `response` blocks", id.name),
-                                                r.span,
-                                            )
-                                            .label("second `response`"),
+                                            Twice::Block {
+                                                owner: &id.name,
+                                                block: "response",
+                                            }
+                                            .at(r.span),
                                         );
                                     }
                                     nodes[i].response = Some(r.clone());
                                 }
                                 ServiceProp::Breaker(b) => {
                                     if nodes[i].breaker.is_some() {
-                                        self.err(
-                                            Diagnostic::new(
-                                                format!("`{}` has two breakers", id.name),
-                                                b.span,
-                                            )
-                                            .label("second `breaker`"),
-                                        );
+                                        self.err(Twice::Breaker { owner: &id.name }.at(b.span));
                                     }
                                     self.expect_caller(&nodes[i], "a breaker", b.span);
                                     if b.after.is_none() {
@@ -129,18 +131,30 @@ impl Validator {
                     let mut times: Vec<Value> = Vec::new();
                     let mut request: Option<RequestAst> = None;
                     let mut ops: Vec<OpAst> = Vec::new();
+                    let mut deadline: Option<Timed> = None;
                     for p in &decl.props {
                         match p {
+                            SourceProp::Timed(t) => {
+                                if deadline.is_some() {
+                                    self.err(
+                                        Diagnostic::new(
+                                            format!(
+                                                "source `{}` has two deadlines",
+                                                decl.name.name
+                                            ),
+                                            t.span,
+                                        )
+                                        .label("second `deadline`"),
+                                    );
+                                }
+                                deadline = Some(t.clone());
+                            }
                             SourceProp::Rate(r) => {
                                 if r.during.is_none()
                                     && rates.iter().any(|x: &RateAst| x.during.is_none())
                                 {
                                     self.err(
-                                        Diagnostic::new(
-                                            format!("source `{}` has two base rates", decl.name.name),
-                                            r.value.span,
-                                        )
-                                        .label("second `rate` without `during`")
+                                        Twice::BaseRate { source: &decl.name.name }.at(r.value.span)
                                         .help("a source has one base rate; give a rate for a time with `rate 8/round during 101..160`"),
                                     );
                                 }
@@ -174,10 +188,7 @@ impl Validator {
                             }
                             SourceProp::Enters(id) => {
                                 if entry.is_some() {
-                                    self.err(
-                                        Diagnostic::new("a source enters one node", id.span)
-                                            .label("second `enters`"),
-                                    );
+                                    self.err(Twice::Enters.at(id.span));
                                 }
                                 entry = self.node(&node_names, id);
                             }
@@ -262,7 +273,7 @@ impl Validator {
                         );
                     }
                     if let Some(entry) = entry {
-                        sources.push(SourceInfo {
+                        sources.push(SourceDecl {
                             name: decl.name.name.clone(),
                             entry,
                             arrivals,
@@ -270,6 +281,7 @@ impl Validator {
                             times,
                             request,
                             ops,
+                            deadline,
                         });
                     }
                 }
@@ -283,21 +295,34 @@ impl Validator {
                     let mut capacity = None;
                     let mut fail = None;
                     let mut every: Option<EveryAst> = None;
+                    let mut timed: Vec<Timed> = Vec::new();
                     let mut node_given = false;
                     for p in &decl.props {
                         match p {
+                            FaultProp::Timed(t) => {
+                                if timed.iter().any(|x| x.key.name == t.key.name) {
+                                    self.err(
+                                        Diagnostic::new(
+                                            format!(
+                                                "fault `{}` gives `{}` twice",
+                                                decl.name.name, t.key.name
+                                            ),
+                                            t.span,
+                                        )
+                                        .label("second time"),
+                                    );
+                                }
+                                timed.push(t.clone());
+                            }
                             FaultProp::On(ids) => {
                                 if node_given {
                                     if let Some(id) = ids.first() {
                                         self.err(
-                                            Diagnostic::new(
-                                                format!(
-                                                    "fault `{}` says `on` twice",
-                                                    decl.name.name
-                                                ),
-                                                id.span,
-                                            )
-                                            .label("second `on`")
+                                            Twice::FaultSays {
+                                                fault: &decl.name.name,
+                                                keyword: "on",
+                                            }
+                                            .at(id.span)
                                             .help("name every node in one `on a, b`"),
                                         );
                                     }
@@ -313,14 +338,11 @@ impl Validator {
                             FaultProp::During(r) => {
                                 if during.is_some() {
                                     self.err(
-                                        Diagnostic::new(
-                                            format!(
-                                                "fault `{}` says `during` twice",
-                                                decl.name.name
-                                            ),
-                                            r.span,
-                                        )
-                                        .label("second `during`")
+                                        Twice::FaultSays {
+                                            fault: &decl.name.name,
+                                            keyword: "during",
+                                        }
+                                        .at(r.span)
                                         .help("declare a second fault for a second time range"),
                                     );
                                 }
@@ -329,14 +351,10 @@ impl Validator {
                             FaultProp::Capacity(v) => {
                                 if capacity.is_some() {
                                     self.err(
-                                        Diagnostic::new(
-                                            format!(
-                                                "fault `{}` gives its capacity twice",
-                                                decl.name.name
-                                            ),
-                                            v.span,
-                                        )
-                                        .label("second `capacity`"),
+                                        Twice::FaultCapacity {
+                                            fault: &decl.name.name,
+                                        }
+                                        .at(v.span),
                                     );
                                 }
                                 capacity = Some(v.clone())
@@ -371,7 +389,7 @@ impl Validator {
                             .help("add e.g. `during 101..160`"),
                         );
                     }
-                    if capacity.is_none() && fail.is_none() {
+                    if capacity.is_none() && fail.is_none() && timed.is_empty() {
                         self.err(
                             Diagnostic::new(
                                 format!("fault `{}` changes nothing", decl.name.name),
@@ -396,13 +414,14 @@ impl Validator {
                         })
                     });
                     if let (Some(node), Some(during)) = (node, during) {
-                        faults.push(FaultInfo {
+                        faults.push(FaultDecl {
                             name: decl.name.name.clone(),
                             nodes: node,
                             during,
                             capacity,
                             fail,
                             every,
+                            timed,
                         });
                     }
                 }
@@ -432,11 +451,11 @@ impl Validator {
                     }
                     if !nodes[i].routes.is_empty() {
                         self.err(
-                            Diagnostic::new(
-                                format!("`{}` has two `endpoint` blocks", decl.node.name),
-                                decl.node.span,
-                            )
-                            .label("second `endpoint`"),
+                            Twice::Block {
+                                owner: &decl.node.name,
+                                block: "endpoint",
+                            }
+                            .at(decl.node.span),
                         );
                     }
                     let mut names: Vec<&str> = Vec::new();

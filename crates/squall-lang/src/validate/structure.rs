@@ -14,8 +14,10 @@ use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
 use crate::span::Span;
+use crate::twice::Twice;
 
-use super::{NodeDecl, Scenario, Validator, DEFAULT_SEED};
+use super::{Validator, DEFAULT_SEED};
+use crate::decl::{NodeDecl, Scenario};
 
 impl Validator {
     /// Reads the top-level declarations and the chains into a scenario whose
@@ -26,8 +28,9 @@ impl Validator {
         let mut run: Option<Value> = None;
         let mut run_range: Option<Range> = None;
         let mut warmup: Option<Value> = None;
+        let mut series: Option<Timed> = None;
         let mut epoch: Option<i64> = None;
-        let mut rngs: Vec<RngDecl> = Vec::new();
+        let mut rngs: Vec<RngAst> = Vec::new();
         let mut backoffs: Vec<(String, BackoffAst)> = Vec::new();
         let mut policies: Vec<(String, RetryAst)> = Vec::new();
         let mut seed: Option<u64> = None;
@@ -57,28 +60,33 @@ impl Validator {
                     };
                     if clock.is_some() {
                         self.err(
-                            Diagnostic::new("the clock is declared twice", id.span)
-                                .label("second `clock`"),
+                            Twice::Clock.at(id.span),
                         );
                     }
                     clock = Some((c, id.span));
                 }
                                 Item::Warmup(v) => {
                     if warmup.is_some() {
-                        self.err(Diagnostic::new("`warmup` is declared twice", v.span).label("second `warmup`"));
+                        self.err(Twice::Setting { keyword: "warmup" }.at(v.span));
                     }
                     warmup = Some(v.clone());
                 }
+                Item::Series(t) => {
+                    if series.is_some() {
+                        self.err(Diagnostic::new("`series` is declared twice", t.span).label("second `series`"));
+                    }
+                    series = Some(t.clone());
+                }
                 Item::RunRange(r) => {
                     if run.is_some() || run_range.is_some() {
-                        self.err(Diagnostic::new("`run` is declared twice", r.span).label("second `run`"));
+                        self.err(Twice::Setting { keyword: "run" }.at(r.span));
                     }
                     run_range = Some(r.clone());
                 }
                 Item::Epoch(text, span) => match crate::date::parse_date(text) {
                     Some(ms) => {
                         if epoch.is_some() {
-                            self.err(Diagnostic::new("`epoch` is declared twice", *span).label("second `epoch`"));
+                            self.err(Twice::Setting { keyword: "epoch" }.at(*span));
                         }
                         epoch = Some(ms);
                     }
@@ -89,7 +97,7 @@ impl Validator {
                     ),
                 },
                 Item::Rng(decl) => {
-                    if rngs.iter().any(|r: &RngDecl| r.name.name == decl.name.name) {
+                    if rngs.iter().any(|r: &RngAst| r.name.name == decl.name.name) {
                         self.declared_twice("rng", &decl.name);
                         continue;
                     }
@@ -131,8 +139,7 @@ impl Validator {
                 Item::Run(v) => {
                     if run.is_some() || run_range.is_some() {
                         self.err(
-                            Diagnostic::new("`run` is declared twice", v.span)
-                                .label("second `run`"),
+                            Twice::Setting { keyword: "run" }.at(v.span),
                         );
                     }
                     run = Some(v.clone());
@@ -140,8 +147,7 @@ impl Validator {
                 Item::Seed(s, span) => {
                     if seed.is_some() {
                         self.err(
-                            Diagnostic::new("`seed` is declared twice", *span)
-                                .label("second `seed`"),
+                            Twice::Setting { keyword: "seed" }.at(*span),
                         );
                     }
                     seed = Some(*s);
@@ -172,6 +178,7 @@ impl Validator {
                                     routes: Vec::new(),
                                     fanout: Vec::new(),
                                     response: None,
+                                    timed: Vec::new(),
                                 });
                                 gidx.push(graph.add_node(nodes.len() - 1));
                                 nodes.len() - 1
@@ -223,6 +230,7 @@ impl Validator {
             run,
             run_range,
             warmup,
+            series,
             epoch,
             rngs,
             backoffs,

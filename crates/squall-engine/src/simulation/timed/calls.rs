@@ -53,8 +53,13 @@ pub(super) struct Call {
     pub(super) prev_wait: u64,
     /// It holds one of its node's workers.
     pub(super) holds_worker: bool,
-    /// Its caller gave up on it (timed out): its answer goes nowhere.
+    /// Its work is for a caller that gave up: it, or a call above it,
+    /// timed out at its caller (counted as wasted work).
     pub(super) orphan: bool,
+    /// Its own caller gave up on it: its answer goes nowhere. Only the top
+    /// call of an orphaned chain is detached; the calls below it still
+    /// answer to it.
+    pub(super) detached: bool,
     /// When it reached its node, took a worker, became an orphan.
     pub(super) arrived: Time,
     pub(super) served: Time,
@@ -93,6 +98,7 @@ impl Calls {
             prev_wait: u64::MAX,
             holds_worker: false,
             orphan: false,
+            detached: false,
             arrived: now,
             served: now,
             orphaned_at: Time::NEVER,

@@ -335,13 +335,30 @@ impl Runner<'_, '_> {
             let Some((q, _)) = st.take_free(|(q, g)| calls.current(q, g)) else {
                 break;
             };
-            tm.recorder.queue(node, now, -1);
-            self.take_worker(now, q, node);
-            let gen = self.timed.calls.enter(q, Phase::Dequeued);
-            self.queue
-                .schedule(now.units(), Event::Wake { call: q, gen })?;
+            self.hand_worker(now, q, node)?;
         }
         Ok(())
+    }
+
+    /// Queued call `q` takes a worker of `node` that the station gave it,
+    /// and starts at a wake at `now` (not inline, so a long queue never
+    /// deepens the stack).
+    fn hand_worker(&mut self, now: Time, q: u32, node: usize) -> Result<(), SimError> {
+        self.timed.recorder.queue(node, now, -1);
+        self.take_worker(now, q, node);
+        let gen = self.timed.calls.enter(q, Phase::Dequeued);
+        self.queue
+            .schedule(now.units(), Event::Wake { call: q, gen })?;
+        Ok(())
+    }
+
+    /// A queued call leaves `node`'s queue at `now` without service.
+    fn leave_queue(&mut self, now: Time, node: usize) {
+        let tm = &mut self.timed;
+        if let Some(st) = tm.servers[node].station.as_mut() {
+            st.leave_queue();
+        }
+        tm.recorder.queue(node, now, -1);
     }
 
     /// Call `c` holds one of `node`'s workers from `now`.
@@ -355,8 +372,7 @@ impl Runner<'_, '_> {
     }
 
     /// A worker of `node` is free at `now`: the oldest live queued call
-    /// takes it (and starts at a wake at `now`, not inline, so a long queue
-    /// never deepens the stack).
+    /// takes it.
     fn free_worker(&mut self, now: Time, node: usize) -> Result<(), SimError> {
         let tm = &mut self.timed;
         tm.servers[node].in_service -= 1;
@@ -368,12 +384,7 @@ impl Runner<'_, '_> {
         let Some((q, _)) = st.finish(|(q, g)| calls.current(q, g)) else {
             return Ok(());
         };
-        tm.recorder.queue(node, now, -1);
-        self.take_worker(now, q, node);
-        let gen = self.timed.calls.enter(q, Phase::Dequeued);
-        self.queue
-            .schedule(now.units(), Event::Wake { call: q, gen })?;
-        Ok(())
+        self.hand_worker(now, q, node)
     }
 
     /// Call `c` starts its node's own service time.
@@ -476,12 +487,8 @@ impl Runner<'_, '_> {
                     return self.stop_at_deadline(now, c);
                 }
                 let (node, _, _) = self.node_of(c);
-                let tm = &mut self.timed;
-                if let Some(st) = tm.servers[node].station.as_mut() {
-                    st.leave_queue();
-                }
-                tm.recorder.queue(node, now, -1);
-                tm.recorder.count(node, Count::QueueTimeout, now, 1);
+                self.leave_queue(now, node);
+                self.timed.recorder.count(node, Count::QueueTimeout, now, 1);
                 self.complete_call(now, c, fail(FailKind::QueueTimeout))
             }
             Phase::Dequeued => self.start_service(now, c),
@@ -495,21 +502,18 @@ impl Runner<'_, '_> {
     }
 
     /// The deadline call `c`'s node knows has passed while it waits in the
-    /// queue or is in service: an orphan is cancelled; a call whose caller
-    /// still waits answers *deadline exceeded* (its caller's own timer, set
-    /// for the same moment, normally comes first).
+    /// queue or is in service: a detached call (nobody waits for it) is
+    /// cancelled; a call whose caller still waits answers *deadline
+    /// exceeded* (its caller's own timer, set for the same moment, normally
+    /// comes first).
     fn stop_at_deadline(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let call = *self.timed.calls.get(c);
-        if call.orphan {
+        if call.detached {
             return self.cancel_chain(now, c);
         }
         if call.phase == Phase::Queued {
             let (node, _, _) = self.node_of(c);
-            let tm = &mut self.timed;
-            if let Some(st) = tm.servers[node].station.as_mut() {
-                st.leave_queue();
-            }
-            tm.recorder.queue(node, now, -1);
+            self.leave_queue(now, node);
         }
         self.complete_call(now, c, fail(FailKind::Deadline))
     }
@@ -529,11 +533,14 @@ impl Runner<'_, '_> {
         if self.timed.servers[node].cancel || propagated_past {
             self.cancel_chain(now, child)?;
         } else {
+            if child != NONE {
+                self.timed.calls.get_mut(child).detached = true;
+            }
             let mut x = child;
             while x != NONE {
                 let call = self.timed.calls.get_mut(x);
                 call.orphan = true;
-                call.orphaned_at = now;
+                call.orphaned_at = call.orphaned_at.min(now);
                 x = call.child;
             }
         }
@@ -551,11 +558,7 @@ impl Runner<'_, '_> {
             let call = *self.timed.calls.get(c);
             let (node, _, _) = self.node_of(c);
             if call.phase == Phase::Queued {
-                let tm = &mut self.timed;
-                if let Some(st) = tm.servers[node].station.as_mut() {
-                    st.leave_queue();
-                }
-                tm.recorder.queue(node, now, -1);
+                self.leave_queue(now, node);
             }
             if call.holds_worker {
                 self.wasted_busy(now, node, &call);
@@ -610,7 +613,7 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         self.drop_ref(call.slot);
-        if call.orphan {
+        if call.detached {
             return Ok(());
         }
         // The caller's try answered: its timer goes stale.

@@ -67,9 +67,10 @@
 //! before the deadline). When the timer fires first, the try fails at the
 //! caller as a timeout (retryable under the usual classification) and
 //! the callee's chain of calls is left behind as *orphans*: they keep
-//! working, holding workers, and their answers go nowhere — that is
-//! wasted work, counted at each node as calls and busy time (from the
-//! moment their caller gave up). With `cancel` on the node, or when the
+//! working, holding workers, retrying among themselves (each still
+//! answers the call above it), and only the top one's answer goes
+//! nowhere — that is wasted work, counted at each node as calls and busy
+//! time (from the moment the caller gave up). With `cancel` on the node, or when the
 //! deadline is propagated and has passed, the chain is cancelled instead:
 //! every call in it leaves its queue or frees its worker at that moment.
 //! Retries follow the zero-time path's rules (classification, attempts,

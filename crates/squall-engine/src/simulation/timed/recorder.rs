@@ -40,6 +40,7 @@ pub(super) struct Recorder {
     bin_ticks: u64,
     windows: Vec<(Time, Time)>,
     nodes: Vec<NodeRecord>,
+    /// Per source, then one for all sources: the run and each window.
     sources: Vec<(LatencyHistogram, Vec<LatencyHistogram>)>,
     pub(super) calls: CallAccounting,
 }
@@ -83,7 +84,7 @@ impl Recorder {
             res,
             bin_ticks,
             nodes: vec![node; nodes],
-            sources: vec![(LatencyHistogram::new(), vec![LatencyHistogram::new(); w]); sources],
+            sources: vec![(LatencyHistogram::new(), vec![LatencyHistogram::new(); w]); sources + 1],
             windows,
             calls: CallAccounting::default(),
         }
@@ -114,11 +115,14 @@ impl Recorder {
 
     /// A request of `source` ended at `now` after `d`.
     pub(super) fn end_to_end(&mut self, source: usize, now: Time, d: Duration) {
-        let r = &mut self.sources[source];
-        r.0.record(d);
-        for (w, &(from, to)) in self.windows.iter().enumerate() {
-            if from <= now && now < to {
-                r.1[w].record(d);
+        let all = self.sources.len() - 1;
+        for s in [source, all] {
+            let r = &mut self.sources[s];
+            r.0.record(d);
+            for (w, &(from, to)) in self.windows.iter().enumerate() {
+                if from <= now && now < to {
+                    r.1[w].record(d);
+                }
             }
         }
     }
@@ -183,18 +187,21 @@ impl Recorder {
                 }
             })
             .collect();
+        let mut sources: Vec<TimedSource> = self
+            .sources
+            .iter()
+            .map(|(run, ws)| TimedSource {
+                run: run.quantiles(),
+                windows: ws.iter().map(LatencyHistogram::quantiles).collect(),
+            })
+            .collect();
+        let all = sources.pop().unwrap_or_default();
         TimedObservations {
             units_per_tick: self.res.per_tick(),
             bin_ticks: self.bin_ticks,
             nodes,
-            sources: self
-                .sources
-                .iter()
-                .map(|(run, ws)| TimedSource {
-                    run: run.quantiles(),
-                    windows: ws.iter().map(LatencyHistogram::quantiles).collect(),
-                })
-                .collect(),
+            sources,
+            all,
             calls: self.calls,
         }
     }
