@@ -263,7 +263,7 @@ fn bad_record_shares_give_exact_permanent_failures() {
         );
         s.ticks = 10 * MINUTE;
         let o = run_sending(&s).unwrap();
-        let expected = (3000.0 * share as f64).floor() as u64;
+        let expected = (3000.0 * share).floor() as u64;
         assert_eq!(o.states.failed, expected, "share {share}");
         assert_eq!(o.states.submitted, 3000 - expected);
         assert_conserved(&o, 3000);
