@@ -68,6 +68,7 @@ pub mod outcome;
 pub mod policy;
 pub mod queue;
 pub mod rng;
+pub mod sending;
 mod server;
 pub mod simulation;
 pub mod time;

@@ -79,6 +79,7 @@ pub mod number;
 pub mod plan;
 pub mod render;
 pub mod run;
+pub mod sending;
 pub mod series;
 pub mod study;
 pub mod sweep;
