@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 pub mod build;
+pub mod chart;
 pub mod client;
 pub mod compare;
 pub mod csv;
