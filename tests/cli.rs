@@ -436,3 +436,44 @@ fn a_run_too_long_to_count_is_refused_not_attempted() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn check_refuses_a_crossed_run_the_engine_refuses() {
+    // Each run alone is fine; only the point on top of `spiky` (a table
+    // crosses them) sends more than the engine simulates per tick.
+    let file = scratch("crossed.squall");
+    std::fs::write(
+        &file,
+        r#"scenario "crossed" {
+  run 100 rounds
+  param burst = 1/round
+  source users { rate 1/round  enters api }
+  chain api -> db
+  window all 1..100
+  variant calm "calm" { }
+  variant spiky "spiky" { source users { rate $burst during 1..10 } }
+  sweep bursts "burst size" { burst in [1/round, 2000000/round] }
+  report {
+    table "grid" {
+      rows variants [spiky] x sweep bursts
+      at db
+      label "case", "burst"
+      column "calls/round" = all.call_rate :.2
+    }
+  }
+}
+"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let path = file.to_str().unwrap_or_default();
+    let o = squall(&["check", path]);
+    assert_eq!(code(&o), Some(2), "{}", stdout(&o));
+    assert_eq!(
+        stderr(&o),
+        format!(
+            "{path}: error: point 2 of sweep `bursts` on variant `spiky`: source `users` sends 2000000 requests per tick; squall simulates at most 1000000 per tick per source (scale the scenario down: rates, capacities and counts by the same factor)\n"
+        )
+    );
+    // `run` refuses the same run, so `check` and `run` agree.
+    assert_eq!(code(&squall(&["run", path])), Some(2));
+}

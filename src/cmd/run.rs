@@ -2,7 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use squall_report::{Study, StudyError, StudyOptions};
+use squall_lang::{RunKey, Scenario};
+use squall_report::{RunPlan, Study, StudyError, StudyOptions};
 
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
 use crate::FormatArg;
@@ -47,6 +48,23 @@ pub fn run(
         }
         Some(ids)
     };
+    // Every argument is checked before the run: a bad one must not cost a
+    // run, nor leave a series file written.
+    for written in [out, extras.series.as_deref(), extras.chart.as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        if let Err(code) = util::refuse_overwriting(written, &[file]) {
+            return code;
+        }
+    }
+    let chart_node = match &extras.chart {
+        Some(_) => match chart_node(&scenario, extras.chart_node.as_deref()) {
+            Ok(i) => Some(i),
+            Err(code) => return code,
+        },
+        None => None,
+    };
     let study = match Study::run(
         &scenario,
         StudyOptions {
@@ -62,30 +80,7 @@ pub fn run(
             return code;
         }
     }
-    if let Some(path) = &extras.chart {
-        let node = match &extras.chart_node {
-            Some(name) => match scenario.nodes.iter().position(|n| n.name == *name) {
-                Some(i) => i,
-                None => {
-                    let names: Vec<&str> = scenario.nodes.iter().map(|n| n.name.as_str()).collect();
-                    let hint = squall_lang::diagnostic::did_you_mean(name, names.iter().copied())
-                        .map(|h| format!("; {h}"))
-                        .unwrap_or_default();
-                    return util::usage(&format!(
-                        "no node `{name}` to chart{hint} (nodes: {})",
-                        names.join(", ")
-                    ));
-                }
-            },
-            // The bottom of the first chain: the dependency.
-            None => {
-                let mut i = 0;
-                while let Some(d) = scenario.nodes.get(i).and_then(|n| n.downstream) {
-                    i = d;
-                }
-                i
-            }
-        };
+    if let (Some(path), Some(node)) = (&extras.chart, chart_node) {
         if let Err(code) = util::write_output(Some(path), &study.chart_svg(node)) {
             return code;
         }
@@ -94,6 +89,34 @@ pub fn run(
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,
         Err(code) => code,
+    }
+}
+
+/// The node `--chart` draws: `--chart-node`, or the bottom of the first chain.
+fn chart_node(scenario: &squall_lang::Scenario, name: Option<&str>) -> Result<usize, u8> {
+    match name {
+        Some(name) => scenario
+            .nodes
+            .iter()
+            .position(|n| n.name == name)
+            .ok_or_else(|| {
+                util::usage(&format!(
+                    "no node `{name}` to chart{}",
+                    util::unknown_hint(
+                        name,
+                        "nodes",
+                        scenario.nodes.iter().map(|n| n.name.as_str())
+                    )
+                ))
+            }),
+        // The bottom of the first chain: the dependency.
+        None => {
+            let mut i = 0;
+            while let Some(d) = scenario.nodes.get(i).and_then(|n| n.downstream) {
+                i = d;
+            }
+            Ok(i)
+        }
     }
 }
 
@@ -106,8 +129,24 @@ pub fn study_error(e: &StudyError, color: bool) -> u8 {
     EXIT_INVALID
 }
 
-/// `squall check FILE...`: validates scenario files, and every run's model
-/// against the engine's limits (so `check` passes only what `run` runs).
+/// How `squall check` names a run the engine refuses.
+fn run_name(s: &Scenario, key: RunKey) -> String {
+    match key {
+        RunKey::Variant(v) => format!("variant `{}`", s.variants[v].name),
+        RunKey::Point(i, p) => format!("point {} of sweep `{}`", p + 1, s.sweeps[i].name),
+        RunKey::Cross(v, i, p) => format!(
+            "point {} of sweep `{}` on variant `{}`",
+            p + 1,
+            s.sweeps[i].name,
+            s.variants[v].name
+        ),
+    }
+}
+
+/// `squall check FILE...`: validates scenario files, and every run the
+/// file can make ([`RunPlan::every`]: variants, sweep points, points crossed
+/// with variants) against the engine's limits, so `check` passes only what
+/// `run` and `sweep` run.
 pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
     use std::io::Write as _;
     let mut worst = EXIT_OK;
@@ -115,29 +154,18 @@ pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
     for f in files {
         match util::load(f, color) {
             Ok(s) => {
-                let refused: Vec<String> = s
-                    .all_runs()
-                    .into_iter()
-                    .filter_map(|key| {
-                        let m = s.model_for(key, &[]).ok()?;
-                        let run = match key {
-                            squall_lang::RunKey::Variant(v) => {
-                                format!("variant `{}`", s.variants[v].name)
-                            }
-                            squall_lang::RunKey::Point(i, p)
-                            | squall_lang::RunKey::Cross(_, i, p) => {
-                                format!("point {} of sweep `{}`", p + 1, s.sweeps[i].name)
-                            }
-                        };
-                        squall_engine::Simulation::builder(&m)
-                            .build()
-                            .err()
-                            .map(|e| format!("{run}: {e}"))
-                    })
-                    .collect();
+                let refused = RunPlan::every(&s).refusals(&s);
                 if !refused.is_empty() {
-                    for r in &refused {
-                        eprintln!("{}: error: {r}", f.display());
+                    for (key, problem) in &refused {
+                        match problem {
+                            StudyError::Invalid(d) => util::print_diagnostics(d, color),
+                            StudyError::Sim(e) => {
+                                eprintln!("{}: error: {}: {e}", f.display(), run_name(&s, *key))
+                            }
+                            other => {
+                                eprintln!("{}: error: {}: {other}", f.display(), run_name(&s, *key))
+                            }
+                        }
                     }
                     worst = worst.max(EXIT_INVALID);
                     continue;

@@ -48,6 +48,9 @@ pub fn sweep(args: &SweepArgs, color: bool) -> u8 {
 
 fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     let scenario = util::load(&args.file, color)?;
+    if let Some(out) = &args.out {
+        util::refuse_overwriting(out, &[&args.file])?;
+    }
     if args.jobs == Some(0) {
         return Err(util::usage("`--jobs 0`: give at least one thread"));
     }
@@ -171,6 +174,12 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
 
 /// `squall merge FILE...`
 pub fn merge(files: &[PathBuf], format: FormatArg, out: Option<&Path>) -> u8 {
+    if let Some(out) = out {
+        let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+        if let Err(code) = util::refuse_overwriting(out, &inputs) {
+            return code;
+        }
+    }
     let mut parts = Vec::new();
     for f in files {
         let text = match util::read(f) {

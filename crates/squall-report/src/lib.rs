@@ -5,6 +5,40 @@
 //! of its `expect` lines; rendered as aligned text, markdown or JSON. Same
 //! input, same bytes out.
 //!
+//! # How a report is made
+//!
+//! 1. [`plan`] decides which runs a piece of work needs and with which seed
+//!    ([`RunPlan`]), and runs them in parallel into [`Run`]s ([`run`]);
+//!    reports, sweeps and `squall check` all plan there. A run that cannot
+//!    start is a [`StudyError`] ([`error`]).
+//! 2. [`study`] holds a scenario with its finished runs ([`Study`]); every
+//!    report item is a method on it and reads its numbers through [`eval`].
+//! 3. [`build`] gathers the items, in the file's order, into a [`Report`]
+//!    ([`document`]): plain data, so every format says the same thing.
+//! 4. [`render`] writes it as text, markdown or JSON, [`csv`] as CSV
+//!    ([`number`] formats numbers as the documents do).
+//!
+//! # Where each report item lives
+//!
+//! | in the `report` block | built in |
+//! |---|---|
+//! | `table` | [`table`] (rows laid out by `Study::plan_rows`) |
+//! | `line` | [`line`](mod@line) |
+//! | `measure`, and every expression | [`eval`] |
+//! | `diagnose` | [`diagnose`] |
+//! | `waits` | `client/waits.rs` ([`client`]) |
+//! | `herd` | `client/herd.rs` |
+//! | `operations` | `client/operations.rs` (answers worded by [`words`]) |
+//! | `trace` | `client/trace.rs` (states and outcomes worded by [`words`]) |
+//! | `isolation` | [`isolation`] |
+//! | `expect` | [`expect`] |
+//! | the accounting table | [`build`] |
+//!
+//! Beside the report: [`sweep`] runs a sweep (`squall sweep`), writes and
+//! merges its shard files (`squall merge`); [`series`] writes the per-tick
+//! CSV and the SVG chart of `squall run --series/--chart`; [`compare`]
+//! compares two reports (`squall diff`).
+//!
 //! ```
 //! let text = r#"scenario "tiny" {
 //!   run 10 rounds
@@ -32,15 +66,25 @@ pub mod compare;
 pub mod csv;
 pub mod diagnose;
 pub mod document;
+pub mod error;
 pub mod eval;
+pub mod expect;
+pub mod isolation;
+pub mod line;
 pub mod number;
+pub mod plan;
 pub mod render;
+pub mod run;
 pub mod series;
 pub mod study;
 pub mod sweep;
+pub mod table;
 pub mod words;
 
 pub use document::{Block, Cell, Report, Table};
+pub use error::StudyError;
+pub use plan::RunPlan;
 pub use render::Format;
-pub use study::{Run, Study, StudyError, StudyOptions};
+pub use run::Run;
+pub use study::{Study, StudyOptions};
 pub use sweep::{merge, read_shard, run_sweep, MergeError, Shard, SweepOptions, SweepRows};

@@ -15,6 +15,28 @@ pub enum Format {
     Csv,
 }
 
+/// How a report header names a run's length: `400 rounds`, `60000 ms`, or
+/// `0..12000 ms` for a run that does not start at 1.
+pub fn run_text(clock: squall_lang::Clock, start: u64, end: u64) -> String {
+    let unit = clock.unit_name();
+    if start == 1 {
+        let plural = if clock == squall_lang::Clock::Round && end != 1 {
+            "s"
+        } else {
+            ""
+        };
+        format!("{end} {unit}{plural}")
+    } else {
+        format!("{start}..{end} {unit}")
+    }
+}
+
+/// How a report header shows a `--set` setting: as given, without `--set `.
+pub fn setting_text(set: &squall_lang::Setting) -> String {
+    let text = set.origin.clone().unwrap_or_else(|| set.name.clone());
+    text.trim_start_matches("--set ").to_string()
+}
+
 impl Report {
     /// Renders in `format`; the output always ends with a newline.
     pub fn render(&self, format: Format) -> String {

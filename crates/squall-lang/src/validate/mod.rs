@@ -281,6 +281,8 @@ pub struct Scenario {
 
 /// Reads, parses and validates a scenario file.
 pub fn load(file: &str, source: &str) -> Result<Scenario, Diagnostics> {
+    // A byte-order mark some editors write is not part of the scenario.
+    let source = source.strip_prefix('\u{feff}').unwrap_or(source);
     let wrap = |list: Vec<Diagnostic>| Diagnostics::new(file, source, list);
     let ast = parse_file(source).map_err(|d| wrap(vec![d]))?;
     let mut v = Validator::new(file, source);

@@ -1,0 +1,208 @@
+//! Running one sweep, or one shard of it, and filling its tables.
+//!
+//! The [run planner](crate::plan) picks the runs (`RunPlan::sweep`) and runs
+//! them; this file evaluates the rows the shard holds, and writes the
+//! report's facts for a sweep (file, clock, run, seed, sweep, points, base
+//! variant, `--vary` axes, `--set` settings).
+
+use squall_lang::{RunKey, Scenario, Setting, TableSpec};
+
+use super::{text_hash, RowEntry, Shard, StoredCell, StudyId, SweepRows, TableRows, SHARD_VERSION};
+use crate::document::Cell;
+use crate::eval::Ctx;
+use crate::plan::{sweep_tables, RunPlan};
+use crate::study::{Study, StudyError};
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct SweepOptions {
+    /// `--set` settings for every point.
+    pub cli: Vec<Setting>,
+    /// Threads; `None` for one per core.
+    pub jobs: Option<usize>,
+    /// Only this slice of the points.
+    pub shard: Option<Shard>,
+}
+
+/// Runs sweep `s` of the scenario (or one shard of it). `progress` is called
+/// with the number of finished runs after each run, from any thread.
+pub fn run_sweep(
+    scenario: &Scenario,
+    s: usize,
+    options: &SweepOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<SweepRows, StudyError> {
+    let sweep = &scenario.sweeps[s];
+    let count = sweep.point_count();
+    let points_run: Vec<usize> = (0..count)
+        .filter(|&p| options.shard.is_none_or(|sh| sh.holds(p)))
+        .collect();
+    let tables = sweep_tables(scenario, s);
+    let plan = RunPlan::sweep(scenario, s, &|k| mine(Some(k), s, options.shard));
+    let runs = plan.run(scenario, &options.cli, options.jobs, progress)?;
+    let study = Study {
+        scenario,
+        cli: options.cli.clone(),
+        selected: None,
+        runs,
+    };
+    let base_ticks = scenario
+        .model_for(RunKey::Variant(sweep.base), &options.cli)
+        .map(|m| (m.start, m.ticks))
+        .ok();
+
+    let mut out_tables = Vec::new();
+    if tables.is_empty() {
+        out_tables.push(measures_table(&study, s, options.shard));
+    } else {
+        for t in tables {
+            out_tables.push(sweep_table(&study, t, s, options.shard));
+        }
+    }
+
+    let point_labels: Vec<String> = (0..count)
+        .map(|p| study.run_label(RunKey::Point(s, p)))
+        .collect();
+    let settings: Vec<String> = options
+        .cli
+        .iter()
+        .map(crate::render::setting_text)
+        .collect();
+    let mut meta = vec![
+        ("file".to_string(), scenario.file.clone()),
+        ("clock".to_string(), scenario.clock.unit_name().to_string()),
+    ];
+    if let Some((start, end)) = base_ticks {
+        meta.push((
+            "run".to_string(),
+            crate::render::run_text(scenario.clock, start, end),
+        ));
+    }
+    meta.push(("seed".to_string(), scenario.seed.to_string()));
+    meta.push(("sweep".to_string(), sweep.name.clone()));
+    meta.push(("points".to_string(), count.to_string()));
+    meta.push((
+        "variant".to_string(),
+        scenario.variants[sweep.base].label.clone(),
+    ));
+    let axes: Vec<String> = sweep
+        .axes
+        .iter()
+        .map(|(n, vs)| {
+            let vs: Vec<String> = vs.iter().map(squall_lang::format::value_text).collect();
+            format!("{n}={}", vs.join(","))
+        })
+        .collect();
+    meta.push(("vary".to_string(), axes.join("; ")));
+    if !settings.is_empty() {
+        meta.push(("set".to_string(), settings.join("; ")));
+    }
+    Ok(SweepRows {
+        format: "squall-sweep".into(),
+        version: SHARD_VERSION,
+        study: StudyId {
+            scenario: scenario.name.clone(),
+            source_hash: text_hash(&scenario.source),
+            seed: scenario.seed,
+            sweep: sweep.name.clone(),
+            base: scenario.variants[sweep.base].name.clone(),
+            settings,
+            points: point_labels,
+        },
+        title: scenario.name.clone(),
+        meta,
+        shard: options.shard,
+        points_run,
+        tables: out_tables,
+    })
+}
+
+/// A report table whose rows include `sweep s`, with only the rows of the
+/// shard's points evaluated.
+fn sweep_table(study: &Study<'_>, t: &TableSpec, s: usize, shard: Option<Shard>) -> TableRows {
+    let (mut columns, plan) = study.plan_rows(t);
+    columns.extend(t.columns.iter().map(|c| c.title.clone()));
+    let row_count = plan.len();
+    let entries = plan
+        .into_iter()
+        .enumerate()
+        .filter(|(_, r)| mine(Some(r.run), s, shard))
+        .map(|(row, r)| {
+            let ctx = Ctx {
+                run: r.run,
+                window: r.window,
+                node: t.at,
+            };
+            let mut cells: Vec<StoredCell> = r.labels.iter().map(StoredCell::from).collect();
+            cells.extend(
+                t.columns
+                    .iter()
+                    .map(|c| StoredCell::from(&Cell::number(study.eval(&c.expr, ctx), c.digits))),
+            );
+            RowEntry { row, cells }
+        })
+        .collect();
+    TableRows {
+        title: t.title.clone(),
+        columns,
+        row_count,
+        rows: entries,
+    }
+}
+
+/// True when this shard evaluates a row with this run: the row's point is
+/// in the shard; a row with no point of the sweep belongs to shard 1.
+fn mine(run: Option<RunKey>, s: usize, shard: Option<Shard>) -> bool {
+    let Some(shard) = shard else {
+        return true;
+    };
+    match run {
+        Some(RunKey::Point(i, p) | RunKey::Cross(_, i, p)) if i == s => shard.holds(p),
+        _ => shard.index == 1,
+    }
+}
+
+/// One column per `measure`, one row per point.
+fn measures_table(study: &Study<'_>, s: usize, shard: Option<Shard>) -> TableRows {
+    let scenario = study.scenario;
+    let sweep = &scenario.sweeps[s];
+    let mut columns = vec![sweep
+        .axes
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")];
+    columns.extend(scenario.report.measures.iter().map(|m| m.name.clone()));
+    let count = sweep.point_count();
+    let rows = (0..count)
+        .filter(|&p| shard.is_none_or(|sh| sh.holds(p)))
+        .map(|p| {
+            let key = RunKey::Point(s, p);
+            let ctx = Ctx {
+                run: key,
+                window: None,
+                node: None,
+            };
+            let mut cells = vec![StoredCell::Text(study.run_label(key))];
+            cells.extend(
+                scenario
+                    .report
+                    .measures
+                    .iter()
+                    .map(|m| StoredCell::from(&Cell::number(study.eval(&m.expr, ctx), 2))),
+            );
+            RowEntry { row: p, cells }
+        })
+        .collect();
+    let title = if sweep.from_cli && sweep.label == sweep.name {
+        "measures at each point".to_string()
+    } else {
+        format!("measures at each point: {}", sweep.label)
+    };
+    TableRows {
+        title,
+        columns,
+        row_count: count,
+        rows,
+    }
+}
