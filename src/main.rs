@@ -66,7 +66,7 @@ impl FormatArg {
 enum Command {
     /// Run a scenario and print its report.
     #[command(
-        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n  squall run scenarios/retry-storm.squall --format json --out report.json\n  squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
+        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n  squall run scenarios/retry-storm.squall --format json --out report.json\n  squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db\n  squall run scenarios/retry-storm.squall --charts charts/ --html report.html\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
     )]
     Run {
         /// The scenario file.
@@ -96,6 +96,14 @@ enum Command {
         /// and so on down, to the bottom of that chain).
         #[arg(long, value_name = "NODE", requires = "chart")]
         chart_node: Option<String>,
+        /// Also write every chart of the report into this directory, one
+        /// SVG file each (created if missing).
+        #[arg(long, value_name = "DIR")]
+        charts: Option<PathBuf>,
+        /// Also write the whole report as one self-contained HTML page:
+        /// charts inline, every table and line, the scenario's source.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
     },
     /// Check scenario files and print their diagnostics.
     #[command(
@@ -267,6 +275,8 @@ fn main() -> ExitCode {
             series,
             chart,
             chart_node,
+            charts,
+            html,
         } => cmd::run::run(
             &file,
             &variants,
@@ -277,6 +287,8 @@ fn main() -> ExitCode {
                 series,
                 chart,
                 chart_node,
+                charts,
+                html,
             },
             color,
         ),

@@ -5,6 +5,7 @@
 //! One test binary; each module below is a file beside this one.
 
 mod accounting;
+mod browser;
 mod cli;
 mod determinism;
 mod generality;

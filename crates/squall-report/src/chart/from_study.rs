@@ -25,8 +25,8 @@ pub fn bin_width(ticks: u64, max_bins: u64) -> u64 {
     let mut p = 1u64;
     loop {
         for m in [1, 2, 5] {
-            let w = m * p;
-            if ticks.div_ceil(w) <= max_bins {
+            let w = p.saturating_mul(m);
+            if w == u64::MAX || ticks.div_ceil(w) <= max_bins {
                 return w;
             }
         }
@@ -181,6 +181,6 @@ mod tests {
         assert_eq!(bin_width(1001, 1000), 2);
         assert_eq!(bin_width(300_000, 1000), 500);
         assert_eq!(bin_width(0, 1000), 1);
-        assert_eq!(bin_width(u64::MAX, 1), 10_000_000_000_000_000_000);
+        assert_eq!(bin_width(u64::MAX, 1), u64::MAX);
     }
 }

@@ -54,6 +54,8 @@ impl Histogram {
         chart
             .configure_mesh()
             .disable_x_mesh()
+            .light_line_style(WHITE.mix(0.0))
+            .bold_line_style(BLACK.mix(0.08))
             .x_desc(style::text(&self.value_label))
             .y_desc(style::text(&self.count_label))
             .label_style(style::label_font())
