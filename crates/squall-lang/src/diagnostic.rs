@@ -6,6 +6,7 @@
 //! text, and implements [`miette::Diagnostic`] so the CLI (or a snapshot test)
 //! can render them with line, column and a pointer at the offending text.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -197,6 +198,14 @@ impl miette::Diagnostic for Located {
             d.span,
         ))))
     }
+}
+
+/// Drops repeated diagnostics (same span and message) and sorts the rest by
+/// position.
+pub(crate) fn dedup(list: &mut Vec<Diagnostic>) {
+    let mut seen = HashSet::new();
+    list.retain(|d| seen.insert((d.span.start, d.span.end, d.message.clone())));
+    list.sort_by_key(|d| d.span.start);
 }
 
 /// The widest source line (in bytes) a rendering quotes. miette pads its
