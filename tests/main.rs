@@ -13,6 +13,7 @@ mod determinism;
 mod generality;
 mod layers;
 mod memory;
+mod pictures;
 mod pipeline_robust;
 mod reference;
 mod retry_storm;

@@ -61,6 +61,8 @@ impl Study<'_> {
                     blocks.extend(self.operations(title, *source))
                 }
                 ReportItemSpec::Trace { title, node } => blocks.extend(self.trace(title, *node)),
+                // Charts are pictures: `--charts` and `--html` draw them.
+                ReportItemSpec::Chart(_) => {}
                 ReportItemSpec::Isolation(iso) => {
                     blocks.extend(self.isolation(iso).map(Block::Table))
                 }

@@ -1,9 +1,10 @@
 //! [`ChartFile`]: one finished chart of a report, and the charts a report
 //! draws ([`Study::charts`]).
 //!
-//! A report draws, in the file's order, one histogram per `herd` item, and
-//! one line chart of calls per tick at the scenario's dependency (the
-//! bottom of its first chain) for a scenario with a node to draw.
+//! A report draws, in the file's order, one line chart per `chart` item and
+//! one histogram per `herd` item. A report without `chart` items draws the
+//! calls per tick at the scenario's dependency (the bottom of its first
+//! chain) first, as `squall run --chart` does.
 
 use squall_lang::{Metric, ReportItemSpec, Scenario};
 
@@ -61,31 +62,58 @@ impl Study<'_> {
     /// Every chart of the report, in order, named for `--charts DIR`.
     pub fn charts(&self) -> Vec<ChartFile> {
         let mut out = Vec::new();
-        if !self.scenario.nodes.is_empty() && !self.variant_runs().is_empty() {
+        let items = &self.scenario.report.items;
+        let has_runs = !self.variant_runs().is_empty();
+        let asked = items.iter().any(|i| matches!(i, ReportItemSpec::Chart(_)));
+        if !asked && has_runs && !self.scenario.nodes.is_empty() {
             let node = default_node(self.scenario);
-            let series = self.binned(Metric::CallRate, node, MAX_BINS);
-            let name = &self.scenario.nodes[node].name;
-            out.push(ChartFile {
-                file: file_name(
-                    out.len() + 1,
-                    &format!("{} {name}", metric_name(Metric::CallRate)),
-                ),
-                title: series.title.clone(),
-                svg: series.to_svg(),
-            });
+            out.push(self.line_chart(None, Metric::CallRate, Some(node), 1));
         }
-        for item in &self.scenario.report.items {
-            if let ReportItemSpec::Herd(h) = item {
-                if let Some(hist) = self.herd_histogram(h) {
-                    out.push(ChartFile {
-                        file: file_name(out.len() + 1, &h.title),
-                        title: hist.title.clone(),
-                        svg: hist.to_svg(),
-                    });
+        for item in items {
+            match item {
+                ReportItemSpec::Chart(c) if has_runs => {
+                    out.push(self.line_chart(c.title.as_deref(), c.metric, c.node, out.len() + 1));
                 }
+                ReportItemSpec::Herd(h) => {
+                    if let Some(hist) = self.herd_histogram(h) {
+                        out.push(ChartFile {
+                            file: file_name(out.len() + 1, &h.title),
+                            title: hist.title.clone(),
+                            svg: hist.to_svg(),
+                        });
+                    }
+                }
+                _ => {}
             }
         }
         out
+    }
+
+    /// A line chart of `metric` (at `node`), titled `title` or by what it
+    /// draws.
+    fn line_chart(
+        &self,
+        title: Option<&str>,
+        metric: Metric,
+        node: Option<usize>,
+        position: usize,
+    ) -> ChartFile {
+        let mut series = self.binned(metric, node.unwrap_or(0), MAX_BINS);
+        if let Some(t) = title {
+            series.title = t.to_string();
+        }
+        let name = node
+            .and_then(|n| self.scenario.nodes.get(n))
+            .map_or("", |n| n.name.as_str());
+        let words = match title {
+            Some(t) => t.to_string(),
+            None => format!("{} {name}", metric_name(metric)),
+        };
+        ChartFile {
+            file: file_name(position, &words),
+            title: series.title.clone(),
+            svg: series.to_svg(),
+        }
     }
 }
 

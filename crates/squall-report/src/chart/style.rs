@@ -66,14 +66,16 @@ pub fn text(s: &str) -> String {
         .collect()
 }
 
-/// The smallest of 1, 2, 5 times a power of ten that is at least `max`
-/// (1 for nothing to show): the top of a value axis.
+/// The top of a value axis: a round number (1, 1.2, 1.5, 2, 2.5, 3, 4, 5,
+/// 6 or 8 times a power of ten) at least 5% above `max`, so a line at its
+/// maximum stays clear of the frame (1 for nothing to show).
 pub fn nice_ceiling(max: f64) -> f64 {
     if !max.is_finite() || max <= 0.0 {
         return 1.0;
     }
+    let max = max * 1.05;
     let p = 10f64.powf(max.log10().floor());
-    [1.0, 2.0, 5.0, 10.0]
+    [1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
         .iter()
         .map(|m| m * p)
         .find(|v| *v >= max * (1.0 - 1e-12))
@@ -106,10 +108,11 @@ mod tests {
     #[test]
     fn ceilings() {
         assert_eq!(nice_ceiling(0.0), 1.0);
-        assert_eq!(nice_ceiling(7.0), 10.0);
-        assert_eq!(nice_ceiling(12.0), 20.0);
-        assert_eq!(nice_ceiling(50.0), 50.0);
-        assert_eq!(nice_ceiling(0.3), 0.5);
+        assert_eq!(nice_ceiling(7.0), 8.0);
+        assert_eq!(nice_ceiling(12.0), 15.0);
+        assert_eq!(nice_ceiling(49.0), 60.0);
+        assert_eq!(nice_ceiling(1.0), 1.2);
+        assert_eq!(nice_ceiling(0.3), 0.4);
     }
 
     #[test]
