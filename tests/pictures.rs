@@ -45,11 +45,21 @@ fn chart_items_and_herds_become_one_svg_each() {
     assert_eq!(
         files,
         [
+            "01-calls-at-the-dependency.csv",
             "01-calls-at-the-dependency.svg",
+            "02-edge-rate.csv",
             "02-edge-rate.svg",
+            "03-wake-ups.csv",
             "03-wake-ups.svg"
         ]
     );
+    // The data beside each chart: the bin width in the heading, a row a bin.
+    let data = std::fs::read_to_string(out.join(&files[0])).unwrap_or_default();
+    let rows: Vec<&str> = data.lines().collect();
+    assert_eq!(rows[0], "bin start (rounds; bin width 1),base");
+    assert_eq!(rows.len(), 1 + 100);
+    assert_eq!(rows[1], "0,4");
+    let files: Vec<String> = files.into_iter().filter(|f| f.ends_with(".svg")).collect();
     let first = std::fs::read_to_string(out.join(&files[0])).unwrap_or_default();
     let t = svg_texts(&first);
     assert!(t.iter().any(|x| x == "calls at the dependency"), "{t:?}");
@@ -123,4 +133,25 @@ fn names_in_the_html_page_are_escaped() {
     assert!(!html.contains("<b>t"), "{html}");
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(html.contains("a&amp;b"));
+    // Markdown: no raw HTML, no broken table cell.
+    let (code, md, err) = run_in(&root(), &["run", &s, "--format", "markdown"]);
+    assert_eq!(code, 0, "{err}");
+    let raw = |tag: &str| md.match_indices(tag).any(|(i, _)| !md[..i].ends_with('\\'));
+    assert!(!raw("<script") && !raw("<img") && !raw("<b>"), "{md}");
+    assert!(md.contains("\\<script>alert(1)\\</script>"), "{md}");
+}
+
+#[test]
+fn text_and_markdown_escape_control_characters() {
+    let r = squall_report::Report {
+        title: "red\u{1b}[31m|x".into(),
+        meta: vec![],
+        blocks: vec![squall_report::Block::text("over\rwrite\u{202e}".into())],
+    };
+    let text = r.to_text();
+    assert!(!text.contains('\u{1b}') && !text.contains('\r') && !text.contains('\u{202e}'));
+    assert!(text.contains("red\\u{1b}[31m|x"), "{text}");
+    let md = r.to_markdown();
+    assert!(md.starts_with("# red[31m\\|x\n"), "{md}");
+    assert!(md.contains("- over write"), "{md}");
 }

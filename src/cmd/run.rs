@@ -102,8 +102,11 @@ pub fn run(
                 return util::usage(&format!("cannot create `{}`: {e}", dir.display()));
             }
             for c in &charts {
-                if let Err(code) = util::write_output(Some(&dir.join(&c.file)), &c.svg) {
-                    return code;
+                let svg = dir.join(&c.file);
+                for (path, text) in [(svg.with_extension("csv"), &c.csv), (svg, &c.svg)] {
+                    if let Err(code) = util::write_output(Some(&path), text) {
+                        return code;
+                    }
                 }
             }
         }

@@ -46,13 +46,13 @@ impl Study<'_> {
                     }
                 }
                 ReportItemSpec::Line(parts, variant) => {
-                    if let Some(text) = self.line(parts, *variant) {
-                        blocks.push(Block::Line { text });
+                    if let Some((text, values)) = self.line(parts, *variant) {
+                        blocks.push(Block::Line { text, values });
                     }
                 }
                 ReportItemSpec::Diagnose(d) => {
                     for text in self.diagnose(d) {
-                        blocks.push(Block::Line { text });
+                        blocks.push(Block::text(text));
                     }
                 }
                 ReportItemSpec::Waits(w) => blocks.extend(self.waits(w).map(Block::Table)),

@@ -68,7 +68,7 @@ impl HtmlPage<'_> {
                     }
                     table(t, &mut out);
                 }
-                Block::Line { text } => {
+                Block::Line { text, .. } => {
                     if !in_lines {
                         out.push_str("<ul class=\"lines\">\n");
                         in_lines = true;

@@ -4,12 +4,18 @@
 
 use squall_lang::{LinePart, RunKey};
 
+use crate::document::Cell;
 use crate::eval::Ctx;
 use crate::number::to_fixed;
 use crate::study::Study;
 
 impl Study<'_> {
-    pub(crate) fn line(&self, parts: &[LinePart], variant: Option<usize>) -> Option<String> {
+    /// The line's text, and each value in it as a number (as printed).
+    pub(crate) fn line(
+        &self,
+        parts: &[LinePart],
+        variant: Option<usize>,
+    ) -> Option<(String, Vec<Cell>)> {
         if let Some(v) = variant {
             if !self.runs.contains_key(&RunKey::Variant(v)) {
                 return None;
@@ -21,6 +27,7 @@ impl Study<'_> {
             node: None,
         };
         let mut out = String::new();
+        let mut values = Vec::new();
         for p in parts {
             match p {
                 LinePart::Text(t) => out.push_str(t),
@@ -29,14 +36,16 @@ impl Study<'_> {
                     if !self.variants_available(e) {
                         return None;
                     }
-                    match self.eval(e, ctx) {
+                    let v = self.eval(e, ctx);
+                    match v {
                         Some(v) => out.push_str(&to_fixed(v, *digits)),
                         None => out.push('—'),
                     }
+                    values.push(Cell::number(v, *digits));
                 }
             }
         }
-        Some(out)
+        Some((out, values))
     }
 
     fn variants_available(&self, e: &squall_lang::RExpr) -> bool {

@@ -1,57 +1,58 @@
-//! Per-tick series as CSV, and a chart of one node's calls as SVG (drawn
+//! Per-tick series as CSV (written with the `csv` crate), and a chart of one node's calls as SVG (drawn
 //! by [`crate::chart`]). Same study, same bytes.
-
-use std::fmt::Write as _;
 
 use squall_lang::Metric;
 
 use crate::chart::MAX_BINS;
 use crate::study::Study;
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
+use crate::{csv, escape};
 
 impl Study<'_> {
     /// Every variant's per-tick counters: one row per run and tick, with the
     /// system's arrivals, completions and drops, then each node's calls,
     /// served, failed, refused and blocked calls.
     pub fn series_csv(&self) -> String {
-        let mut out = String::from("run,tick,arrivals,completed,dropped,first_try_ok");
+        let mut w = csv::writer();
+        let mut header: Vec<String> = [
+            "run",
+            "tick",
+            "arrivals",
+            "completed",
+            "dropped",
+            "first_try_ok",
+        ]
+        .map(String::from)
+        .to_vec();
         for n in &self.scenario.nodes {
             for what in ["calls", "served", "failed", "refused", "blocked"] {
-                let _ = write!(out, ",{}", csv_field(&format!("{}.{what}", n.name)));
+                header.push(escape::csv_text(&format!("{}.{what}", n.name)));
             }
         }
-        out.push('\n');
+        let _ = w.write_record(&header);
+        let mut row: Vec<String> = Vec::with_capacity(header.len());
         for key in self.variant_runs() {
             let Some(run) = self.runs.get(&key) else {
                 continue;
             };
-            let label = csv_field(&self.run_label(key));
+            let label = escape::csv_text(&self.run_label(key));
             let o = &run.obs;
             for t in run.model.start..=run.model.ticks {
                 let i = t as usize;
-                let _ = write!(
-                    out,
-                    "{label},{t},{},{},{},{}",
-                    o.arrivals[i], o.completed[i], o.dropped[i], o.first_try[i]
-                );
-                for s in &o.nodes {
-                    let _ = write!(
-                        out,
-                        ",{},{},{},{},{}",
-                        s.calls[i], s.ok[i], s.failed[i], s.refused[i], s.blocked[i]
-                    );
+                row.clear();
+                row.push(label.clone());
+                row.push(t.to_string());
+                for v in [o.arrivals[i], o.completed[i], o.dropped[i], o.first_try[i]] {
+                    row.push(v.to_string());
                 }
-                out.push('\n');
+                for s in &o.nodes {
+                    for v in [s.calls[i], s.ok[i], s.failed[i], s.refused[i], s.blocked[i]] {
+                        row.push(v.to_string());
+                    }
+                }
+                let _ = w.write_record(&row);
             }
         }
-        out
+        csv::finish(w)
     }
 
     /// A line chart of the calls per tick `node` sees, one line per

@@ -8,6 +8,8 @@
 
 use serde::Serialize;
 
+use crate::escape;
+
 /// One variant's line: its label and one value per bin (`None`: no value,
 /// e.g. a ratio over a bin with nothing in it; the line breaks there).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -62,6 +64,32 @@ impl BinnedSeries {
     /// Where the last bin ends.
     pub fn end(&self) -> f64 {
         self.start + self.bins() as f64 * self.bin_width
+    }
+
+    /// The series as CSV: one row per bin, its start, then each line's value
+    /// in full precision (empty for none). The first heading names the
+    /// time unit and the bin width: `bin start (rounds; bin width 5)`.
+    pub fn to_csv(&self) -> String {
+        let mut w = crate::csv::writer();
+        let mut header = vec![format!(
+            "bin start ({}; bin width {})",
+            self.time_unit, self.bin_width
+        )];
+        header.extend(self.lines.iter().map(|l| escape::csv_text(&l.label)));
+        let _ = w.write_record(&header);
+        for b in 0..self.bins() {
+            let mut row = vec![format!("{}", self.start + b as f64 * self.bin_width)];
+            row.extend(self.lines.iter().map(|l| {
+                l.values
+                    .get(b)
+                    .copied()
+                    .flatten()
+                    .filter(|v| v.is_finite())
+                    .map_or(String::new(), |v| format!("{v}"))
+            }));
+            let _ = w.write_record(&row);
+        }
+        crate::csv::finish(w)
     }
 
     /// The largest value of any line (0 when there is none).

@@ -20,6 +20,8 @@ pub struct ChartFile {
     pub title: String,
     /// The SVG document.
     pub svg: String,
+    /// What it draws, as CSV (written beside the SVG, same name, `.csv`).
+    pub csv: String,
 }
 
 /// The node a chart draws when none is named: the bottom of the first
@@ -80,6 +82,7 @@ impl Study<'_> {
                             file: file_name(out.len() + 1, &h.title),
                             title: hist.title.clone(),
                             svg: hist.to_svg(),
+                            csv: hist.to_csv(),
                         });
                     }
                 }
@@ -113,6 +116,7 @@ impl Study<'_> {
             file: file_name(position, &words),
             title: series.title.clone(),
             svg: series.to_svg(),
+            csv: series.to_csv(),
         }
     }
 }

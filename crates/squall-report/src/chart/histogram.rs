@@ -30,6 +30,23 @@ impl Histogram {
         style::finish(out)
     }
 
+    /// The buckets as CSV: each bucket's start and count; the first heading
+    /// names the bucket width (`wakes at (ms) (bucket width 100)`).
+    pub fn to_csv(&self) -> String {
+        let mut w = crate::csv::writer();
+        let _ = w.write_record([
+            crate::escape::csv_text(&format!(
+                "{} (bucket width {})",
+                self.value_label, self.bucket_width
+            )),
+            crate::escape::csv_text(&self.count_label),
+        ]);
+        for (start, count) in &self.buckets {
+            let _ = w.write_record([format!("{start}"), count.to_string()]);
+        }
+        crate::csv::finish(w)
+    }
+
     fn draw(&self, out: &mut String) -> Result<(), Box<dyn std::error::Error>> {
         let root = SVGBackend::with_string(out, style::SIZE).into_drawing_area();
         root.fill(&WHITE)?;

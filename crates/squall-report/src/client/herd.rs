@@ -42,17 +42,15 @@ impl Study<'_> {
                 columns: vec!["wakes at".into(), "clients".into(), "histogram".into()],
                 rows,
             }),
-            Block::Line {
-                text: format!(
-                    "{}: {} clients, retry {}, busiest {} {unit} bucket holds {} ({}% of the herd)",
-                    name.replace('_', " "),
-                    h.clients,
-                    h.attempt,
-                    h.bucket,
-                    peak,
-                    to_fixed(100.0 * peak as f64 / f64::from(h.clients.max(1)), 1)
-                ),
-            },
+            Block::text(format!(
+                "{}: {} clients, retry {}, busiest {} {unit} bucket holds {} ({}% of the herd)",
+                name.replace('_', " "),
+                h.clients,
+                h.attempt,
+                h.bucket,
+                peak,
+                to_fixed(100.0 * peak as f64 / f64::from(h.clients.max(1)), 1)
+            )),
         ]
     }
 
