@@ -67,7 +67,7 @@ pub mod queue;
 pub mod rng;
 mod server;
 pub mod simulation;
-mod time;
+pub mod time;
 
 pub use error::SimError;
 pub use observe::{Accounting, CompositeSeries, NodeSeries, Observations, OpRecord, TraceRow};

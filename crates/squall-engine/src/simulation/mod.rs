@@ -88,6 +88,7 @@ mod operation;
 mod requests;
 mod runner;
 mod source;
+mod timed;
 
 use squall_lang::Model;
 
@@ -97,6 +98,8 @@ use crate::observe::Observations;
 pub use builder::{SimulationBuilder, MAX_SERIES_MIB};
 use kind::Kind;
 use runner::Runner;
+
+pub use timed::{default_bin, takes_time};
 
 pub(crate) use crate::time::NEVER;
 

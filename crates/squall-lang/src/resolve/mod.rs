@@ -16,6 +16,8 @@
 //! - `faults`: fault windows and their periodic strikes;
 //! - `responses`: the answers a script step or a fault imposes;
 //! - `policies`: generators, backoffs, retry policies and breakers;
+//! - `timed`: calls that take time: a node's server and caller sides,
+//!   a source's deadline, a fault's timed effects, the series bin;
 //! - `sweep`: sweeps given on the command line ([`Scenario::with_sweep`]).
 //!
 //! Problems are collected, not returned at the first: a run reports every
@@ -30,6 +32,7 @@ mod runs;
 mod sources;
 pub mod sweep;
 mod time;
+mod timed;
 
 use crate::decl::{Overrides, Scenario, Setting};
 use crate::diagnostic::{dedup, Diagnostic, Diagnostics};
@@ -106,6 +109,7 @@ impl Scenario {
             .collect();
         let faults = self.faults(&mut cx);
         let windows = self.windows(&mut cx);
+        let series_every = self.series_every(&mut cx);
         if !errs.is_empty() {
             return Err(errs);
         }
@@ -122,6 +126,7 @@ impl Scenario {
             windows,
             rngs,
             backoffs,
+            series_every,
         })
     }
 }

@@ -36,6 +36,7 @@ impl Scenario {
             })
             .collect();
         let composite = n.response.as_ref().and_then(|r| self.composite(r, cx));
+        let (server, caller) = self.server_and_caller(&n.timed, cx);
         NodeSpec {
             composite,
             name: n.name.clone(),
@@ -44,6 +45,8 @@ impl Scenario {
             retry,
             breaker,
             routes,
+            server,
+            caller,
         }
     }
 

@@ -32,6 +32,25 @@ impl Validator {
                         };
                         for prop in &decl.props {
                             match prop {
+                                ServiceProp::Timed(t) => {
+                                    if t.key.name == "timeout" {
+                                        self.expect_caller(&nodes[i], "a timeout", t.span);
+                                    }
+                                    let timed = &mut nodes[i].timed;
+                                    if timed.iter().any(|x| x.key.name == t.key.name) {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!(
+                                                    "`{}` of `{}` is given twice",
+                                                    t.key.name, id.name
+                                                ),
+                                                t.span,
+                                            )
+                                            .label("second time"),
+                                        );
+                                    }
+                                    nodes[i].timed.push(t.clone());
+                                }
                                 ServiceProp::Capacity(v) => {
                                     if nodes[i].capacity.is_some() {
                                         self.err(
@@ -112,8 +131,24 @@ impl Validator {
                     let mut times: Vec<Value> = Vec::new();
                     let mut request: Option<RequestAst> = None;
                     let mut ops: Vec<OpAst> = Vec::new();
+                    let mut deadline: Option<Timed> = None;
                     for p in &decl.props {
                         match p {
+                            SourceProp::Timed(t) => {
+                                if deadline.is_some() {
+                                    self.err(
+                                        Diagnostic::new(
+                                            format!(
+                                                "source `{}` has two deadlines",
+                                                decl.name.name
+                                            ),
+                                            t.span,
+                                        )
+                                        .label("second `deadline`"),
+                                    );
+                                }
+                                deadline = Some(t.clone());
+                            }
                             SourceProp::Rate(r) => {
                                 if r.during.is_none()
                                     && rates.iter().any(|x: &RateAst| x.during.is_none())
@@ -246,6 +281,7 @@ impl Validator {
                             times,
                             request,
                             ops,
+                            deadline,
                         });
                     }
                 }
@@ -259,9 +295,25 @@ impl Validator {
                     let mut capacity = None;
                     let mut fail = None;
                     let mut every: Option<EveryAst> = None;
+                    let mut timed: Vec<Timed> = Vec::new();
                     let mut node_given = false;
                     for p in &decl.props {
                         match p {
+                            FaultProp::Timed(t) => {
+                                if timed.iter().any(|x| x.key.name == t.key.name) {
+                                    self.err(
+                                        Diagnostic::new(
+                                            format!(
+                                                "fault `{}` gives `{}` twice",
+                                                decl.name.name, t.key.name
+                                            ),
+                                            t.span,
+                                        )
+                                        .label("second time"),
+                                    );
+                                }
+                                timed.push(t.clone());
+                            }
                             FaultProp::On(ids) => {
                                 if node_given {
                                     if let Some(id) = ids.first() {
@@ -337,7 +389,7 @@ impl Validator {
                             .help("add e.g. `during 101..160`"),
                         );
                     }
-                    if capacity.is_none() && fail.is_none() {
+                    if capacity.is_none() && fail.is_none() && timed.is_empty() {
                         self.err(
                             Diagnostic::new(
                                 format!("fault `{}` changes nothing", decl.name.name),
@@ -369,6 +421,7 @@ impl Validator {
                             capacity,
                             fail,
                             every,
+                            timed,
                         });
                     }
                 }
