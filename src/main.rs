@@ -65,9 +65,16 @@ impl FormatArg {
 #[derive(Subcommand)]
 enum Command {
     /// Run a scenario and print its report.
-    #[command(
-        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n  squall run scenarios/retry-storm.squall --seed 7\n  squall run scenarios/retry-storm.squall --format json --out report.json\n  squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
-    )]
+    #[command(after_help = "Examples:
+  squall run scenarios/retry-storm.squall
+  squall run scenarios/retry-storm.squall --variant storm --variant no_retries
+  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'
+  squall run scenarios/retry-storm.squall --seed 7
+  squall run scenarios/retry-storm.squall --format json --out report.json
+  squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db
+  squall run scenarios/retry-storm.squall --charts charts/ --html report.html
+
+Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
     Run {
         /// The scenario file.
         file: PathBuf,
@@ -104,6 +111,14 @@ enum Command {
         /// and so on down, to the bottom of that chain).
         #[arg(long, value_name = "NODE", requires = "chart")]
         chart_node: Option<String>,
+        /// Also write every chart of the report into this directory, one
+        /// SVG file each (created if missing).
+        #[arg(long, value_name = "DIR")]
+        charts: Option<PathBuf>,
+        /// Also write the whole report as one self-contained HTML page:
+        /// charts inline, every table and line, the scenario's source.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
     },
     /// Check scenario files and print their diagnostics.
     #[command(
@@ -282,6 +297,8 @@ fn main() -> ExitCode {
             series,
             chart,
             chart_node,
+            charts,
+            html,
         } => cmd::run::run(
             &file,
             &variants,
@@ -293,6 +310,8 @@ fn main() -> ExitCode {
                 series,
                 chart,
                 chart_node,
+                charts,
+                html,
             },
             color,
         ),

@@ -375,13 +375,29 @@ fn series_and_chart_files() -> TestResult {
     assert_eq!(sum(served)?, 60);
     // The chart: one line per variant, the brownout shaded, same bytes twice.
     let chart = std::fs::read_to_string(&svg)?;
-    assert!(chart.starts_with("<svg"));
-    assert_eq!(
-        chart.matches("stroke-width=\"1.5\"").count(),
-        3,
-        "one line per variant"
-    );
-    assert!(chart.contains("fault brownout 101..160"));
+    let doc = roxmltree::Document::parse(&chart)?;
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    for colour in ["#1F77B4", "#D62728", "#2CA02C"] {
+        assert!(
+            chart.contains(&format!("stroke=\"{colour}\" stroke-width=\"2\"")),
+            "a line in {colour}"
+        );
+    }
+    let texts: Vec<&str> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .map(str::trim)
+        .collect();
+    for label in [
+        "brownout",
+        "storm",
+        "demand grew",
+        "no retries",
+        "time (rounds)",
+    ] {
+        assert!(texts.contains(&label), "no text {label:?} in {texts:?}");
+    }
     let o = squall(&args);
     assert_eq!(code(&o), Some(0));
     assert_eq!(std::fs::read_to_string(&svg)?, chart);

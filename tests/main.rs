@@ -7,11 +7,13 @@
 //! `client`, `degradation` and `study` binaries share.
 
 mod accounting;
+mod browser;
 mod cli;
 mod determinism;
 mod generality;
 mod layers;
 mod memory;
+mod pictures;
 mod pipeline_robust;
 mod reference;
 mod replications;

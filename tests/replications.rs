@@ -132,7 +132,7 @@ fn expect_lines_check_the_mean_and_lines_print_the_interval() -> TestResult {
         .blocks
         .iter()
         .find_map(|b| match b {
-            Block::Line { text } => Some(text.clone()),
+            Block::Line { text, .. } => Some(text.clone()),
             Block::Table(_) => None,
         })
         .expect("a line");

@@ -16,6 +16,10 @@ pub struct Extras {
     pub chart: Option<PathBuf>,
     /// The node to chart.
     pub chart_node: Option<String>,
+    /// A directory for every chart of the report, one SVG each.
+    pub charts: Option<PathBuf>,
+    /// The report as one self-contained HTML page.
+    pub html: Option<PathBuf>,
 }
 
 /// `--seed` and `--jobs` of `squall run`.
@@ -66,9 +70,14 @@ pub fn run(
     };
     // Every argument is checked before the run: a bad one must not cost a
     // run, nor leave a series file written.
-    for written in [out, extras.series.as_deref(), extras.chart.as_deref()]
-        .into_iter()
-        .flatten()
+    for written in [
+        out,
+        extras.series.as_deref(),
+        extras.chart.as_deref(),
+        extras.html.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
     {
         if let Err(code) = util::refuse_overwriting(written, &[file]) {
             return code;
@@ -102,7 +111,36 @@ pub fn run(
             return code;
         }
     }
-    let text = study.report().render(format.to_report());
+    let report = study.report();
+    if extras.charts.is_some() || extras.html.is_some() {
+        let charts = study.charts();
+        if let Some(dir) = &extras.charts {
+            if let Err(e) = std::fs::create_dir_all(dir) {
+                return util::usage(&format!("cannot create `{}`: {e}", dir.display()));
+            }
+            for c in &charts {
+                let svg = dir.join(&c.file);
+                for (path, text) in [(svg.with_extension("csv"), &c.csv), (svg, &c.svg)] {
+                    if let Err(code) = util::write_output(Some(&path), text) {
+                        return code;
+                    }
+                }
+            }
+        }
+        if let Some(path) = &extras.html {
+            let source = util::read(file).unwrap_or_default();
+            let page = squall_report::html::HtmlPage {
+                report: &report,
+                charts: &charts,
+                source: &source,
+                version: env!("CARGO_PKG_VERSION"),
+            };
+            if let Err(code) = util::write_output(Some(path), &page.render()) {
+                return code;
+            }
+        }
+    }
+    let text = report.render(format.to_report());
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,
         Err(code) => code,
@@ -126,14 +164,7 @@ fn chart_node(scenario: &squall_lang::Scenario, name: Option<&str>) -> Result<us
                     )
                 ))
             }),
-        // The bottom of the first chain: the dependency.
-        None => {
-            let mut i = 0;
-            while let Some(d) = scenario.nodes.get(i).and_then(|n| n.downstream) {
-                i = d;
-            }
-            Ok(i)
-        }
+        None => Ok(squall_report::chart::default_node(scenario)),
     }
 }
 

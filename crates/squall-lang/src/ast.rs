@@ -617,6 +617,21 @@ pub enum ReportItem {
     Trace(String, Ident),
     /// `isolation "title" of node { ... }`
     Isolation(IsolationAst),
+    /// `chart ["title"] metric [at node]`
+    Chart(ChartAst),
+}
+
+/// `chart ["title"] METRIC [at NODE]`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChartAst {
+    /// Title, if given.
+    pub title: Option<String>,
+    /// The metric drawn.
+    pub metric: Ident,
+    /// The node it is measured at.
+    pub at: Option<Ident>,
+    /// Where.
+    pub span: Span,
 }
 
 /// `isolation "title" of NODE { variants [..] window W }`

@@ -49,13 +49,13 @@ impl Study<'_> {
                     }
                 }
                 ReportItemSpec::Line(parts, variant) => {
-                    if let Some(text) = self.line(parts, *variant) {
-                        blocks.push(Block::Line { text });
+                    if let Some((text, values)) = self.line(parts, *variant) {
+                        blocks.push(Block::Line { text, values });
                     }
                 }
                 ReportItemSpec::Diagnose(d) => {
                     for text in self.diagnose(d) {
-                        blocks.push(Block::Line { text });
+                        blocks.push(Block::text(text));
                     }
                 }
                 ReportItemSpec::Waits(w) => blocks.extend(self.waits(w).map(Block::Table)),
@@ -64,6 +64,8 @@ impl Study<'_> {
                     blocks.extend(self.operations(title, *source))
                 }
                 ReportItemSpec::Trace { title, node } => blocks.extend(self.trace(title, *node)),
+                // Charts are pictures: `--charts` and `--html` draw them.
+                ReportItemSpec::Chart(_) => {}
                 ReportItemSpec::Isolation(iso) => {
                     blocks.extend(self.isolation(iso).map(Block::Table))
                 }

@@ -42,13 +42,13 @@ impl Report {
         let mut out = Vec::new();
         for b in blocks {
             match b.get("kind").and_then(|k| k.as_str()) {
-                Some("line") => out.push(Block::Line {
-                    text: b
-                        .get("text")
+                // The text says what the values say; a diff reads the text.
+                Some("line") => out.push(Block::text(
+                    b.get("text")
                         .and_then(|t| t.as_str())
                         .unwrap_or_default()
                         .to_string(),
-                }),
+                )),
                 Some("table") => {
                     let strings = |key: &str| -> Vec<String> {
                         b.get(key)
@@ -328,7 +328,7 @@ pub fn compare(old: &Report, new: &Report, style: DiffStyle) -> Comparison {
         r.blocks
             .iter()
             .filter_map(|b| match b {
-                Block::Line { text } => Some(format!("{text}\n")),
+                Block::Line { text, .. } => Some(format!("{text}\n")),
                 Block::Table(_) => None,
             })
             .collect()
@@ -554,7 +554,7 @@ mod tests {
                 ("seed".into(), "1".into()),
             ],
             blocks: vec![
-                Block::Line { text: line.into() },
+                Block::text(line.into()),
                 Block::Table(Table {
                     title: "cases".into(),
                     columns: vec!["case".into(), "amplification".into(), "success".into()],

@@ -5,10 +5,12 @@
 //! per table, each after a `# title` line and separated by an empty line
 //! (`pandas.read_csv(..., comment="#")` reads one block at a time).
 //! Lines of text are left out. Numbers are printed as in the text report;
-//! a missing value is an empty field. Fields holding `,`, `"` or a line
-//! break are quoted (RFC 4180).
+//! a missing value is an empty field. Written with the `csv` crate: fields
+//! holding `,`, `"`, a carriage return or a line break are quoted (RFC
+//! 4180); a text field a spreadsheet would run as a formula starts with `'`.
 
 use crate::document::{Block, Cell, Report, Table};
+use crate::escape;
 
 impl Report {
     /// The report's tables as CSV.
@@ -39,31 +41,47 @@ impl Report {
     }
 }
 
-/// One table as CSV: a header row and its rows.
+/// One table as CSV: a header row and its rows. Text cells that a
+/// spreadsheet would run as a formula are defused ([`escape::csv_text`]).
 pub fn table_csv(t: &Table, out: &mut String) {
-    let header: Vec<String> = t.columns.iter().map(|c| field(c)).collect();
-    out.push_str(&header.join(","));
-    out.push('\n');
+    let mut w = writer();
+    let text = |s: &str| escape::csv_text(s);
+    let _ = w.write_record(t.columns.iter().map(|c| text(c)));
     for row in &t.rows {
-        let cells: Vec<String> = row
-            .iter()
-            .map(|c| match c {
-                Cell::Missing => String::new(),
-                other => field(&other.display()),
-            })
-            .collect();
-        out.push_str(&cells.join(","));
-        out.push('\n');
+        let _ = w.write_record(row.iter().map(|c| match c {
+            Cell::Missing => String::new(),
+            Cell::Text(s) => text(s),
+            other => other.display(),
+        }));
     }
+    out.push_str(&finish(w));
+}
+
+/// A CSV writer into memory: RFC 4180 quoting (a field holding `,`, `"`,
+/// a carriage return or a line break is quoted), `\n` line ends, rows of
+/// any length.
+pub fn writer() -> ::csv::Writer<Vec<u8>> {
+    ::csv::WriterBuilder::new()
+        .terminator(::csv::Terminator::Any(b'\n'))
+        .flexible(true)
+        .from_writer(Vec::new())
+}
+
+/// What `w` wrote, as text.
+pub fn finish(w: ::csv::Writer<Vec<u8>>) -> String {
+    let bytes = w
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner().get_ref().clone());
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// A field, quoted when it must be.
 pub fn field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
+    let mut w = writer();
+    let _ = w.write_record([s]);
+    let mut f = finish(w);
+    f.pop();
+    f
 }
 
 #[cfg(test)]
@@ -75,6 +93,20 @@ mod tests {
         assert_eq!(field("plain"), "plain");
         assert_eq!(field("a, b"), "\"a, b\"");
         assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("carriage\rreturn"), "\"carriage\rreturn\"");
+        assert_eq!(field("two\nlines"), "\"two\nlines\"");
+    }
+
+    #[test]
+    fn formulas_are_defused_numbers_are_not() {
+        let t = Table {
+            title: "t".into(),
+            columns: vec!["=cmd".into(), "n".into()],
+            rows: vec![vec![Cell::Text("@SUM(A1)".into()), Cell::Number(-1.5, 1)]],
+        };
+        let mut out = String::new();
+        table_csv(&t, &mut out);
+        assert_eq!(out, "'=cmd,n\n'@SUM(A1),-1.5\n");
     }
 
     #[test]
@@ -83,7 +115,7 @@ mod tests {
             title: "t".into(),
             meta: vec![],
             blocks: vec![
-                Block::Line { text: "x".into() },
+                Block::text("x".into()),
                 Block::Table(Table {
                     title: "load".into(),
                     columns: vec!["case".into(), "calls, per round".into()],

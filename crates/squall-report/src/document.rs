@@ -29,7 +29,21 @@ pub enum Block {
     Line {
         /// The text.
         text: String,
+        /// The values a `line` item's template put into the text, in order,
+        /// as numbers (JSON `values`; empty, and left out, for other lines).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        values: Vec<Cell>,
     },
+}
+
+impl Block {
+    /// A sentence with no values of its own.
+    pub fn text(text: String) -> Block {
+        Block::Line {
+            text,
+            values: Vec::new(),
+        }
+    }
 }
 
 /// A table: a title, column headings, rows of cells.

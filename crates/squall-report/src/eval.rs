@@ -256,7 +256,8 @@ pub fn window_metric(
     let s = obs.nodes.get(node?)?;
     let calls = sum(&s.calls, from, to) as f64;
     let served = sum(&s.ok, from, to) as f64;
-    let unique = *obs.window_unique.get(w)?.get(node?)? as f64;
+    // Only the unique-id metrics need the window's distinct ids.
+    let unique = || obs.window_unique.get(w)?.get(node?).map(|&u| u as f64);
     Some(match metric {
         Metric::Calls => calls,
         Metric::Served => served,
@@ -286,7 +287,7 @@ pub fn window_metric(
                 .find(|&t| s.ok[t] > 0)
                 .map_or(0.0, |t| (t as u64 + 1 - from) as f64)
         }
-        Metric::Unique => unique,
+        Metric::Unique => unique()?,
         Metric::SaturatedTicks => {
             let to_i = (to as usize).min(s.refused.len().saturating_sub(1));
             s.refused[from as usize..=to_i]
@@ -296,8 +297,8 @@ pub fn window_metric(
         }
         Metric::CallRate => calls / ticks,
         Metric::ServedRate => served / ticks,
-        Metric::UniqueRate => unique / ticks,
-        Metric::Amplification => return ratio(calls, unique),
+        Metric::UniqueRate => unique()? / ticks,
+        Metric::Amplification => return ratio(calls, unique()?),
         Metric::SuccessRate => return ratio(served, calls),
         _ => return None,
     })

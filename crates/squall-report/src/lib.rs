@@ -64,14 +64,17 @@
 #![warn(missing_docs)]
 
 pub mod build;
+pub mod chart;
 pub mod client;
 pub mod compare;
 pub mod csv;
 pub mod diagnose;
 pub mod document;
 pub mod error;
+pub mod escape;
 pub mod eval;
 pub mod expect;
+pub mod html;
 pub mod interval;
 pub mod isolation;
 pub mod line;

@@ -5,11 +5,17 @@
 
 use squall_lang::{LinePart, RunKey};
 
+use crate::document::Cell;
 use crate::eval::Ctx;
 use crate::study::Study;
 
 impl Study<'_> {
-    pub(crate) fn line(&self, parts: &[LinePart], variant: Option<usize>) -> Option<String> {
+    /// The line's text, and each value in it as a number (as printed).
+    pub(crate) fn line(
+        &self,
+        parts: &[LinePart],
+        variant: Option<usize>,
+    ) -> Option<(String, Vec<Cell>)> {
         if let Some(v) = variant {
             if !self.runs.contains_key(&RunKey::Variant(v)) {
                 return None;
@@ -21,6 +27,7 @@ impl Study<'_> {
             node: None,
         };
         let mut out = String::new();
+        let mut values = Vec::new();
         for p in parts {
             match p {
                 LinePart::Text(t) => out.push_str(t),
@@ -30,11 +37,13 @@ impl Study<'_> {
                         return None;
                     }
                     // A number, or with replications a mean and its interval.
-                    out.push_str(&self.value_cell(e, ctx, *digits).display());
+                    let cell = self.value_cell(e, ctx, *digits);
+                    out.push_str(&cell.display());
+                    values.push(cell);
                 }
             }
         }
-        Some(out)
+        Some((out, values))
     }
 
     fn variants_available(&self, e: &squall_lang::RExpr) -> bool {

@@ -120,7 +120,8 @@ impl RunPlan {
                 ReportItemSpec::Waits(_)
                 | ReportItemSpec::Herd(_)
                 | ReportItemSpec::Operations { .. }
-                | ReportItemSpec::Trace { .. } => {}
+                | ReportItemSpec::Trace { .. }
+                | ReportItemSpec::Chart(_) => {}
             }
         }
         for m in &s.report.measures {

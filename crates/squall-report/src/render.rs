@@ -5,7 +5,8 @@ use crate::document::{Block, Cell, Report, Table};
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
-    /// Aligned plain text, like the seed documents' tables.
+    /// Aligned plain text; control characters in names are shown, not run
+    /// ([`crate::escape::terminal`]). like the seed documents' tables.
     Text,
     /// GitHub-flavoured markdown, for pull-request comments.
     Markdown,
@@ -48,7 +49,8 @@ impl Report {
         }
     }
 
-    /// Aligned plain text.
+    /// Aligned plain text; control characters in names are shown, not run
+    /// ([`crate::escape::terminal`]).
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         out.push_str(&self.title);
@@ -64,7 +66,7 @@ impl Report {
                     text_table(t, &mut out);
                     prev_line = false;
                 }
-                Block::Line { text } => {
+                Block::Line { text, .. } => {
                     if !prev_line {
                         out.push('\n');
                     }
@@ -74,7 +76,8 @@ impl Report {
                 }
             }
         }
-        out
+        // Names are the user's text: no escape sequence reaches the terminal.
+        crate::escape::terminal(&out)
     }
 
     /// Markdown.
@@ -109,7 +112,7 @@ impl Report {
                     }
                     prev_line = false;
                 }
-                Block::Line { text } => {
+                Block::Line { text, .. } => {
                     out.push_str(if prev_line { "- " } else { "\n- " });
                     out.push_str(&escape_md(text));
                     out.push('\n');
@@ -140,7 +143,7 @@ impl Report {
 }
 
 fn escape_md(s: &str) -> String {
-    s.replace('|', "\\|")
+    crate::escape::markdown(s)
 }
 
 fn text_table(t: &Table, out: &mut String) {

@@ -98,6 +98,24 @@ impl Printer<'_> {
                 format!("trace {} of {}", quoted(title), id.name),
                 span_at(id.span),
             ),
+            ReportItem::Chart(ChartAst {
+                title,
+                metric,
+                at,
+                span,
+            }) => {
+                let mut text = String::from("chart ");
+                if let Some(t) = title {
+                    text.push_str(&quoted(t));
+                    text.push(' ');
+                }
+                text.push_str(&metric.name);
+                if let Some(n) = at {
+                    text.push_str(" at ");
+                    text.push_str(&n.name);
+                }
+                Self::leaf(text, span_at(*span))
+            }
             ReportItem::Isolation(iso) => {
                 let IsolationAst {
                     title,

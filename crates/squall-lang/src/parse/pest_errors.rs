@@ -131,6 +131,8 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::herd_decl => "`herd`",
         Rule::operations_decl => "`operations`",
         Rule::trace_decl => "`trace`",
+        Rule::chart_decl => "`chart`",
+        Rule::chart_at => "`at NODE`",
         Rule::policies_prop => "`policies`",
                 Rule::value_only => "a value",
         Rule::series_decl => "`series`",

@@ -155,6 +155,26 @@ pub(super) fn parse_report_item(pair: Pair<'_, Rule>) -> Result<ReportItem> {
             let title = string(c.expect(Rule::string)?);
             ReportItem::Operations(title, ident(c.expect(Rule::ident)?))
         }
+        Rule::chart_decl => {
+            let mut title = None;
+            let mut metric = None;
+            let mut at = None;
+            while let Some(p) = c.next() {
+                match p.as_rule() {
+                    Rule::string => title = Some(string(p)),
+                    Rule::ident => metric = Some(ident(p)),
+                    Rule::chart_at => at = Some(ident(Children::of(p).expect(Rule::ident)?)),
+                    _ => {}
+                }
+            }
+            let metric = metric.ok_or_else(|| Diagnostic::new("a chart names a metric", span))?;
+            ReportItem::Chart(ChartAst {
+                title,
+                metric,
+                at,
+                span,
+            })
+        }
         Rule::trace_decl => {
             let title = string(c.expect(Rule::string)?);
             ReportItem::Trace(title, ident(c.expect(Rule::ident)?))

@@ -302,6 +302,11 @@ impl Validator {
                                 }));
                             }
                         }
+                        ReportItem::Chart(c) => {
+                            if let Some(spec) = self.chart(&node_names, c) {
+                                report.items.push(ReportItemSpec::Chart(spec));
+                            }
+                        }
                         ReportItem::Trace(title, id) => {
                             if let Some(i) = self.node(&node_names, id) {
                                 if nodes[i].breaker.is_none() {
@@ -325,6 +330,66 @@ impl Validator {
             }
         }
         (measures, report)
+    }
+
+    /// A `chart` item: a known metric, at a known node when it is measured
+    /// at one (and at none when it is the whole system's).
+    fn chart(&mut self, node_names: &[String], c: &ChartAst) -> Option<ChartSpec> {
+        let Some(metric) = Metric::parse(&c.metric.name) else {
+            self.err(
+                Diagnostic::new(format!("unknown metric `{}`", c.metric.name), c.metric.span)
+                    .label("not a metric")
+                    .maybe_help(did_you_mean(
+                        &c.metric.name,
+                        Metric::ALL.iter().map(|(n, _)| *n),
+                    )),
+            );
+            return None;
+        };
+        if metric == Metric::Amplification {
+            // Per bin, a retry in a later bin is a new id again.
+            self.err(
+                Diagnostic::new("`amplification` has no value per time bin", c.metric.span)
+                    .label("a retry in a later bin would count as a new request")
+                    .help("chart `call_rate` and `unique_rate` at the node instead"),
+            );
+            return None;
+        }
+        let node = match (&c.at, metric.needs_node()) {
+            (Some(id), true) => Some(self.node(node_names, id)?),
+            (None, true) => {
+                self.err(
+                    Diagnostic::new(
+                        format!("`{}` is measured at a node", c.metric.name),
+                        c.metric.span,
+                    )
+                    .label("at which node?")
+                    .help(format!(
+                        "e.g. `chart {} at {}`",
+                        c.metric.name,
+                        node_names.last().map_or("db", String::as_str)
+                    )),
+                );
+                return None;
+            }
+            (Some(id), false) => {
+                self.err(
+                    Diagnostic::new(
+                        format!("`{}` is the whole system's, not a node's", c.metric.name),
+                        id.span,
+                    )
+                    .label("no node for this metric")
+                    .help("leave out `at`"),
+                );
+                return None;
+            }
+            (None, false) => None,
+        };
+        Some(ChartSpec {
+            title: c.title.clone(),
+            metric,
+            node,
+        })
     }
 
     /// Resolves the `expect` lines into `report`.

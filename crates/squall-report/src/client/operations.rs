@@ -73,7 +73,7 @@ impl Study<'_> {
                     planned - ops.len()
                 ));
             }
-            out.push(Block::Line { text });
+            out.push(Block::text(text));
         }
         out
     }

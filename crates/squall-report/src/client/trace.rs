@@ -66,7 +66,7 @@ impl Study<'_> {
                     run.obs.trace_dropped.get(node).copied().unwrap_or(0)
                 ));
             }
-            out.push(Block::Line { text });
+            out.push(Block::text(text));
         }
         out
     }

@@ -1,9 +1,9 @@
 //! The report items that are not tables: isolation, waits, herd,
-//! diagnose, and the parts of a `line` template.
+//! diagnose, chart, and the parts of a `line` template.
 
 use serde::Serialize;
 
-use super::RExpr;
+use super::{Metric, RExpr};
 
 /// `isolation "title" of NODE { variants [..] window W }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -68,4 +68,16 @@ pub struct DiagnoseSpec {
     pub baseline: usize,
     /// A variant whose served calls are compared.
     pub against: Option<usize>,
+}
+
+/// `chart ["title"] metric [at node]`: the metric per time bin, one line per
+/// variant.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChartSpec {
+    /// Title, if given (otherwise the chart says what it draws).
+    pub title: Option<String>,
+    /// The metric.
+    pub metric: Metric,
+    /// The node, by index, for a metric measured at a node.
+    pub node: Option<usize>,
 }

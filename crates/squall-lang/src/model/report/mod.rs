@@ -14,7 +14,7 @@ mod table;
 
 pub use expect::{CheckSpec, ExpectSpec, ToleranceSpec};
 pub use expr::{Func, RExpr};
-pub use items::{DiagnoseSpec, HerdSpec, IsolationSpec, LinePart, WaitsSpec};
+pub use items::{ChartSpec, DiagnoseSpec, HerdSpec, IsolationSpec, LinePart, WaitsSpec};
 pub use metric::Metric;
 pub use table::{AxisSpec, ColumnSpec, TableSpec};
 
@@ -78,4 +78,6 @@ pub enum ReportItemSpec {
     },
     /// Which source down leaves what of a composite response.
     Isolation(IsolationSpec),
+    /// A metric per time bin, one line per variant.
+    Chart(ChartSpec),
 }

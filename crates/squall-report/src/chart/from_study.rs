@@ -1,0 +1,186 @@
+//! Binned series and histograms from a [`Study`]'s runs.
+//!
+//! The engine counts per tick; a chart bins the ticks so that its size is
+//! bounded by [`MAX_BINS`] whatever the run's length. A bin is a whole
+//! number of ticks, 1, 2 or 5 times a power of ten, the smallest that
+//! keeps the bins within the bound. Each bin's value is the metric over
+//! the bin's ticks, as a window of the same ticks would give it, except
+//! for the unique-id metrics: those add up each tick's distinct ids (exact
+//! for one-tick bins, an upper bound for wider ones).
+
+use squall_engine::Observations;
+use squall_lang::{Clock, Metric, RunKey};
+
+use super::binned_series::{BinnedSeries, FaultWindow, SeriesLine};
+use crate::eval::window_metric;
+use crate::study::Study;
+
+/// The most bins a chart draws.
+pub const MAX_BINS: u64 = 1000;
+
+/// The bin width \[ticks\] for a run of `ticks` ticks: the smallest of 1, 2,
+/// 5 times a power of ten that gives at most `max_bins` bins.
+pub fn bin_width(ticks: u64, max_bins: u64) -> u64 {
+    let max_bins = max_bins.max(1);
+    let mut p = 1u64;
+    loop {
+        for m in [1, 2, 5] {
+            let w = p.saturating_mul(m);
+            if w == u64::MAX || ticks.div_ceil(w) <= max_bins {
+                return w;
+            }
+        }
+        p = p.saturating_mul(10);
+    }
+}
+
+/// The time axis' word for a clock: `rounds`, `ms`, `s`.
+pub fn axis_unit(clock: Clock) -> &'static str {
+    match clock {
+        Clock::Round => "rounds",
+        other => other.unit_name(),
+    }
+}
+
+/// The metric's name in the language (`call_rate`).
+pub fn metric_name(metric: Metric) -> &'static str {
+    Metric::ALL
+        .iter()
+        .find(|(_, m)| *m == metric)
+        .map_or("value", |(name, _)| name)
+}
+
+/// What a bin's value of `metric` is, with its unit: `calls per round`,
+/// `calls per 5-round bin`, `success rate`.
+pub fn value_label(metric: Metric, unit: &str, width: u64) -> String {
+    let per_tick = |what: &str| format!("{what} per {unit}");
+    match metric {
+        Metric::CallRate => per_tick("calls"),
+        Metric::ServedRate => per_tick("served calls"),
+        Metric::UniqueRate => per_tick("unique ids"),
+        Metric::EdgeRate => per_tick("new requests"),
+        Metric::DroppedRate => per_tick("dropped requests"),
+        Metric::Amplification => "calls per unique id".into(),
+        Metric::SuccessRate => "success rate".into(),
+        Metric::FirstTryRate => "first-try success rate".into(),
+        Metric::CompletionRate => "completion rate".into(),
+        Metric::AvgBytes => "bytes per answered response".into(),
+        other => format!(
+            "{} per {width}-{unit} bin",
+            metric_name(other).replace('_', " ")
+        ),
+    }
+}
+
+/// The value of `metric` over ticks `from..=to` of a run.
+fn bin_value(obs: &Observations, metric: Metric, from: u64, to: u64, node: usize) -> Option<f64> {
+    let unique = || {
+        let s = obs.nodes.get(node)?;
+        Some(Observations::sum(&s.unique, from, to) as f64)
+    };
+    let node = metric.needs_node().then_some(node);
+    match metric {
+        Metric::Unique => unique(),
+        Metric::UniqueRate => Some(unique()? / (to + 1 - from) as f64),
+        Metric::Amplification => {
+            let calls = window_metric(obs, Metric::Calls, from, to, usize::MAX, node)?;
+            let u = unique()?;
+            (u > 0.0).then(|| calls / u)
+        }
+        other => window_metric(obs, other, from, to, usize::MAX, node),
+    }
+}
+
+impl Study<'_> {
+    /// The variant runs of the study, in order (sweep points are left out).
+    pub fn variant_runs(&self) -> Vec<RunKey> {
+        self.runs
+            .keys()
+            .copied()
+            .filter(|k| matches!(k, RunKey::Variant(v) if self.includes_variant(*v)))
+            .collect()
+    }
+
+    /// `metric` at `node` (ignored for a system metric) per bin, one line
+    /// per variant run, every one-off fault window of the runs shaded. The
+    /// bins are as wide as needed to keep at most `max_bins` of them.
+    pub fn binned(&self, metric: Metric, node: usize, max_bins: u64) -> BinnedSeries {
+        let runs: Vec<_> = self
+            .variant_runs()
+            .into_iter()
+            .filter_map(|k| self.runs.get(&k))
+            .collect();
+        let start = runs.first().map_or(1, |r| r.model.start.max(1));
+        let end = runs.iter().map(|r| r.model.ticks).max().unwrap_or(start);
+        let end = end.max(start);
+        let width = bin_width(end + 1 - start, max_bins);
+        let bins = (end + 1 - start).div_ceil(width);
+        let lines = runs
+            .iter()
+            .map(|r| SeriesLine {
+                label: self.run_label(r.key),
+                values: (0..bins)
+                    .map(|b| {
+                        let from = start + b * width;
+                        let to = (from + width - 1).min(r.model.ticks);
+                        if from > to {
+                            return None;
+                        }
+                        bin_value(&r.obs, metric, from, to, node)
+                    })
+                    .collect(),
+            })
+            .collect();
+        // A tick `t` spans the time from `t - 1` to `t`.
+        let mut faults: Vec<FaultWindow> = Vec::new();
+        for r in &runs {
+            for f in r.model.faults.iter().filter(|f| f.periodic.is_none()) {
+                let w = FaultWindow {
+                    start: f.from.saturating_sub(1) as f64,
+                    end: f.to as f64,
+                    label: f.name.clone(),
+                };
+                if !faults.contains(&w) {
+                    faults.push(w);
+                }
+            }
+        }
+        let clock = self.scenario.clock;
+        let unit = clock.unit_name();
+        let what = value_label(metric, unit, width);
+        let title = if metric.needs_node() {
+            let name = self
+                .scenario
+                .nodes
+                .get(node)
+                .map_or("?", |n| n.name.as_str());
+            format!("{}: {what} at `{name}`", self.scenario.name)
+        } else {
+            format!("{}: {what}", self.scenario.name)
+        };
+        BinnedSeries {
+            title,
+            value_label: what,
+            time_unit: axis_unit(clock).to_string(),
+            start: (start - 1) as f64,
+            bin_width: width as f64,
+            lines,
+            faults,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bin_widths_are_round_and_bounded() {
+        assert_eq!(bin_width(400, 1000), 1);
+        assert_eq!(bin_width(1000, 1000), 1);
+        assert_eq!(bin_width(1001, 1000), 2);
+        assert_eq!(bin_width(300_000, 1000), 500);
+        assert_eq!(bin_width(0, 1000), 1);
+        assert_eq!(bin_width(u64::MAX, 1), u64::MAX);
+    }
+}

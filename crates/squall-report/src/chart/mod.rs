@@ -1,0 +1,25 @@
+//! Charts as SVG: line charts of binned series, and histograms.
+//!
+//! A chart is drawn from plain data — a [`BinnedSeries`] (a time axis in
+//! equal bins, one line of values per variant, fault windows) or a
+//! [`Histogram`] (counts in equal buckets) — so whatever produces the bins
+//! (the per-tick counters today, a run's own time bins tomorrow) draws the
+//! same chart. [`from_study`] builds them from a [`crate::Study`], and
+//! [`chart_file`] lists the charts a report draws.
+//!
+//! Charts are drawn with plotters' SVG backend: text stays `<text>` in the
+//! viewer's sans-serif (no font files), every name is escaped, and the
+//! same data gives the same bytes. A chart's size grows with its bins,
+//! never with the run's ticks.
+
+pub mod binned_series;
+pub mod chart_file;
+pub mod from_study;
+pub mod histogram;
+pub mod line_chart;
+pub mod style;
+
+pub use binned_series::{BinnedSeries, FaultWindow, SeriesLine};
+pub use chart_file::{default_node, ChartFile};
+pub use from_study::{bin_width, MAX_BINS};
+pub use histogram::Histogram;
