@@ -350,3 +350,12 @@ fn time_units() {
         assert_eq!(unit.and_then(TimeUnit::millis), millis, "{text}");
     }
 }
+
+#[test]
+fn fmt_keeps_a_literal_its_double_holds_only_approximately() {
+    let text = "scenario \"big\" {\n  run 10 rounds\n  chain api -> db\n  expect db.calls < 18446744073709551616\n  expect db.calls < 1_000.50\n}\n";
+    let out = squall_lang::format::format_source(text).expect("formats");
+    assert!(out.contains("< 18446744073709551616\n"), "{out}");
+    // Exact literals keep their canonical spelling.
+    assert!(out.contains("< 1000.5\n"), "{out}");
+}

@@ -39,6 +39,7 @@ pub(super) fn parse_value_inner(inner: Pair<'_, Rule>, span: Span) -> Result<Val
             }
         }
         Rule::size => {
+            let text = inner.as_str();
             let mut c = Children::of(inner);
             let n = number(&c.expect(Rule::number)?)?;
             let unit = c.expect(Rule::byte_unit)?;
@@ -48,7 +49,11 @@ pub(super) fn parse_value_inner(inner: Pair<'_, Rule>, span: Span) -> Result<Val
                 "GiB" => 1024.0 * 1024.0 * 1024.0,
                 _ => 1.0,
             };
-            ValueKind::Size { bytes: n * scale }
+            let bytes = n * scale;
+            if !bytes.is_finite() {
+                return Err(super::too_large(span, text));
+            }
+            ValueKind::Size { bytes }
         }
         Rule::duration => {
             let mut c = Children::of(inner);
