@@ -6,7 +6,7 @@
 //! | `200ms`, `2s`  | error                | whole ticks, or an error        |
 //! | `4/round`      | 4 per tick           | error                           |
 //! | `12/s`         | error                | per tick (may be fractional)    |
-//! | `4` (plain)    | 4 ticks or a count   | 4 ticks or a count              |
+//! | `4` (plain)    | 4 ticks or a count   | a count; as a duration, an error |
 
 use crate::ast::{TimeUnit, Value, ValueKind};
 use crate::diagnostic::{did_you_mean, Diagnostic, Result};
@@ -55,8 +55,23 @@ fn ticks_per_unit(unit: TimeUnit, clock: Clock, v: &Value) -> Result<f64> {
     }
 }
 
-/// A whole number of ticks from a duration or a plain number.
+/// A whole number of ticks from a duration (an amount of time: a deadline,
+/// a wait, a run length). A plain number is a number of rounds under
+/// `clock round`; under a wall-clock clock it is refused, since `deadline 2`
+/// would silently be 2 ms.
 pub fn ticks(v: &Value, clock: Clock, what: &str) -> Result<u64> {
+    if let ValueKind::Number(n) = v.kind {
+        if n != 0.0 && clock.tick_millis().is_some() {
+            return Err(bare_duration(n, v, what, clock));
+        }
+    }
+    tick(v, clock, what)
+}
+
+/// A tick of the timeline from a duration or a plain number (a tick
+/// number): the bounds of a range, a send time, a step's end. `101..160`
+/// names ticks under any clock.
+pub fn tick(v: &Value, clock: Clock, what: &str) -> Result<u64> {
     let t = match &v.kind {
         ValueKind::Number(n) => *n,
         ValueKind::Duration { n, unit } => n * ticks_per_unit(*unit, clock, v)?,
@@ -76,6 +91,20 @@ pub fn ticks(v: &Value, clock: Clock, what: &str) -> Result<u64> {
         }
     };
     whole(t, v, what, clock)
+}
+
+/// A plain number where a wall-clock clock wants a duration: `deadline 2`
+/// would silently be 2 ms under `clock ms` (and 2 s under `clock s`), so
+/// the unit must be written. (Under `clock round` a plain number is a
+/// number of rounds, the only unit there is; `0` is the same in any unit.)
+fn bare_duration(n: f64, v: &Value, what: &str, clock: Clock) -> Diagnostic {
+    let unit = clock.unit_name();
+    Diagnostic::new(
+        format!("{what} `{n}` has no unit: under `clock {unit}` it would be read as {n} {unit}"),
+        v.span,
+    )
+    .label("a number without a unit")
+    .help(format!("write the unit: `{n}{unit}`, or e.g. `{n}s` if seconds were meant"))
 }
 
 /// `n` ticks of `clock`, spelled for a message: `1.5 rounds`, `1.5 ms`.

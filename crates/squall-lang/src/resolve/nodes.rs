@@ -133,7 +133,7 @@ impl Scenario {
         let until = match &s.until {
             None => Some(None),
             Some(v) => cx
-                .keep(self.conv(v, o, |v| units::ticks(v, self.clock, "a step's end")))
+                .keep(self.conv(v, o, |v| units::tick(v, self.clock, "a step's end")))
                 .map(Some),
         };
         Some(StepSpec {

@@ -12,9 +12,9 @@ impl Scenario {
     pub(super) fn run_span(&self, o: &Overrides, errs: &mut Vec<Diagnostic>) -> (u64, u64) {
         if let Some(r) = &self.run_range {
             let a = self.conv(&r.start, o, |v| {
-                units::ticks(v, self.clock, "the run's start")
+                units::tick(v, self.clock, "the run's start")
             });
-            let b = self.conv(&r.end, o, |v| units::ticks(v, self.clock, "the run's end"));
+            let b = self.conv(&r.end, o, |v| units::tick(v, self.clock, "the run's end"));
             return match (a, b) {
                 (Ok(a), Ok(b)) if a <= b => (a, b),
                 (Ok(a), Ok(b)) => {
@@ -90,7 +90,7 @@ impl Scenario {
                     Ok(start + warmup)
                 }
             }
-            _ => self.conv(v, cx.o, |v| units::ticks(v, self.clock, what)),
+            _ => self.conv(v, cx.o, |v| units::tick(v, self.clock, what)),
         };
         let a = bound(&r.start);
         let b = bound(&r.end);
