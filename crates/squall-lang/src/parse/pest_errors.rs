@@ -188,6 +188,60 @@ pub(super) fn unclosed_string_at(source: &str, start: usize) -> bool {
     true
 }
 
+/// The time units, spelled as the grammar reads them.
+const TIME_UNITS: [&str; 6] = ["rounds", "round", "ms", "s", "min", "h"];
+
+/// Spellings of the time units that other tools accept, and the unit each
+/// means here.
+const UNIT_SPELLINGS: [(&str, &str); 17] = [
+    ("msec", "ms"),
+    ("msecs", "ms"),
+    ("millis", "ms"),
+    ("millisecond", "ms"),
+    ("milliseconds", "ms"),
+    ("sec", "s"),
+    ("secs", "s"),
+    ("second", "s"),
+    ("seconds", "s"),
+    ("m", "min"),
+    ("mins", "min"),
+    ("minute", "min"),
+    ("minutes", "min"),
+    ("hr", "h"),
+    ("hrs", "h"),
+    ("hour", "h"),
+    ("hours", "h"),
+];
+
+/// A word right after a number, where a time unit may stand, that reads as
+/// a misspelt unit (`50 msec`, `5sec`, `240 seconds`): "did you mean `ms`?"
+/// instead of every keyword the grammar would take there.
+fn unit_typo(found: &str, span: Span) -> Option<Diagnostic> {
+    let word: String = found
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    if word.is_empty() {
+        return None;
+    }
+    let meant = UNIT_SPELLINGS
+        .iter()
+        .find(|(spelling, _)| spelling.eq_ignore_ascii_case(&word))
+        .map(|(_, unit)| *unit)
+        .or_else(|| {
+            crate::diagnostic::suggest(&word, TIME_UNITS.iter().copied())
+                .filter(|unit| *unit != word)
+        })?;
+    let span = Span::new(span.start, span.start + word.len());
+    Some(
+        Diagnostic::new(format!("unknown time unit `{word}`"), span)
+            .label("not a time unit")
+            .help(format!(
+                "did you mean `{meant}`? the time units are `rounds`, `ms`, `s`, `min` and `h`"
+            )),
+    )
+}
+
 pub(super) fn from_pest(e: pest::error::Error<Rule>, source: &str, end: End) -> Diagnostic {
     use pest::error::{ErrorVariant, InputLocation};
     let start = match e.location {
@@ -214,6 +268,11 @@ pub(super) fn from_pest(e: pest::error::Error<Rule>, source: &str, end: End) -> 
                 )
                 .label("the string starts here")
                 .help("a string ends with `\"` on the line where it starts");
+            }
+            if positives.contains(&Rule::time_unit) {
+                if let Some(d) = unit_typo(found, span) {
+                    return d;
+                }
             }
             let mut names: Vec<&str> = Vec::new();
             for r in &positives {
