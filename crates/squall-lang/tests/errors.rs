@@ -823,3 +823,7 @@ error!(unit_typo_seconds, 6, 55, "unknown time unit `seconds`", "did you mean `s
 error!(number_too_large, 7, 21, "is too large", "1.8e308");
 error!(multiplier_too_large, 6, 67, "is too large", "1.8e308");
 error!(deadline_without_a_unit, 7, 67, "has no unit: under `clock ms` it would be read as 2 ms", "`2ms`");
+error!(
+    degradation_phase_where_a_step_per_field_was_meant,
+    13, 52, "did you mean `step 10s per field`?", "`phase 10s step 0 per field`"
+);

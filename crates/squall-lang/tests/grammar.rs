@@ -60,7 +60,8 @@ fn bad_values() {
         ("$", 2, "expected a name"),
         ("$1", 2, "expected a name"),
         ("1.", 2, "expected"),
-        ("4 roundsx", 3, "expected"),
+        ("4 roundsx", 3, "unknown time unit `roundsx`"),
+        ("4 secs", 3, "unknown time unit `secs`"),
         (
             "4/round extra",
             9,
