@@ -19,7 +19,8 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::rate => "a rate such as `4/round`",
         Rule::duration => "a duration such as `4 rounds` or `200ms`",
         Rule::value => "a value (a number, a rate such as `4/round`, a duration such as `200ms`, or a `$param`)",
-        Rule::range => "a range such as `101..160`",
+        Rule::range | Rule::range_bound => "a range such as `101..160`",
+        Rule::range_op => "`..` or `..<`",
         Rule::name_list => "a list of names such as `[a, b]`",
         Rule::scenario => "`scenario \"name\" { ... }`",
         Rule::clock_decl => "`clock`",
@@ -277,6 +278,9 @@ pub(super) fn from_pest(e: pest::error::Error<Rule>, source: &str, end: End) -> 
             let mut names: Vec<&str> = Vec::new();
             for r in &positives {
                 let name = match r {
+                    // `+ 1` after a range bound is optional: naming it in
+                    // every error that follows a range would be noise.
+                    Rule::bound_term | Rule::bound_sign => continue,
                     Rule::EOI => end.name(),
                     r => rule_name(*r),
                 };

@@ -391,6 +391,9 @@ impl Validator {
                                 start: mark(Mark::Start),
                                 end: mark(Mark::End),
                                 span: x.span,
+                                start_terms: Vec::new(),
+                                end_terms: Vec::new(),
+                                half_open: false,
                             }
                         })
                     });
