@@ -378,7 +378,11 @@ fn capacity_faults_are_matched_to_their_own_node() {
 #[test]
 fn uniform_arrivals_send_exactly_the_decimal_rate() {
     let sent = |rate: f64, ticks: u64| -> u64 {
-        let m = model(ticks, vec![node("api", None, None)], vec![source("u", 0, rate, &[])]);
+        let m = model(
+            ticks,
+            vec![node("api", None, None)],
+            vec![source("u", 0, rate, &[])],
+        );
         run(&m).accounting.entered
     };
     // As doubles, 0.1 added ten times is 0.9999999999999999.
@@ -419,6 +423,10 @@ fn a_runaway_of_nested_retries_stops_at_the_work_budget_naming_the_multiplier() 
         other => panic!("expected the work budget, got {other:?}"),
     }
     // Within the default budget an ordinary run is untouched.
-    let ok = model(5, vec![node("api", None, None)], vec![source("u", 0, 1.0, &[])]);
+    let ok = model(
+        5,
+        vec![node("api", None, None)],
+        vec![source("u", 0, 1.0, &[])],
+    );
     assert_eq!(run(&ok).accounting.entered, 5);
 }

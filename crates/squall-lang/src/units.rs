@@ -104,7 +104,9 @@ fn bare_duration(n: f64, v: &Value, what: &str, clock: Clock) -> Diagnostic {
         v.span,
     )
     .label("a number without a unit")
-    .help(format!("write the unit: `{n}{unit}`, or e.g. `{n}s` if seconds were meant"))
+    .help(format!(
+        "write the unit: `{n}{unit}`, or e.g. `{n}s` if seconds were meant"
+    ))
 }
 
 /// `n` ticks of `clock`, spelled for a message: `1.5 rounds`, `1.5 ms`.

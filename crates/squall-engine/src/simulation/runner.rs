@@ -146,7 +146,8 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// call it receives).
     fn over_budget(&self, t: u64) -> SimError {
         let m = self.sim.model;
-        let calls = |i: usize| -> u64 { self.obs.nodes[i].calls.iter().map(|&c| u64::from(c)).sum() };
+        let calls =
+            |i: usize| -> u64 { self.obs.nodes[i].calls.iter().map(|&c| u64::from(c)).sum() };
         let culprit = m
             .nodes
             .iter()
@@ -155,7 +156,11 @@ impl<'s, 'm> Runner<'s, 'm> {
                 let retry = n.retry.as_ref()?;
                 let down = n.downstream?;
                 let (own, sent) = (calls(i), calls(down));
-                let ratio = if own == 0 { 0.0 } else { sent as f64 / own as f64 };
+                let ratio = if own == 0 {
+                    0.0
+                } else {
+                    sent as f64 / own as f64
+                };
                 Some((ratio, n.name.clone(), retry.attempts))
             })
             .max_by(|a, b| a.0.total_cmp(&b.0));

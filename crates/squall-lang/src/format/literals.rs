@@ -116,6 +116,9 @@ mod tests {
 
     #[test]
     fn names_and_ranges_are_not_numbers() {
-        assert_eq!(numbers("a1 1..20 $p2 0x1F 2.5"), vec![3..4, 6..8, 13..14, 18..21]);
+        assert_eq!(
+            numbers("a1 1..20 $p2 0x1F 2.5"),
+            vec![3..4, 6..8, 13..14, 18..21]
+        );
     }
 }

@@ -278,7 +278,10 @@ fn number(pair: &Pair<'_, Rule>) -> Result<f64> {
 pub(crate) fn too_large(span: Span, text: &str) -> Diagnostic {
     let shown = if text.chars().count() > 24 {
         let head: String = text.chars().take(12).collect();
-        format!("{head}... ({} digits)", text.chars().filter(char::is_ascii_digit).count())
+        format!(
+            "{head}... ({} digits)",
+            text.chars().filter(char::is_ascii_digit).count()
+        )
     } else {
         text.to_string()
     };

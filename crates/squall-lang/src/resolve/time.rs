@@ -149,11 +149,8 @@ impl Scenario {
             let d = self.conv(value, o, |v| units::tick(v, self.clock, what))?;
             at = if *minus {
                 at.checked_sub(d).ok_or_else(|| {
-                    Diagnostic::new(
-                        format!("{what} is {at} - {d}, before tick 0"),
-                        value.span,
-                    )
-                    .label("subtracts too much")
+                    Diagnostic::new(format!("{what} is {at} - {d}, before tick 0"), value.span)
+                        .label("subtracts too much")
                 })?
             } else {
                 at.saturating_add(d)
