@@ -56,7 +56,7 @@ fn ticks_per_unit(unit: TimeUnit, clock: Clock, v: &Value) -> Result<f64> {
 }
 
 /// A whole number of ticks from a duration (an amount of time: a deadline,
-/// a wait, a run length). A plain number is a number of rounds under
+/// a wait, a cooldown, a period). A plain number is a number of rounds under
 /// `clock round`; under a wall-clock clock it is refused, since `deadline 2`
 /// would silently be 2 ms.
 pub fn ticks(v: &Value, clock: Clock, what: &str) -> Result<u64> {
@@ -69,7 +69,8 @@ pub fn ticks(v: &Value, clock: Clock, what: &str) -> Result<u64> {
 }
 
 /// A tick of the timeline from a duration or a plain number (a tick
-/// number): the bounds of a range, a send time, a step's end. `101..160`
+/// number, or a count of ticks): the bounds of a range, a send time, a
+/// step's end, the run's length and warm-up, a staleness bound. `101..160`
 /// names ticks under any clock.
 pub fn tick(v: &Value, clock: Clock, what: &str) -> Result<u64> {
     let t = match &v.kind {
@@ -104,9 +105,7 @@ fn bare_duration(n: f64, v: &Value, what: &str, clock: Clock) -> Diagnostic {
         v.span,
     )
     .label("a number without a unit")
-    .help(format!(
-        "write the unit: `{n}{unit}`, or e.g. `{n}s` if seconds were meant"
-    ))
+    .help(format!("write the unit, e.g. `{n}{unit}`"))
 }
 
 /// `n` ticks of `clock`, spelled for a message: `1.5 rounds`, `1.5 ms`.

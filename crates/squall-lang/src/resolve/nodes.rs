@@ -89,9 +89,8 @@ impl Scenario {
                 };
                 let stale = match &l.stale_for {
                     None => None,
-                    Some(v) => cx.keep(
-                        self.conv(v, o, |v| units::ticks(v, self.clock, "a staleness bound")),
-                    ),
+                    Some(v) => cx
+                        .keep(self.conv(v, o, |v| units::tick(v, self.clock, "a staleness bound"))),
                 };
                 match (entries, stale) {
                     (Some(entries), Some(stale_for)) => {

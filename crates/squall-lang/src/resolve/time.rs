@@ -41,7 +41,7 @@ impl Scenario {
         }
         let warmup = match &self.warmup {
             None => 0,
-            Some(v) => match self.conv(v, o, |v| units::ticks(v, self.clock, "the warm-up")) {
+            Some(v) => match self.conv(v, o, |v| units::tick(v, self.clock, "the warm-up")) {
                 Ok(w) => w,
                 Err(d) => {
                     errs.push(d);
@@ -52,7 +52,7 @@ impl Scenario {
         match &self.run {
             None => (1, 0),
             Some(v) => match self
-                .conv(v, o, |v| units::ticks(v, self.clock, "the run length"))
+                .conv(v, o, |v| units::tick(v, self.clock, "the run length"))
                 .map(|t| {
                     // The measured ticks come after the warm-up.
                     if t == 0 {
