@@ -6,7 +6,8 @@
 //! checks squall's general engine against the document's semantics:
 //!
 //! * every round the demand is added to an accumulator and one request enters
-//!   for every whole unit (`while (birikim >= 1) birikim -= 1`);
+//!   for every whole unit (`while (birikim >= 1) birikim -= 1`), the demand
+//!   added exactly as the decimal written, where the document adds doubles;
 //! * the requests due this round (`zaman === t`) are taken in the order they
 //!   entered (oldest first); each is one call at the dependency, which counts
 //!   it whether it is served or not;
@@ -144,14 +145,18 @@ impl RoundModel {
         };
         let mut active: Vec<Req> = Vec::new();
         let mut next_id = 1u64;
-        let mut acc = 0.0f64;
+        // The document adds doubles (`birikim += talep`), so 0.3 ten times
+        // is 2.9999999999999996 and the tenth round's request comes a round
+        // late; squall accumulates the decimal written exactly (issue 13),
+        // and so does this reference: in units of 10^-12 request.
+        let mut acc = 0u128;
         for t in 1..=self.rounds {
             let mut arrived = 0u64;
             match &self.demand {
                 Demand::Rate { .. } => {
-                    acc += self.demand_at(t);
-                    while acc >= 1.0 {
-                        acc -= 1.0;
+                    acc += decimal_units(self.demand_at(t));
+                    while acc >= DECIMAL_UNIT {
+                        acc -= DECIMAL_UNIT;
                         arrived += 1;
                     }
                 }
@@ -290,4 +295,19 @@ impl Trace {
     pub fn entered(&self) -> u64 {
         self.edge.iter().sum()
     }
+}
+
+/// One request in [`decimal_units`].
+const DECIMAL_UNIT: u128 = 1_000_000_000_000;
+
+/// A rate in units of 10^-12 request, read from its shortest decimal
+/// spelling (the number as written in a scenario), not from the double's
+/// binary value.
+fn decimal_units(rate: f64) -> u128 {
+    let text = format!("{rate}");
+    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let whole: u128 = whole.parse().unwrap_or(0);
+    let frac = format!("{frac:0<12}");
+    let frac: u128 = frac[..12].parse().unwrap_or(0);
+    whole * DECIMAL_UNIT + frac
 }

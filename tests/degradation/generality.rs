@@ -336,6 +336,12 @@ fn duration(ticks: u64, style: usize) -> String {
     }
 }
 
+/// A length of time where a plain number is refused under a wall clock
+/// (a period, phase or step): style 3's plain ticks get their unit.
+fn amount(ticks: u64, style: usize) -> String {
+    duration(ticks, if style == 3 { 0 } else { style })
+}
+
 fn range(c: &Config, from: u64, to: u64) -> String {
     let (w, end) = (c.model.warmup, c.model.warmup + c.model.measured);
     if from == w + 1 && to == end && w > 0 && c.style != 1 {
@@ -387,19 +393,19 @@ fn text(c: &Config) -> String {
     ));
     if let Some(g) = m.transient {
         let phase = if g.phase > 0 || c.style == 0 {
-            format!("  phase {}", duration(g.phase, c.style))
+            format!("  phase {}", amount(g.phase, c.style))
         } else {
             String::new()
         };
         let step = if g.step > 0 || c.style == 0 {
-            format!("  step {} per field", duration(g.step, c.style))
+            format!("  step {} per field", amount(g.step, c.style))
         } else {
             String::new()
         };
         s.push_str(&format!(
             "  fault blips {{ on {}  every {}{phase}{step}  fail timeout }}\n",
             m.blips_on.join(", "),
-            duration(g.every, c.style)
+            amount(g.every, c.style)
         ));
     }
     for (k, day) in c.days.iter().enumerate() {

@@ -527,7 +527,7 @@ fn defaults() {
       ledger { stale_for 5 rounds }
     }
   }
-  fault blips { on a, b  every 4 rounds  phase 1 round  fail timeout }
+  fault blips { on a, b  every 4 rounds  phase 1 round  step 0 per field  fail timeout }
   window all 1..end
   report {
     table \"t\" {

@@ -57,6 +57,23 @@ pub enum SimError {
         /// How many generators there are.
         count: usize,
     },
+    /// The run handled more events than its work budget allows.
+    #[error("the run stopped at tick {tick} after {events} events, its work budget: {}", budget_cause(.node, *.attempts, *.ratio, *.product))]
+    WorkBudget {
+        /// The budget \[events\].
+        events: u64,
+        /// The tick the run had reached.
+        tick: u64,
+        /// The node whose retry policy multiplied the work most (empty:
+        /// none retries).
+        node: String,
+        /// Its tries per call.
+        attempts: u32,
+        /// Calls it sent down per call it received.
+        ratio: f64,
+        /// The product of every node's tries.
+        product: f64,
+    },
     /// A source would send more requests than a run simulates.
     #[error("source `{name}` would send up to {requests:.0} requests; squall simulates at most 1000000000 per source and run (scale rates and capacities down together, or shorten the run)")]
     TooManyRequests {
@@ -102,4 +119,14 @@ pub enum SimError {
         /// The limit.
         limit: u64,
     },
+}
+
+/// The second half of [`SimError::WorkBudget`]'s message.
+fn budget_cause(node: &str, attempts: u32, ratio: f64, product: f64) -> String {
+    if node.is_empty() {
+        return "no node retries, so the run is simply long (shorten it)".to_string();
+    }
+    format!(
+        "the retry policy of node `{node}` (attempts {attempts}) sends {ratio:.1} calls down per call it receives, and the tries of all layers multiply to {product:.0} per request (make fewer tries, or wait between them)"
+    )
 }

@@ -374,3 +374,59 @@ fn capacity_faults_are_matched_to_their_own_node() {
     // `api` refuses only at ticks 5 and 10, when its periodic fault strikes.
     assert_eq!(ticks_with(&obs.nodes[0].refused), vec![5, 10]);
 }
+
+#[test]
+fn uniform_arrivals_send_exactly_the_decimal_rate() {
+    let sent = |rate: f64, ticks: u64| -> u64 {
+        let m = model(
+            ticks,
+            vec![node("api", None, None)],
+            vec![source("u", 0, rate, &[])],
+        );
+        run(&m).accounting.entered
+    };
+    // As doubles, 0.1 added ten times is 0.9999999999999999.
+    assert_eq!(sent(0.1, 10), 1);
+    assert_eq!(sent(0.1, 100), 10);
+    assert_eq!(sent(0.3, 10), 3);
+}
+
+#[test]
+fn a_runaway_of_nested_retries_stops_at_the_work_budget_naming_the_multiplier() {
+    // Ten layers of ten tries with no wait, against a bottom that fails every
+    // call: 10^10 tries per request, hours of work without a budget.
+    let layers = 10;
+    let mut nodes: Vec<NodeSpec> = (0..layers)
+        .map(|i| retrying(&format!("l{i}"), i + 1, 10, Backoff::Fixed { wait: 0 }))
+        .collect();
+    nodes.push(node("bottom", None, Some(1)));
+    let mut m = model(5, nodes, vec![source("u", 0, 1.0, &[])]);
+    m.faults = vec![fault("down", layers, 1, 5, Some(0))];
+    let err = Simulation::builder(&m)
+        .work_budget(10_000)
+        .build()
+        .and_then(|s| s.run())
+        .err();
+    match err {
+        Some(SimError::WorkBudget {
+            events,
+            node,
+            attempts,
+            product,
+            ..
+        }) => {
+            assert_eq!(events, 10_000 + 5);
+            assert!(node.starts_with('l'), "{node}");
+            assert_eq!(attempts, 10);
+            assert_eq!(product, 1e10);
+        }
+        other => panic!("expected the work budget, got {other:?}"),
+    }
+    // Within the default budget an ordinary run is untouched.
+    let ok = model(
+        5,
+        vec![node("api", None, None)],
+        vec![source("u", 0, 1.0, &[])],
+    );
+    assert_eq!(run(&ok).accounting.entered, 5);
+}

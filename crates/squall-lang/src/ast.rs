@@ -121,15 +121,34 @@ pub struct Value {
     pub span: Span,
 }
 
-/// An inclusive range `a..b`.
+/// A range `a..b` (both inclusive) or `a..<b` (`b` left out); each bound
+/// may add or subtract further values (`1..$start - 1`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Range {
     /// First tick.
     pub start: Value,
-    /// Last tick (inclusive).
+    /// Last tick (inclusive unless `half_open`).
     pub end: Value,
     /// Where.
     pub span: Span,
+    /// Values added to or subtracted from `start`, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub start_terms: Vec<Term>,
+    /// Values added to or subtracted from `end`, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub end_terms: Vec<Term>,
+    /// `a..<b`: the range stops one tick before `b`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub half_open: bool,
+}
+
+/// `+ v` or `- v` after a range bound.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Term {
+    /// `-`: subtracted.
+    pub minus: bool,
+    /// The value.
+    pub value: Value,
 }
 
 /// A whole scenario file.
@@ -879,7 +898,13 @@ pub enum ExprKind {
 impl Range {
     fn each_value(&self, f: &mut dyn FnMut(&Value)) {
         f(&self.start);
+        for t in &self.start_terms {
+            f(&t.value);
+        }
         f(&self.end);
+        for t in &self.end_terms {
+            f(&t.value);
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! | `200ms`, `2s`  | error                | whole ticks, or an error        |
 //! | `4/round`      | 4 per tick           | error                           |
 //! | `12/s`         | error                | per tick (may be fractional)    |
-//! | `4` (plain)    | 4 ticks or a count   | 4 ticks or a count              |
+//! | `4` (plain)    | 4 ticks or a count   | a count; as a duration, an error |
 
 use crate::ast::{TimeUnit, Value, ValueKind};
 use crate::diagnostic::{did_you_mean, Diagnostic, Result};
@@ -55,8 +55,24 @@ fn ticks_per_unit(unit: TimeUnit, clock: Clock, v: &Value) -> Result<f64> {
     }
 }
 
-/// A whole number of ticks from a duration or a plain number.
+/// A whole number of ticks from a duration (an amount of time: a deadline,
+/// a wait, a cooldown, a period). A plain number is a number of rounds under
+/// `clock round`; under a wall-clock clock it is refused, since `deadline 2`
+/// would silently be 2 ms.
 pub fn ticks(v: &Value, clock: Clock, what: &str) -> Result<u64> {
+    if let ValueKind::Number(n) = v.kind {
+        if n != 0.0 && clock.tick_millis().is_some() {
+            return Err(bare_duration(n, v, what, clock));
+        }
+    }
+    tick(v, clock, what)
+}
+
+/// A tick of the timeline from a duration or a plain number (a tick
+/// number, or a count of ticks): the bounds of a range, a send time, a
+/// step's end, the run's length and warm-up, a staleness bound. `101..160`
+/// names ticks under any clock.
+pub fn tick(v: &Value, clock: Clock, what: &str) -> Result<u64> {
     whole(duration_in_ticks(v, clock, what)?, v, what, clock)
 }
 
@@ -82,9 +98,15 @@ fn duration_in_ticks(v: &Value, clock: Clock, what: &str) -> Result<f64> {
 }
 
 /// A duration in ticks, fractional allowed (`0.4ms` under `clock ms` is
-/// 0.4), from a duration or a plain number; for calls that take time,
-/// which the engine counts finer than a tick.
+/// 0.4), for calls that take time, which the engine counts finer than a
+/// tick. Like [`ticks`], a plain number other than 0 is refused under a
+/// wall-clock clock.
 pub fn fine_ticks(v: &Value, clock: Clock, what: &str) -> Result<f64> {
+    if let ValueKind::Number(n) = v.kind {
+        if n != 0.0 && clock.tick_millis().is_some() {
+            return Err(bare_duration(n, v, what, clock));
+        }
+    }
     let t = duration_in_ticks(v, clock, what)?;
     if t.is_nan() || t < 0.0 {
         return Err(
@@ -95,6 +117,20 @@ pub fn fine_ticks(v: &Value, clock: Clock, what: &str) -> Result<f64> {
         return Err(Diagnostic::new(format!("{what} is too large"), v.span).label("too large"));
     }
     Ok(t)
+}
+
+/// A plain number where a wall-clock clock wants a duration: `deadline 2`
+/// would silently be 2 ms under `clock ms` (and 2 s under `clock s`), so
+/// the unit must be written. (Under `clock round` a plain number is a
+/// number of rounds, the only unit there is; `0` is the same in any unit.)
+fn bare_duration(n: f64, v: &Value, what: &str, clock: Clock) -> Diagnostic {
+    let unit = clock.unit_name();
+    Diagnostic::new(
+        format!("{what} `{n}` has no unit: under `clock {unit}` it would be read as {n} {unit}"),
+        v.span,
+    )
+    .label("a number without a unit")
+    .help(format!("write the unit, e.g. `{n}{unit}`"))
 }
 
 /// `n` ticks of `clock`, spelled for a message: `1.5 rounds`, `1.5 ms`.

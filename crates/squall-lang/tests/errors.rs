@@ -814,3 +814,28 @@ fn a_retry_or_breaker_on_a_fan_out_node_is_refused() {
         assert!(!d.to_plain().contains("calls nothing"));
     }
 }
+
+// A misspelt time unit names the unit meant, not every keyword allowed there.
+error!(
+    unit_typo_msec,
+    6, 54, "unknown time unit `msec`", "did you mean `ms`?"
+);
+error!(
+    unit_typo_sec_glued,
+    6, 52, "unknown time unit `sec`", "did you mean `s`?"
+);
+error!(
+    unit_typo_seconds,
+    6, 55, "unknown time unit `seconds`", "did you mean `s`?"
+);
+// Values the engine cannot compute with, and a duration whose unit is unsaid.
+error!(number_too_large, 7, 21, "is too large", "1.8e308");
+error!(multiplier_too_large, 6, 67, "is too large", "1.8e308");
+error!(
+    deadline_without_a_unit,
+    7, 67, "has no unit: under `clock ms` it would be read as 2 ms", "`2ms`"
+);
+error!(
+    degradation_phase_where_a_step_per_field_was_meant,
+    13, 52, "did you mean `step 10s per field`?", "`phase 10s step 0 per field`"
+);

@@ -60,7 +60,8 @@ fn bad_values() {
         ("$", 2, "expected a name"),
         ("$1", 2, "expected a name"),
         ("1.", 2, "expected"),
-        ("4 roundsx", 3, "expected"),
+        ("4 roundsx", 3, "unknown time unit `roundsx`"),
+        ("4 secs", 3, "unknown time unit `secs`"),
         (
             "4/round extra",
             9,
@@ -349,4 +350,13 @@ fn time_units() {
         assert_eq!(TimeUnit::parse(text), unit, "{text}");
         assert_eq!(unit.and_then(TimeUnit::millis), millis, "{text}");
     }
+}
+
+#[test]
+fn fmt_keeps_a_literal_its_double_holds_only_approximately() {
+    let text = "scenario \"big\" {\n  run 10 rounds\n  chain api -> db\n  expect db.calls < 18446744073709551616\n  expect db.calls < 1_000.50\n}\n";
+    let out = squall_lang::format::format_source(text).expect("formats");
+    assert!(out.contains("< 18446744073709551616\n"), "{out}");
+    // Exact literals keep their canonical spelling.
+    assert!(out.contains("< 1000.5\n"), "{out}");
 }

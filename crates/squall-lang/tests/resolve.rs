@@ -207,3 +207,30 @@ fn one_point_at_a_time_matches_all_points() {
     }
     assert_eq!(sweep.point(all.len()), None);
 }
+
+#[test]
+fn range_bounds_take_arithmetic_and_a_half_open_end() {
+    let text = r#"scenario "ranges" {
+  clock ms
+  run 10min
+  param start = 2min
+  chain api -> db
+  source users { rate 1/s  enters api }
+  window before 1..$start - 1
+  window fault $start..<$start + 60s
+  window tail end - 30s..end
+  fault brownout { on db  during 2min..<3min  capacity 1/ms }
+}"#;
+    let scenario = squall_lang::load("ranges.squall", text).expect("loads");
+    let model = scenario.model(&Overrides::default()).expect("resolves");
+    let w: Vec<(u64, u64)> = model.windows.iter().map(|w| (w.from, w.to)).collect();
+    assert_eq!(w, [(1, 119_999), (120_000, 179_999), (570_000, 600_000)]);
+    let f = &model.faults[0];
+    // A 60 s fault in ms is 60 000 ticks, not 60 001.
+    assert_eq!((f.from, f.to), (120_000, 179_999));
+    assert_eq!(f.to - f.from + 1, 60_000);
+    // The formatter keeps both.
+    let pretty = squall_lang::format::format_source(text).expect("formats");
+    assert!(pretty.contains("window before 1..$start - 1\n"), "{pretty}");
+    assert!(pretty.contains("during 2min..<3min"), "{pretty}");
+}

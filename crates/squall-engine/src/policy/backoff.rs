@@ -44,10 +44,18 @@ pub trait BackoffWaits {
     fn wait(&self, n: u32) -> u64;
 }
 
+/// The longest wait \[ticks\]: where a growing wait saturates when it has
+/// no cap (or when `multiplier^(n-1)` overflows a double).
+pub const MAX_WAIT: f64 = 9.0e15;
+
 impl BackoffWaits for Backoff {
     fn bound(&self, n: u32) -> f64 {
         let grow = |base: u64, multiplier: f64, cap: Option<u64>| {
             let w = (base as f64) * multiplier.powi(n.saturating_sub(1).min(1024) as i32);
+            // `multiplier^(n-1)` overflows a double (to infinity) from some
+            // retry on; the bound then stays at its cap, or at the longest
+            // wait, so that jitter's arithmetic on it stays finite.
+            let w = if w.is_nan() { 0.0 } else { w.min(MAX_WAIT) };
             cap.map_or(w, |c| w.min(c as f64))
         };
         match *self {
@@ -74,9 +82,11 @@ impl BackoffWaits for Backoff {
     }
 
     fn wait_with(&self, n: u32, r: f64, previous: Option<u64>) -> u64 {
+        // A bound that overflowed a double is infinite: it saturates at the
+        // longest wait a tick count holds, never wraps to no wait at all.
         let whole = |w: f64| {
-            if w.is_finite() && w > 0.0 {
-                w.min(9.0e15).round() as u64
+            if w > 0.0 {
+                w.min(MAX_WAIT).round() as u64
             } else {
                 0
             }
@@ -137,6 +147,38 @@ mod tests {
             cap: Some(300),
         };
         assert_eq!([b.wait(1), b.wait(2), b.wait(3)], [100, 200, 300]);
+    }
+
+    #[test]
+    fn an_overflowing_exponential_saturates_instead_of_waiting_nothing() {
+        let uncapped = Backoff::Exponential {
+            base: 1,
+            multiplier: 10.0,
+            cap: None,
+        };
+        // 10^309 overflows a double from retry 310 on.
+        assert_eq!(uncapped.wait(310), MAX_WAIT as u64);
+        assert_eq!(uncapped.wait(2000), MAX_WAIT as u64);
+        let capped = Backoff::Exponential {
+            base: 1,
+            multiplier: 10.0,
+            cap: Some(5000),
+        };
+        assert_eq!(capped.wait(310), 5000);
+        let jitter = Backoff::FullJitter {
+            base: 1,
+            multiplier: 10.0,
+            cap: None,
+            rng: None,
+        };
+        assert_eq!(jitter.wait_with(400, 0.5, None), (MAX_WAIT / 2.0) as u64);
+        let equal = Backoff::EqualJitter {
+            base: 1,
+            multiplier: 10.0,
+            cap: None,
+            rng: None,
+        };
+        assert_eq!(equal.wait_with(400, 0.0, None), (MAX_WAIT / 2.0) as u64);
     }
 
     #[test]

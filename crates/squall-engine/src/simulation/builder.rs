@@ -30,9 +30,18 @@ const MAX_RATE: f64 = 1_000_000.0;
 pub struct SimulationBuilder<'m> {
     pub(super) model: &'m Model,
     pub(super) seed: u64,
+    pub(super) work: u64,
 }
 
 impl<'m> SimulationBuilder<'m> {
+    /// Sets the run's work budget: the events it may handle beyond one
+    /// source tick per source and tick (default [`super::DEFAULT_WORK`]).
+    /// A run that needs more stops with [`SimError::WorkBudget`].
+    pub fn work_budget(mut self, events: u64) -> Self {
+        self.work = events;
+        self
+    }
+
     /// Overrides the model's seed.
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
@@ -194,9 +203,14 @@ impl<'m> SimulationBuilder<'m> {
             };
         }
         let scopes = seen.len().max(1);
+        let ticks = m.ticks.saturating_sub(m.start).saturating_add(1);
+        let max_events = self
+            .work
+            .saturating_add(ticks.saturating_mul(m.sources.len() as u64));
         Ok(Simulation {
             model: m,
             seed: self.seed,
+            max_events,
             paths,
             kinds,
             kind_base,

@@ -87,6 +87,7 @@
 //! * `requests` — the per-request slab;
 //! * `node_state` — per-node state, one field per component.
 
+mod accumulator;
 mod answer;
 mod builder;
 mod call;
@@ -117,6 +118,8 @@ pub(crate) use crate::time::NEVER;
 pub struct Simulation<'m> {
     model: &'m Model,
     seed: u64,
+    /// The run stops with [`SimError::WorkBudget`] past this many events.
+    max_events: u64,
     paths: Vec<Vec<usize>>,
     /// Request kinds, and where each source's kinds start.
     kinds: Vec<Kind>,
@@ -126,12 +129,19 @@ pub struct Simulation<'m> {
     scope_names: Vec<String>,
 }
 
+/// The default work budget of a run \[events\], beyond one source tick per
+/// source and tick: a run that retries without end (ten layers of ten tries
+/// with no wait make 10^10 tries per request) stops within seconds instead
+/// of hours. Ordinary runs handle a few million events.
+pub const DEFAULT_WORK: u64 = 100_000_000;
+
 impl<'m> Simulation<'m> {
     /// Starts building a run of `model`.
     pub fn builder(model: &'m Model) -> SimulationBuilder<'m> {
         SimulationBuilder {
             model,
             seed: model.seed,
+            work: DEFAULT_WORK,
         }
     }
 

@@ -112,6 +112,9 @@ impl<'s, 'm> Runner<'s, 'm> {
                 break;
             };
             self.obs.events += 1;
+            if self.obs.events > self.sim.max_events {
+                return Err(self.over_budget(t));
+            }
             match ev {
                 Event::Source { source } => self.source_tick(t, source as usize)?,
                 Event::At { source, index } => {
@@ -143,6 +146,45 @@ impl<'s, 'm> Runner<'s, 'm> {
             self.obs.route_calls[i].clone_from(&n.script.calls);
         }
         Ok(self.obs)
+    }
+
+    /// Why the run stopped at tick `t` past its work budget: the node whose
+    /// retry policy multiplies its calls the most (calls it sends down per
+    /// call it receives).
+    fn over_budget(&self, t: u64) -> SimError {
+        let m = self.sim.model;
+        let calls =
+            |i: usize| -> u64 { self.obs.nodes[i].calls.iter().map(|&c| u64::from(c)).sum() };
+        let culprit = m
+            .nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| {
+                let retry = n.retry.as_ref()?;
+                let down = n.downstream?;
+                let (own, sent) = (calls(i), calls(down));
+                let ratio = if own == 0 {
+                    0.0
+                } else {
+                    sent as f64 / own as f64
+                };
+                Some((ratio, n.name.clone(), retry.attempts))
+            })
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        let (ratio, node, attempts) = culprit.unwrap_or((0.0, String::new(), 0));
+        let product: f64 = m
+            .nodes
+            .iter()
+            .filter_map(|n| n.retry.as_ref().map(|r| f64::from(r.attempts)))
+            .product();
+        SimError::WorkBudget {
+            events: self.sim.max_events,
+            tick: t,
+            node,
+            attempts,
+            ratio,
+            product,
+        }
     }
 
     pub(super) fn source_tick(&mut self, t: u64, s: usize) -> Result<(), SimError> {

@@ -10,7 +10,9 @@
 //!   properties); otherwise one property per line. `variant` and `sweep`
 //!   blocks stay on one line when they hold one item and fit.
 //! * Values are printed canonically: `4 rounds`, `1 round`, `200ms`,
-//!   `12/round`, numbers without `_` separators or trailing zeros.
+//!   `12/round`, numbers without `_` separators or trailing zeros; a
+//!   literal a double holds only approximately (`18446744073709551616`) is
+//!   kept as written, since its shortest spelling would say another number.
 //!   Expressions get single spaces around operators and only the
 //!   parentheses their meaning needs.
 //! * Inside a table: `rows`, `at`, `label`, then the columns in order; inside
@@ -54,6 +56,7 @@ mod blocks;
 mod comments;
 mod items;
 mod layout;
+mod literals;
 mod report;
 mod values;
 
@@ -81,7 +84,7 @@ pub fn format_source(source: &str) -> Result<String, Diagnostic> {
     let mut printer = Printer::new(Some(source), lexed.comments.clone(), lexed.braces);
     let tree = printer.scenario(&ast);
     printer.render(&tree);
-    let out = printer.finish();
+    let out = literals::keep_written(source, &printer.finish());
 
     let again = parse_file(&out).map_err(|d| {
         Diagnostic::new(

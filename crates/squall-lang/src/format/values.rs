@@ -46,11 +46,23 @@ pub(super) fn range_text(r: &Range) -> String {
         start,
         end,
         span: _,
+        start_terms,
+        end_terms,
+        half_open,
     } = r;
     if matches!(start.kind, ValueKind::Mark(Mark::AfterWarmup)) {
         return "after warmup".to_string();
     }
-    format!("{}..{}", value_text(start), value_text(end))
+    let bound = |v: &Value, terms: &[Term]| {
+        let mut t = value_text(v);
+        for Term { minus, value } in terms {
+            t.push_str(if *minus { " - " } else { " + " });
+            t.push_str(&value_text(value));
+        }
+        t
+    };
+    let op = if *half_open { "..<" } else { ".." };
+    format!("{}{op}{}", bound(start, start_terms), bound(end, end_terms))
 }
 
 /// A backoff policy as written after `backoff` (or `backoff NAME =`).

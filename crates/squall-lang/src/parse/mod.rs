@@ -260,10 +260,33 @@ fn string(pair: Pair<'_, Rule>) -> String {
 
 fn number(pair: &Pair<'_, Rule>) -> Result<f64> {
     let text: String = pair.as_str().chars().filter(|c| *c != '_').collect();
-    text.parse::<f64>().map_err(|_| {
+    let n = text.parse::<f64>().map_err(|_| {
         Diagnostic::new(
             format!("`{}` is not a number", pair.as_str()),
             pair.as_span().into(),
         )
-    })
+    })?;
+    // Past about 1.8e308 a literal reads as infinity, which every later
+    // stage would print as `inf` (or `null` in JSON) and compare as larger
+    // than anything: refuse it here, where its place is known.
+    if !n.is_finite() {
+        return Err(too_large(pair.as_span().into(), pair.as_str()));
+    }
+    Ok(n)
+}
+
+/// A number literal (or a size in bytes) too large to compute with.
+pub(crate) fn too_large(span: Span, text: &str) -> Diagnostic {
+    let shown = if text.chars().count() > 24 {
+        let head: String = text.chars().take(12).collect();
+        format!(
+            "{head}... ({} digits)",
+            text.chars().filter(char::is_ascii_digit).count()
+        )
+    } else {
+        text.to_string()
+    };
+    Diagnostic::new(format!("the number `{shown}` is too large"), span)
+        .label("too large")
+        .help("numbers up to about 1.8e308 can be computed with; write a smaller one")
 }

@@ -19,7 +19,8 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::rate => "a rate such as `4/round`",
         Rule::duration => "a duration such as `4 rounds` or `200ms`",
         Rule::value => "a value (a number, a rate such as `4/round`, a duration such as `200ms`, or a `$param`)",
-        Rule::range => "a range such as `101..160`",
+        Rule::range | Rule::range_bound => "a range such as `101..160`",
+        Rule::range_op => "`..` or `..<`",
         Rule::name_list => "a list of names such as `[a, b]`",
         Rule::scenario => "`scenario \"name\" { ... }`",
         Rule::clock_decl => "`clock`",
@@ -214,6 +215,60 @@ pub(super) fn unclosed_string_at(source: &str, start: usize) -> bool {
     true
 }
 
+/// The time units, spelled as the grammar reads them.
+const TIME_UNITS: [&str; 6] = ["rounds", "round", "ms", "s", "min", "h"];
+
+/// Spellings of the time units that other tools accept, and the unit each
+/// means here.
+const UNIT_SPELLINGS: [(&str, &str); 17] = [
+    ("msec", "ms"),
+    ("msecs", "ms"),
+    ("millis", "ms"),
+    ("millisecond", "ms"),
+    ("milliseconds", "ms"),
+    ("sec", "s"),
+    ("secs", "s"),
+    ("second", "s"),
+    ("seconds", "s"),
+    ("m", "min"),
+    ("mins", "min"),
+    ("minute", "min"),
+    ("minutes", "min"),
+    ("hr", "h"),
+    ("hrs", "h"),
+    ("hour", "h"),
+    ("hours", "h"),
+];
+
+/// A word right after a number, where a time unit may stand, that reads as
+/// a misspelt unit (`50 msec`, `5sec`, `240 seconds`): "did you mean `ms`?"
+/// instead of every keyword the grammar would take there.
+fn unit_typo(found: &str, span: Span) -> Option<Diagnostic> {
+    let word: String = found
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    if word.is_empty() {
+        return None;
+    }
+    let meant = UNIT_SPELLINGS
+        .iter()
+        .find(|(spelling, _)| spelling.eq_ignore_ascii_case(&word))
+        .map(|(_, unit)| *unit)
+        .or_else(|| {
+            crate::diagnostic::suggest(&word, TIME_UNITS.iter().copied())
+                .filter(|unit| *unit != word)
+        })?;
+    let span = Span::new(span.start, span.start + word.len());
+    Some(
+        Diagnostic::new(format!("unknown time unit `{word}`"), span)
+            .label("not a time unit")
+            .help(format!(
+                "did you mean `{meant}`? the time units are `rounds`, `ms`, `s`, `min` and `h`"
+            )),
+    )
+}
+
 pub(super) fn from_pest(e: pest::error::Error<Rule>, source: &str, end: End) -> Diagnostic {
     use pest::error::{ErrorVariant, InputLocation};
     let start = match e.location {
@@ -241,9 +296,17 @@ pub(super) fn from_pest(e: pest::error::Error<Rule>, source: &str, end: End) -> 
                 .label("the string starts here")
                 .help("a string ends with `\"` on the line where it starts");
             }
+            if positives.contains(&Rule::time_unit) {
+                if let Some(d) = unit_typo(found, span) {
+                    return d;
+                }
+            }
             let mut names: Vec<&str> = Vec::new();
             for r in &positives {
                 let name = match r {
+                    // `+ 1` after a range bound is optional: naming it in
+                    // every error that follows a range would be noise.
+                    Rule::bound_term | Rule::bound_sign => continue,
                     Rule::EOI => end.name(),
                     r => rule_name(*r),
                 };

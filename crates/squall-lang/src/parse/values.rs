@@ -39,6 +39,7 @@ pub(super) fn parse_value_inner(inner: Pair<'_, Rule>, span: Span) -> Result<Val
             }
         }
         Rule::size => {
+            let text = inner.as_str();
             let mut c = Children::of(inner);
             let n = number(&c.expect(Rule::number)?)?;
             let unit = c.expect(Rule::byte_unit)?;
@@ -48,7 +49,11 @@ pub(super) fn parse_value_inner(inner: Pair<'_, Rule>, span: Span) -> Result<Val
                 "GiB" => 1024.0 * 1024.0 * 1024.0,
                 _ => 1.0,
             };
-            ValueKind::Size { bytes: n * scale }
+            let bytes = n * scale;
+            if !bytes.is_finite() {
+                return Err(super::too_large(span, text));
+            }
+            ValueKind::Size { bytes }
         }
         Rule::duration => {
             let mut c = Children::of(inner);
@@ -74,14 +79,23 @@ pub(super) fn parse_range(pair: Pair<'_, Rule>) -> Result<Range> {
         kind: ValueKind::Mark(m),
         span,
     };
-    let bound = |c: &mut Children<'_>| -> Result<Value> {
-        let p = c
+    let bound = |c: &mut Children<'_>| -> Result<(Value, Vec<Term>)> {
+        let mut b = Children::of(c.expect(Rule::range_bound)?);
+        let p = b
             .next()
             .ok_or_else(|| internal(span, "range without a bound"))?;
-        match p.as_rule() {
-            Rule::end_mark => Ok(mark(Mark::End, p.as_span().into())),
-            _ => parse_value_pair(p),
+        let first = match p.as_rule() {
+            Rule::end_mark => mark(Mark::End, p.as_span().into()),
+            _ => parse_value_pair(p)?,
+        };
+        let mut terms = Vec::new();
+        while let Some(t) = b.optional(Rule::bound_term) {
+            let mut tc = Children::of(t);
+            let minus = tc.expect(Rule::bound_sign)?.as_str() == "-";
+            let value = parse_value_pair(tc.expect(Rule::value)?)?;
+            terms.push(Term { minus, value });
         }
+        Ok((first, terms))
     };
     if let Some(p) = c.optional(Rule::after_warmup) {
         let s: Span = p.as_span().into();
@@ -89,11 +103,26 @@ pub(super) fn parse_range(pair: Pair<'_, Rule>) -> Result<Range> {
             start: mark(Mark::AfterWarmup, s),
             end: mark(Mark::End, s),
             span,
+            start_terms: Vec::new(),
+            end_terms: Vec::new(),
+            half_open: false,
         });
     }
-    let start = bound(&mut c)?;
-    let end = bound(&mut c)?;
-    Ok(Range { start, end, span })
+    let (start, start_terms) = bound(&mut c)?;
+    let half_open = c.expect(Rule::range_op)?.as_str() == "..<";
+    let (end, end_terms) = bound(&mut c)?;
+    // The grammar's span runs on over the blank space where a `+ v` might
+    // have followed; the range ends with its last value.
+    let last = end_terms.last().map_or(end.span, |t| t.value.span);
+    let span = Span::new(span.start, last.end.max(span.start));
+    Ok(Range {
+        start,
+        end,
+        span,
+        start_terms,
+        end_terms,
+        half_open,
+    })
 }
 
 /// A param's value: a value, or a word such as a policy name.

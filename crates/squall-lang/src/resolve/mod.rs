@@ -78,7 +78,7 @@ impl Scenario {
         let (start, ticks) = self.run_span(o, &mut errs);
         let warmup = match &self.warmup {
             Some(v) => self
-                .conv(v, o, |v| units::ticks(v, self.clock, "the warm-up"))
+                .conv(v, o, |v| units::tick(v, self.clock, "the warm-up"))
                 .unwrap_or(0),
             None => 0,
         };

@@ -92,9 +92,8 @@ impl Scenario {
                 };
                 let stale = match &l.stale_for {
                     None => None,
-                    Some(v) => cx.keep(
-                        self.conv(v, o, |v| units::ticks(v, self.clock, "a staleness bound")),
-                    ),
+                    Some(v) => cx
+                        .keep(self.conv(v, o, |v| units::tick(v, self.clock, "a staleness bound"))),
                 };
                 match (entries, stale) {
                     (Some(entries), Some(stale_for)) => {
@@ -136,7 +135,7 @@ impl Scenario {
         let until = match &s.until {
             None => Some(None),
             Some(v) => cx
-                .keep(self.conv(v, o, |v| units::ticks(v, self.clock, "a step's end")))
+                .keep(self.conv(v, o, |v| units::tick(v, self.clock, "a step's end")))
                 .map(Some),
         };
         Some(StepSpec {

@@ -65,7 +65,7 @@ impl Scenario {
             let mut times = Vec::new();
             for v in &s.times {
                 if let Some(t) =
-                    cx.keep(self.conv(v, o, |v| units::ticks(v, self.clock, "a send time")))
+                    cx.keep(self.conv(v, o, |v| units::tick(v, self.clock, "a send time")))
                 {
                     if t < cx.start || t > cx.ticks {
                         cx.errs.push(

@@ -1,7 +1,7 @@
 //! Time: the run's first and last tick, ranges inside it, and windows.
 
 use super::Cx;
-use crate::ast::{Mark, Range, Value, ValueKind};
+use crate::ast::{Mark, Range, Term, Value, ValueKind};
 use crate::decl::{Overrides, Scenario};
 use crate::diagnostic::Diagnostic;
 use crate::model::WindowSpec;
@@ -12,9 +12,13 @@ impl Scenario {
     pub(super) fn run_span(&self, o: &Overrides, errs: &mut Vec<Diagnostic>) -> (u64, u64) {
         if let Some(r) = &self.run_range {
             let a = self.conv(&r.start, o, |v| {
-                units::ticks(v, self.clock, "the run's start")
+                units::tick(v, self.clock, "the run's start")
             });
-            let b = self.conv(&r.end, o, |v| units::ticks(v, self.clock, "the run's end"));
+            let a = a.and_then(|a| self.add_terms(a, &r.start_terms, o, "the run's start"));
+            let b = self.conv(&r.end, o, |v| units::tick(v, self.clock, "the run's end"));
+            let b = b
+                .and_then(|b| self.add_terms(b, &r.end_terms, o, "the run's end"))
+                .and_then(|b| half_open_end(b, r));
             return match (a, b) {
                 (Ok(a), Ok(b)) if a <= b => (a, b),
                 (Ok(a), Ok(b)) => {
@@ -37,7 +41,7 @@ impl Scenario {
         }
         let warmup = match &self.warmup {
             None => 0,
-            Some(v) => match self.conv(v, o, |v| units::ticks(v, self.clock, "the warm-up")) {
+            Some(v) => match self.conv(v, o, |v| units::tick(v, self.clock, "the warm-up")) {
                 Ok(w) => w,
                 Err(d) => {
                     errs.push(d);
@@ -48,7 +52,7 @@ impl Scenario {
         match &self.run {
             None => (1, 0),
             Some(v) => match self
-                .conv(v, o, |v| units::ticks(v, self.clock, "the run length"))
+                .conv(v, o, |v| units::tick(v, self.clock, "the run length"))
                 .map(|t| {
                     // The measured ticks come after the warm-up.
                     if t == 0 {
@@ -90,10 +94,12 @@ impl Scenario {
                     Ok(start + warmup)
                 }
             }
-            _ => self.conv(v, cx.o, |v| units::ticks(v, self.clock, what)),
+            _ => self.conv(v, cx.o, |v| units::tick(v, self.clock, what)),
         };
-        let a = bound(&r.start);
-        let b = bound(&r.end);
+        let a = bound(&r.start).and_then(|a| self.add_terms(a, &r.start_terms, cx.o, what));
+        let b = bound(&r.end)
+            .and_then(|b| self.add_terms(b, &r.end_terms, cx.o, what))
+            .and_then(|b| half_open_end(b, r));
         let (a, b) = match (a, b) {
             (Ok(a), Ok(b)) => (a, b),
             (a, b) => {
@@ -130,6 +136,29 @@ impl Scenario {
         Some((a, b))
     }
 
+    /// `tick` plus and minus the ticks of `terms` (`$start - 1`, `end - 30s`).
+    fn add_terms(
+        &self,
+        tick: u64,
+        terms: &[Term],
+        o: &Overrides,
+        what: &str,
+    ) -> Result<u64, Diagnostic> {
+        let mut at = tick;
+        for Term { minus, value } in terms {
+            let d = self.conv(value, o, |v| units::tick(v, self.clock, what))?;
+            at = if *minus {
+                at.checked_sub(d).ok_or_else(|| {
+                    Diagnostic::new(format!("{what} is {at} - {d}, before tick 0"), value.span)
+                        .label("subtracts too much")
+                })?
+            } else {
+                at.saturating_add(d)
+            };
+        }
+        Ok(at)
+    }
+
     /// The file's windows, in ticks.
     pub(super) fn windows(&self, cx: &mut Cx<'_>) -> Vec<WindowSpec> {
         let mut windows = Vec::new();
@@ -144,4 +173,17 @@ impl Scenario {
         }
         windows
     }
+}
+
+/// The last tick of `r` given its written end `b`: `b` itself, or for
+/// `a..<b` the tick before it.
+fn half_open_end(b: u64, r: &Range) -> Result<u64, Diagnostic> {
+    if !r.half_open {
+        return Ok(b);
+    }
+    b.checked_sub(1).ok_or_else(|| {
+        Diagnostic::new("a range `..<0` holds no tick", r.span)
+            .label("empty range")
+            .help("`a..<b` covers the ticks from `a` up to but not including `b`")
+    })
 }

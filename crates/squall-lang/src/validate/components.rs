@@ -10,6 +10,36 @@ use super::Validator;
 use crate::decl::{FaultDecl, Scenario, SourceDecl};
 
 impl Validator {
+    /// `every 40s phase 10s` on several nodes where `step 10s per field`
+    /// was meant: a phase shifts the fault alike for every field, a step
+    /// shifts field `i` by `i` steps. Both are valid, and they give other
+    /// numbers, so a lone phase on several nodes must say which it means.
+    fn check_phase_on_several(&mut self, x: &EveryAst, nodes: usize, fault: &str) {
+        let (Some(phase), None) = (&x.phase, &x.step) else {
+            return;
+        };
+        let zero = matches!(
+            phase.kind,
+            ValueKind::Number(n) | ValueKind::Duration { n, .. } if n == 0.0
+        );
+        if nodes < 2 || zero {
+            return;
+        }
+        let p = crate::format::value_text(phase);
+        self.err(
+            Diagnostic::new(
+                format!(
+                    "`phase {p}` shifts fault `{fault}` alike on all {nodes} of its nodes; did you mean `step {p} per field`?"
+                ),
+                phase.span,
+            )
+            .label("the same shift for every field")
+            .help(format!(
+                "`step {p} per field` shifts field `i` by `i` steps; to shift every field alike, say so: `phase {p} step 0 per field`"
+            )),
+        );
+    }
+
     /// Reads services, sources, faults, windows and endpoints into `s`, then
     /// checks each node's `response` block and the warm-up.
     pub(super) fn components(&mut self, ast: &ScenarioAst, s: &mut Scenario) {
@@ -389,6 +419,9 @@ impl Validator {
                             .help("give it an effect, e.g. `capacity 1/round` or `fail 503`"),
                         );
                     }
+                    if let (Some(x), Some(nodes)) = (&every, &node) {
+                        self.check_phase_on_several(x, nodes.len(), &decl.name.name);
+                    }
                     // A periodic fault with no `during` lasts the whole run.
                     let during = during.or_else(|| {
                         every.as_ref().map(|x| {
@@ -400,6 +433,9 @@ impl Validator {
                                 start: mark(Mark::Start),
                                 end: mark(Mark::End),
                                 span: x.span,
+                                start_terms: Vec::new(),
+                                end_terms: Vec::new(),
+                                half_open: false,
                             }
                         })
                     });
