@@ -1,0 +1,161 @@
+//! Retry budgets: whether a retry that the retry policy would make may go,
+//! given what the service's recent traffic has earned.
+//!
+//! Five libraries use the word for five rules (POLICIES.md §1.8, item 4);
+//! each has its file, named after the library:
+//!
+//! | kind           | file               | state                         | a retry goes iff                                       |
+//! |----------------|--------------------|-------------------------------|--------------------------------------------------------|
+//! | `grpc`         | [`grpc`]           | tokens in `[0, max]`          | tokens `> max / 2` (after this failure's −1)           |
+//! | `envoy`        | [`envoy`]          | none (reads concurrency)      | active retries `< max(⌊pct·(active+pending)⌋, min)`    |
+//! | `finagle`      | [`finagle`]        | windowed deposits/withdrawals | window + reserve `≥ 1000 / percent`                     |
+//! | `aws`          | [`aws`]            | capacity in `[0, 500]`        | cost (5, timeout 10) `≤` capacity                      |
+//! | `token_bucket` | [`token_bucket`]   | tokens in `[0, size]`         | at least one token                                      |
+//!
+//! [`Budget`] puts them behind one set of hooks, called by the event loop
+//! in this order for one service's retry loop:
+//!
+//! 1. [`Budget::on_request`] when a request reaches the service (Finagle
+//!    deposits; a per-call bucket refills);
+//! 2. [`Budget::on_failure`] for every failed try whose failure is
+//!    retryable, before anything else is decided (gRPC takes a token);
+//! 3. [`Budget::try_retry`] only when the retry policy has a try left; a
+//!    refusal ends the loop with the failure, nothing waits;
+//! 4. [`Budget::on_success`] when the request succeeds at this service
+//!    (gRPC credits the ratio; AWS refunds).
+//!
+//! No budget draws a random number; Finagle and the token bucket read the
+//! time they are given (any unit, as long as it is one unit throughout).
+
+pub mod aws;
+pub mod envoy;
+pub mod finagle;
+pub mod grpc;
+pub mod token_bucket;
+
+use aws::AwsQuota;
+use envoy::EnvoyBudget;
+use finagle::FinagleBudget;
+use grpc::GrpcThrottle;
+use token_bucket::RetryBucket;
+
+/// The concurrency an Envoy budget reads, counted by the caller.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Load {
+    /// Requests in flight to the dependency (retries included).
+    pub active: u64,
+    /// Requests queued for it.
+    pub pending: u64,
+    /// Retries in flight.
+    pub active_retries: u64,
+}
+
+/// One service's (or one client's) retry budget.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Budget {
+    /// gRPC A6 retry throttling.
+    Grpc(GrpcThrottle),
+    /// Envoy's retry budget.
+    Envoy(EnvoyBudget),
+    /// Finagle's RetryBudget.
+    Finagle(FinagleBudget),
+    /// The AWS SDK's standard retry quota.
+    Aws(AwsQuota),
+    /// A plain token bucket.
+    TokenBucket(RetryBucket),
+}
+
+/// A retry the budget let through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grant {
+    /// What it cost (AWS: refunded if the request then succeeds).
+    pub cost: u32,
+}
+
+impl Budget {
+    /// A request reaches the service at `now`.
+    pub fn on_request(&mut self, now: u64) {
+        match self {
+            Budget::Finagle(b) => b.deposit(now),
+            Budget::TokenBucket(b) => b.on_request(now),
+            Budget::Grpc(_) | Budget::Envoy(_) | Budget::Aws(_) => {}
+        }
+    }
+
+    /// A try failed with a retryable failure.
+    pub fn on_failure(&mut self) {
+        if let Budget::Grpc(b) = self {
+            b.on_failure();
+        }
+    }
+
+    /// Asks for a retry at `now` after a failure (`timeout`: a timeout or
+    /// network error), with `load` in flight; `None` when refused.
+    pub fn try_retry(&mut self, now: u64, timeout: bool, load: Load) -> Option<Grant> {
+        let granted = |ok: bool| ok.then_some(Grant { cost: 0 });
+        match self {
+            Budget::Grpc(b) => granted(b.allows_retry()),
+            Budget::Envoy(b) => {
+                granted(b.allows_retry(load.active_retries, load.active, load.pending))
+            }
+            Budget::Finagle(b) => granted(b.try_withdraw(now)),
+            Budget::Aws(b) => b.acquire(timeout).map(|cost| Grant { cost }),
+            Budget::TokenBucket(b) => granted(b.try_take(now)),
+        }
+    }
+
+    /// The request succeeded at the service; `last` is the grant of its
+    /// last retry (`None` when it succeeded at the first try).
+    pub fn on_success(&mut self, last: Option<Grant>) {
+        match self {
+            Budget::Grpc(b) => b.on_success(),
+            Budget::Aws(b) => b.on_success(last.map(|g| g.cost)),
+            Budget::Envoy(_) | Budget::Finagle(_) | Budget::TokenBucket(_) => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The load one request sees at a dependency that always fails, under
+    /// a `tries`-try policy and `budget`: calls per request, averaged over
+    /// `n` requests made one after another.
+    fn load_when_down(mut budget: Budget, tries: u32, n: u32) -> f64 {
+        let mut calls = 0u64;
+        for t in 0..u64::from(n) {
+            budget.on_request(t);
+            let mut made = 1;
+            calls += 1;
+            loop {
+                budget.on_failure();
+                if made >= tries || budget.try_retry(t, false, Load::default()).is_none() {
+                    break;
+                }
+                made += 1;
+                calls += 1;
+            }
+        }
+        calls as f64 / f64::from(n)
+    }
+
+    #[test]
+    fn budgets_cap_the_load_on_a_dependency_that_is_down() {
+        // Without a budget 3 tries make 3 calls per request. A gRPC bucket
+        // (10, 0.1) never earns a token back (no success), and every failed
+        // try takes one, the last try of a loop included: request 1 fails
+        // at 9 (retry), 8 (retry), 7 (no try left); request 2 at 6 (retry),
+        // 5 (refused: not above 10/2); every later one at <= 5. Three
+        // retries in all: the load is 1 + 3/n. Finagle's defaults allow 0.2
+        // per request plus 100 per ttl; all n requests at t < 10 s fall in
+        // one window. AWS: 500 / 5 = 100 retries, never refunded.
+        let n = 1000;
+        let grpc = load_when_down(Budget::Grpc(GrpcThrottle::new(10, 0.1)), 3, n);
+        assert_eq!(grpc, 1.0 + 3.0 / f64::from(n));
+        let fin = load_when_down(Budget::Finagle(FinagleBudget::finagle_default(1000)), 3, n);
+        assert_eq!(fin, 1.0 + (0.2 * f64::from(n) + 100.0) / f64::from(n));
+        let aws = load_when_down(Budget::Aws(AwsQuota::standard()), 3, n);
+        assert_eq!(aws, 1.0 + 100.0 / f64::from(n));
+    }
+}
