@@ -20,6 +20,10 @@
 //! [`Breaker::admit`] before each try and tells [`Breaker::record`] the
 //! answer.
 
+pub mod polly;
+pub mod resilience4j;
+pub mod window;
+
 use serde::Serialize;
 use squall_lang::BreakerSpec;
 
