@@ -22,6 +22,9 @@
 //! [`sample_wait`] is the one way to draw a wait: the engine's retries and
 //! the report's tables of waits both call it, so they cannot drift apart.
 
+pub mod library;
+pub mod pushback;
+
 use squall_lang::Backoff;
 
 use crate::rng::Generator;
