@@ -158,4 +158,76 @@ mod tests {
         let aws = load_when_down(Budget::Aws(AwsQuota::standard()), 3, n);
         assert_eq!(aws, 1.0 + 100.0 / f64::from(n));
     }
+
+    /// Calls, retries and successful requests of `n` requests made one
+    /// after another against a dependency failing each try with
+    /// probability `p`, under a `tries`-try policy and an optional budget.
+    fn run(p: f64, tries: u32, n: u32, mut budget: Option<Budget>) -> (u64, u64, u64) {
+        let mut draws = crate::rng::Stream::new(7, "budget-test");
+        let (mut calls, mut retries, mut successes) = (0u64, 0u64, 0u64);
+        for t in 0..u64::from(n) {
+            if let Some(b) = budget.as_mut() {
+                b.on_request(t);
+            }
+            let mut made = 0;
+            let mut last = None;
+            loop {
+                made += 1;
+                calls += 1;
+                if draws.next_f64() >= p {
+                    successes += 1;
+                    if let Some(b) = budget.as_mut() {
+                        b.on_success(last);
+                    }
+                    break;
+                }
+                if let Some(b) = budget.as_mut() {
+                    b.on_failure();
+                }
+                if made >= tries {
+                    break;
+                }
+                match budget.as_mut() {
+                    None => {}
+                    Some(b) => match b.try_retry(t, false, Load::default()) {
+                        Some(g) => last = Some(g),
+                        None => break,
+                    },
+                }
+                retries += 1;
+            }
+        }
+        (calls, retries, successes)
+    }
+
+    #[test]
+    fn retry_load_with_and_without_a_grpc_bucket() {
+        // Without a budget, 3 tries at failure probability p make
+        // 1 + p + p^2 calls per request on average. n = 200 000 requests:
+        // a request's call count has variance below 1, so the mean's
+        // standard error is below 1/sqrt(n) = 0.0022; 0.01 is over 4
+        // standard errors.
+        //
+        // With a gRPC bucket (10, 0.1) a retry is granted only after a
+        // failure that left more than 5 tokens, i.e. a decrement taken
+        // entirely above 5. The level above 5 starts at 5 and grows only by
+        // 0.1 per successful request, so retries <= 5 + 0.1 x successes,
+        // exactly, for any p: the extra load is at most 10 % (+ 5/n).
+        let n = 200_000;
+        for p in [0.1, 0.5, 0.9] {
+            let (calls, _, _) = run(p, 3, n, None);
+            let load = calls as f64 / f64::from(n);
+            assert!((load - (1.0 + p + p * p)).abs() < 0.01, "p {p}: {load}");
+
+            let grpc = Budget::Grpc(GrpcThrottle::new(10, 0.1));
+            let (calls, retries, successes) = run(p, 3, n, Some(grpc));
+            assert!(
+                retries as f64 <= 5.0 + 0.1 * successes as f64 + 1e-9,
+                "p {p}: {retries} retries, {successes} successes"
+            );
+            let with = calls as f64 / f64::from(n);
+            assert!(with <= 1.1 + 5.0 / f64::from(n), "p {p}: {with}");
+            assert!(with <= load + 0.01, "p {p}: a budget never adds load");
+        }
+    }
 }
