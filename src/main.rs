@@ -289,7 +289,9 @@ fn main() -> ExitCode {
         Command::New { name } => cmd::new::new(&name),
         Command::Completions { shell } => {
             let mut command = Cli::command();
-            clap_complete::generate(shell, &mut command, "squall", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command, "squall", &mut script);
+            let _ = util::print_out(&String::from_utf8_lossy(&script));
             EXIT_OK
         }
     };

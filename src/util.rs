@@ -22,12 +22,19 @@ pub fn usage(msg: &str) -> u8 {
     EXIT_USAGE
 }
 
+/// The most diagnostics of one file printed in full; past it, a count.
+/// Rendering one reads the file up to it, so printing them all would cost
+/// the problems times the file (a generated file with thousands of mistakes
+/// printed hundreds of megabytes).
+pub const SHOWN_DIAGNOSTICS: usize = 20;
+
 /// Renders diagnostics to standard error with miette.
 pub fn print_diagnostics(d: &Diagnostics, color: bool) {
     let _ = std::io::stderr().write_all(render_diagnostics(d, color).as_bytes());
 }
 
-/// Diagnostics as miette renders them, with a count at the end.
+/// Diagnostics as miette renders them (the first [`SHOWN_DIAGNOSTICS`]),
+/// with a count at the end.
 pub fn render_diagnostics(d: &Diagnostics, color: bool) -> String {
     let handler = if color {
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode())
@@ -35,11 +42,17 @@ pub fn render_diagnostics(d: &Diagnostics, color: bool) -> String {
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
     };
     let mut out = String::new();
-    for located in d.located() {
+    for located in d.located_upto(SHOWN_DIAGNOSTICS) {
         let _ = handler.render_report(&mut out, &located);
         out.push('\n');
     }
     let n = d.list.len();
+    if n > SHOWN_DIAGNOSTICS {
+        out.push_str(&format!(
+            "... and {} more (the first {SHOWN_DIAGNOSTICS} are shown; fix them and check again)\n",
+            n - SHOWN_DIAGNOSTICS
+        ));
+    }
     out.push_str(&format!(
         "{}: {n} problem{}\n",
         d.name,
@@ -50,8 +63,35 @@ pub fn render_diagnostics(d: &Diagnostics, color: bool) -> String {
 
 /// Reads a file, or says why not (as a usage error).
 pub fn read(path: &Path) -> Result<String, u8> {
-    std::fs::read_to_string(path)
-        .map_err(|e| usage(&format!("cannot read `{}`: {e}", path.display())))
+    let bytes = std::fs::read(path)
+        .map_err(|e| usage(&format!("cannot read `{}`: {e}", path.display())))?;
+    text_of(bytes).map_err(|m| usage(&format!("cannot read `{}`: {m}", path.display())))
+}
+
+/// A file's bytes as text: UTF-8, a leading byte-order mark dropped (some
+/// editors write one; it is not part of the scenario). Not UTF-8: where the
+/// first bad byte is.
+pub fn text_of(bytes: Vec<u8>) -> Result<String, String> {
+    match String::from_utf8(bytes) {
+        Ok(mut text) => {
+            if text.starts_with('\u{feff}') {
+                text.drain(..'\u{feff}'.len_utf8());
+            }
+            Ok(text)
+        }
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let good = &e.as_bytes()[..at];
+            let line = good.iter().filter(|&&b| b == b'\n').count() + 1;
+            let line_start = good.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            // Valid up to `at`, so the line's start is valid too.
+            let col = String::from_utf8_lossy(&good[line_start..]).chars().count() + 1;
+            Err(format!(
+                "it is not UTF-8 text: byte {at} (line {line}, column {col}) is 0x{:02x}; save the file as UTF-8",
+                e.as_bytes()[at]
+            ))
+        }
+    }
 }
 
 /// Reads and validates a scenario file; `name` is how messages and the
@@ -135,13 +175,84 @@ pub fn find_variant(scenario: &Scenario, v: &str) -> Result<usize, u8> {
 /// Writes `text` to `out`, or to standard output.
 pub fn write_output(out: Option<&Path>, text: &str) -> Result<(), u8> {
     match out {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => write_file(path, text.as_bytes())
             .map_err(|e| usage(&format!("cannot write `{}`: {e}", path.display()))),
+        // A closed pipe ends the output; what was asked for is done.
         None => {
-            let _ = std::io::stdout().write_all(text.as_bytes());
+            let _ = print_out(text);
             Ok(())
         }
     }
+}
+
+/// Refuses an output path that names one of the inputs: `--out` onto the
+/// scenario would replace it with its own report.
+pub fn refuse_overwriting(out: &Path, inputs: &[&Path]) -> Result<(), u8> {
+    // An output that does not exist yet cannot be an input.
+    let Ok(target) = std::fs::canonicalize(out) else {
+        return Ok(());
+    };
+    for input in inputs {
+        if std::fs::canonicalize(input).is_ok_and(|i| i == target) {
+            return Err(usage(&format!(
+                "`{}` is an input of this command; writing to it would replace it (pick another file)",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Writes a whole file or nothing: the bytes go to a temporary file in the
+/// same folder, which then replaces `path` in one rename. An interrupted
+/// write (Ctrl-C, a full disk) leaves the old file as it was, never a
+/// truncated one.
+pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // Through a link, as a plain write would: the link's target is replaced,
+    // not the link.
+    let resolved;
+    let path = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            resolved = std::fs::canonicalize(path)?;
+            resolved.as_path()
+        }
+        _ => path,
+    };
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    // Hidden (so `squall test` skips it) and unique to this process.
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let written = std::fs::File::create(&tmp).and_then(|mut f| {
+        f.write_all(bytes)?;
+        f.sync_all()
+    });
+    // Keep the permissions of the file being replaced (a script stays
+    // executable).
+    let written = written.and_then(|()| match std::fs::metadata(path) {
+        Ok(m) => std::fs::set_permissions(&tmp, m.permissions()),
+        Err(_) => Ok(()),
+    });
+    let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
+    if renamed.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    renamed
+}
+
+/// Prints to standard output; false when nobody reads it any more. A reader
+/// that stops early (`| head`) closes the pipe; like other Unix tools the
+/// command then stops printing quietly (`print!` would panic).
+#[must_use = "a closed output ends the command"]
+pub fn print_out(text: &str) -> bool {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_ok()
 }
 
 /// A unified diff of two texts, coloured when asked.

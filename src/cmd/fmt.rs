@@ -39,9 +39,11 @@ pub fn fmt(files: &[PathBuf], check: bool, color: bool) -> u8 {
                 &format!("{name} (formatted)"),
                 color,
             );
-            print!("{diff}");
             worst = worst.max(EXIT_FAILED);
-        } else if let Err(e) = std::fs::write(path, &formatted) {
+            if !util::print_out(&diff) {
+                return worst;
+            }
+        } else if let Err(e) = util::write_file(path, formatted.as_bytes()) {
             worst = worst.max(util::usage(&format!("cannot write `{name}`: {e}")));
         } else {
             eprintln!("formatted `{name}`");

@@ -22,14 +22,29 @@ pub fn new(name: &str) -> u8 {
     if trimmed.is_empty() {
         return util::usage("`squall new` needs a name, e.g. `squall new checkout`");
     }
-    let mut path = PathBuf::from(trimmed);
-    if path.extension().is_none_or(|e| e != "squall") {
-        path.set_extension("squall");
-    }
+    // `NAME.squall`: appended, not an extension swapped in, so `v1.2`
+    // writes `v1.2.squall` (not `v1.squall`).
+    let path = if trimmed.ends_with(".squall") {
+        PathBuf::from(trimmed)
+    } else {
+        PathBuf::from(format!("{trimmed}.squall"))
+    };
     let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().to_string())
+        .file_name()
+        .map(|s| {
+            let s = s.to_string_lossy();
+            s.strip_suffix(".squall").unwrap_or(&s).to_string()
+        })
         .unwrap_or_else(|| trimmed.to_string());
+    // `squall new studies/payments` makes `studies/` when it is missing.
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return util::usage(&format!(
+                "cannot create the folder `{}`: {e}",
+                dir.display()
+            ));
+        }
+    }
     let file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -47,10 +62,10 @@ pub fn new(name: &str) -> u8 {
     if let Err(e) = std::io::Write::write_all(&mut file, starter(&stem).as_bytes()) {
         return util::usage(&format!("cannot write `{}`: {e}", path.display()));
     }
-    println!(
-        "wrote `{}`; try `squall run {}`",
+    let _ = util::print_out(&format!(
+        "wrote `{}`; try `squall run {}`\n",
         path.display(),
         path.display()
-    );
+    ));
     EXIT_OK
 }

@@ -48,6 +48,23 @@ pub fn run(
         }
         Some(ids)
     };
+    // Every argument is checked before the run: a bad one must not cost a
+    // run, nor leave a series file written.
+    for written in [out, extras.series.as_deref(), extras.chart.as_deref()]
+        .into_iter()
+        .flatten()
+    {
+        if let Err(code) = util::refuse_overwriting(written, &[file]) {
+            return code;
+        }
+    }
+    let chart_node = match &extras.chart {
+        Some(_) => match chart_node(&scenario, extras.chart_node.as_deref()) {
+            Ok(i) => Some(i),
+            Err(code) => return code,
+        },
+        None => None,
+    };
     let study = match Study::run(
         &scenario,
         StudyOptions {
@@ -63,30 +80,7 @@ pub fn run(
             return code;
         }
     }
-    if let Some(path) = &extras.chart {
-        let node = match &extras.chart_node {
-            Some(name) => match scenario.nodes.iter().position(|n| n.name == *name) {
-                Some(i) => i,
-                None => {
-                    let names: Vec<&str> = scenario.nodes.iter().map(|n| n.name.as_str()).collect();
-                    let hint = squall_lang::diagnostic::did_you_mean(name, names.iter().copied())
-                        .map(|h| format!("; {h}"))
-                        .unwrap_or_default();
-                    return util::usage(&format!(
-                        "no node `{name}` to chart{hint} (nodes: {})",
-                        names.join(", ")
-                    ));
-                }
-            },
-            // The bottom of the first chain: the dependency.
-            None => {
-                let mut i = 0;
-                while let Some(d) = scenario.nodes.get(i).and_then(|n| n.downstream) {
-                    i = d;
-                }
-                i
-            }
-        };
+    if let (Some(path), Some(node)) = (&extras.chart, chart_node) {
         if let Err(code) = util::write_output(Some(path), &study.chart_svg(node)) {
             return code;
         }
@@ -95,6 +89,34 @@ pub fn run(
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,
         Err(code) => code,
+    }
+}
+
+/// The node `--chart` draws: `--chart-node`, or the bottom of the first chain.
+fn chart_node(scenario: &squall_lang::Scenario, name: Option<&str>) -> Result<usize, u8> {
+    match name {
+        Some(name) => scenario
+            .nodes
+            .iter()
+            .position(|n| n.name == name)
+            .ok_or_else(|| {
+                util::usage(&format!(
+                    "no node `{name}` to chart{}",
+                    util::unknown_hint(
+                        name,
+                        "nodes",
+                        scenario.nodes.iter().map(|n| n.name.as_str())
+                    )
+                ))
+            }),
+        // The bottom of the first chain: the dependency.
+        None => {
+            let mut i = 0;
+            while let Some(d) = scenario.nodes.get(i).and_then(|n| n.downstream) {
+                i = d;
+            }
+            Ok(i)
+        }
     }
 }
 

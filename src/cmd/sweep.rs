@@ -3,8 +3,8 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use squall_lang::adhoc::SweepError;
 use squall_lang::ast::Value;
+use squall_lang::resolve::sweep::SweepError;
 use squall_report::sweep::{default_sweep, run_sweep, Shard, SweepOptions};
 
 use crate::cmd::run::study_error;
@@ -48,6 +48,9 @@ pub fn sweep(args: &SweepArgs, color: bool) -> u8 {
 
 fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     let scenario = util::load(&args.file, color)?;
+    if let Some(out) = &args.out {
+        util::refuse_overwriting(out, &[&args.file])?;
+    }
     if args.jobs == Some(0) {
         return Err(util::usage("`--jobs 0`: give at least one thread"));
     }
@@ -114,13 +117,13 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
             Some(i) => scenario.sweeps[i].name.clone(),
             None => ADHOC.to_string(),
         };
-        let s = match scenario.with_sweep(&name, axes, base) {
+        let s = match scenario.with_sweep(&name, axes, base, "--vary") {
             Ok(s) => s,
-            Err(SweepError::Usage(m)) => return Err(util::usage(&m)),
             Err(SweepError::Invalid(d)) => {
                 util::print_diagnostics(&d, color);
                 return Err(EXIT_INVALID);
             }
+            Err(e) => return Err(util::usage(&vary_error_text(&e))),
         };
         let index = s.sweeps.iter().position(|x| x.name == name).unwrap_or(0);
         (s, index)
@@ -171,6 +174,12 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
 
 /// `squall merge FILE...`
 pub fn merge(files: &[PathBuf], format: FormatArg, out: Option<&Path>) -> u8 {
+    if let Some(out) = out {
+        let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+        if let Err(code) = util::refuse_overwriting(out, &inputs) {
+            return code;
+        }
+    }
     let mut parts = Vec::new();
     for f in files {
         let text = match util::read(f) {
@@ -191,5 +200,44 @@ pub fn merge(files: &[PathBuf], format: FormatArg, out: Option<&Path>) -> u8 {
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,
         Err(code) => code,
+    }
+}
+
+/// The words for a `--vary` request the scenario cannot take: the language
+/// says what is wrong, the CLI names its own flags.
+fn vary_error_text(e: &SweepError) -> String {
+    match e {
+        SweepError::NoAxes => "a sweep needs at least one `--vary NAME=V1,V2,...`".into(),
+        SweepError::UnknownParam {
+            param,
+            suggestion,
+            known,
+        } => {
+            let hint = suggestion
+                .as_ref()
+                .map(|s| format!("; did you mean `{s}`?"))
+                .unwrap_or_default();
+            let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+            format!(
+                "the scenario has no param `{param}` to vary{hint} (params: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )
+        }
+        SweepError::VariedTwice { param } => {
+            format!("`{param}` is varied twice; give all its values in one `--vary {param}=...`")
+        }
+        SweepError::NoValues { param } => {
+            format!("`--vary {param}=` gives no values; list them, e.g. `--vary {param}=1,2,3`")
+        }
+        SweepError::NoVariant { index } => format!("no variant number {index}"),
+        SweepError::TooManyPoints { count, max } => format!(
+            "the sweep has {count} points, more than the {max} squall runs at once; \
+             vary fewer values, or split the study into several sweeps"
+        ),
+        SweepError::Invalid(d) => d.to_plain(),
     }
 }

@@ -31,9 +31,15 @@ pub fn scenario_files(path: &Path) -> Result<Vec<PathBuf>, String> {
             if hidden {
                 continue;
             }
-            if p.is_dir() {
+            // A link to a folder is not followed: a link cycle would test
+            // the same files over and over, and a link can lead out of the
+            // folder. A link to a file is tested like the file.
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            if kind.is_dir() {
                 stack.push(p);
-            } else if p.extension().is_some_and(|e| e == "squall") {
+            } else if !p.is_dir() && p.extension().is_some_and(|e| e == "squall") {
                 out.push(p);
             }
         }
@@ -69,45 +75,59 @@ pub fn test(path: &Path, accept: bool, color: bool) -> u8 {
         return util::usage(&format!("no `.squall` file under `{}`", path.display()));
     }
     let (mut passed, mut failed, mut invalid) = (0, 0, 0);
+    // The exit code so far: what a reader that stops early (`| head`) gets.
+    let so_far = |failed: usize, invalid: usize| {
+        if invalid > 0 {
+            EXIT_INVALID
+        } else if failed > 0 {
+            EXIT_FAILED
+        } else {
+            EXIT_OK
+        }
+    };
     for file in &files {
+        let mut lines = String::new();
         match test_one(file, accept, color) {
             Outcome::Passed(note) => {
                 passed += 1;
-                println!("ok    {} ({note})", file.display());
+                lines.push_str(&format!("ok    {} ({note})\n", file.display()));
             }
             Outcome::Failed(reasons) => {
                 failed += 1;
-                println!("FAIL  {}", file.display());
+                lines.push_str(&format!("FAIL  {}\n", file.display()));
                 for r in reasons {
-                    println!("      {r}");
+                    lines.push_str(&format!("      {r}\n"));
                 }
             }
             Outcome::Invalid => {
                 invalid += 1;
-                println!("FAIL  {} (invalid scenario, see above)", file.display());
+                lines.push_str(&format!(
+                    "FAIL  {} (invalid scenario, see above)\n",
+                    file.display()
+                ));
             }
         }
-    }
-    println!();
-    println!("squall: {passed} passed, {} failed", failed + invalid);
-    if invalid > 0 {
-        EXIT_INVALID
-    } else if failed > 0 {
-        if !accept {
-            println!(
-                "to take the new reports as the snapshots: squall test {} --accept",
-                path.display()
-            );
+        if !util::print_out(&lines) {
+            return so_far(failed, invalid);
         }
-        EXIT_FAILED
-    } else {
-        EXIT_OK
     }
+    let mut summary = format!("\nsquall: {passed} passed, {} failed\n", failed + invalid);
+    if invalid == 0 && failed > 0 && !accept {
+        summary.push_str(&format!(
+            "to take the new reports as the snapshots: squall test {} --accept\n",
+            path.display()
+        ));
+    }
+    let _ = util::print_out(&summary);
+    so_far(failed, invalid)
 }
 
 fn test_one(file: &Path, accept: bool, color: bool) -> Outcome {
     let shown = file.display().to_string();
-    let text = match std::fs::read_to_string(file) {
+    let text = match std::fs::read(file)
+        .map_err(|e| e.to_string())
+        .and_then(util::text_of)
+    {
         Ok(t) => t,
         Err(e) => return Outcome::Failed(vec![format!("cannot read `{shown}`: {e}")]),
     };
@@ -143,7 +163,7 @@ fn test_one(file: &Path, accept: bool, color: bool) -> Outcome {
         Ok(old) if old == report => note = "snapshot matches".to_string(),
         Ok(old) => {
             if accept {
-                if let Err(e) = std::fs::write(&snap, &report) {
+                if let Err(e) = util::write_file(&snap, report.as_bytes()) {
                     problems.push(format!("cannot write `{snap_name}`: {e}"));
                 }
                 note = "snapshot updated".to_string();
@@ -167,7 +187,7 @@ fn test_one(file: &Path, accept: bool, color: bool) -> Outcome {
                 let written = snap
                     .parent()
                     .map_or(Ok(()), std::fs::create_dir_all)
-                    .and_then(|()| std::fs::write(&snap, &report));
+                    .and_then(|()| util::write_file(&snap, report.as_bytes()));
                 if let Err(e) = written {
                     problems.push(format!("cannot write `{snap_name}`: {e}"));
                 }

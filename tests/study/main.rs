@@ -5,3 +5,4 @@
 
 mod cli;
 mod fmt_props;
+mod hostile;

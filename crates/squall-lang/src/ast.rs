@@ -1,7 +1,7 @@
 //! The syntax tree: what the file says, with a span on every node.
 //!
 //! Nothing here is checked beyond the grammar; [`crate::validate`] binds names
-//! and [`crate::instantiate`] turns values into numbers.
+//! and [`crate::resolve`] turns values into numbers.
 
 use serde::Serialize;
 
@@ -158,41 +158,41 @@ pub enum Item {
     /// `epoch "..."`: wall-clock time of tick 0
     Epoch(String, Span),
     /// `rng name { ... }`
-    Rng(RngDecl),
+    Rng(RngAst),
     /// `backoff name = ...`
     Backoff(Ident, BackoffAst),
     /// `policy name { ... }`
     Policy(Ident, RetryAst),
     /// `endpoint node { ... }`
-    Endpoint(EndpointDecl),
+    Endpoint(EndpointAst),
     /// `seed 42`
     Seed(u64, Span),
     /// `param name = value`
     Param(Ident, Value),
     /// `source name { ... }`
-    Source(SourceDecl),
+    Source(SourceAst),
     /// `chain a -> b -> c` (nodes), optionally `-> [d, e]` (a fan-out from
     /// the last node)
     Chain(Vec<Ident>, Vec<Ident>),
     /// `service a, b { ... }`
-    Service(ServiceDecl),
+    Service(ServiceAst),
     /// `fault name { ... }`
-    Fault(FaultDecl),
+    Fault(FaultAst),
     /// `window name a..b`
     Window(Ident, Range),
     /// `variant name "label" { ... }`
-    Variant(VariantDecl),
+    Variant(VariantAst),
     /// `sweep name "label" { ... }`
-    Sweep(SweepDecl),
+    Sweep(SweepAst),
     /// `report { ... }`
     Report(Vec<ReportItem>),
     /// `expect lhs op rhs`
-    Expect(ExpectDecl),
+    Expect(ExpectAst),
 }
 
 /// `source users { rate 4/round enters edge }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SourceDecl {
+pub struct SourceAst {
     /// The source's name.
     pub name: Ident,
     /// Its properties in order.
@@ -255,7 +255,7 @@ pub struct OpAst {
 
 /// `rng name { algorithm seed n }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RngDecl {
+pub struct RngAst {
     /// Name.
     pub name: Ident,
     /// `mulberry32` or `splitmix64`.
@@ -266,7 +266,7 @@ pub struct RngDecl {
 
 /// `endpoint node { route ... }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EndpointDecl {
+pub struct EndpointAst {
     /// The node.
     pub node: Ident,
     /// Routes in order; the first match wins.
@@ -330,7 +330,7 @@ pub enum RetryAfterAst {
 
 /// `service a, b { ... }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ServiceDecl {
+pub struct ServiceAst {
     /// The services the block applies to.
     pub names: Vec<Ident>,
     /// Their properties.
@@ -497,7 +497,7 @@ pub enum BackoffAst {
 
 /// `fault name { on db during a..b capacity 1/round }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FaultDecl {
+pub struct FaultAst {
     /// The fault's name.
     pub name: Ident,
     /// Its properties.
@@ -523,7 +523,7 @@ pub enum FaultProp {
 
 /// `variant name "label" { ... }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VariantDecl {
+pub struct VariantAst {
     /// The name used in paths (`storm.during.db.call_rate`).
     pub name: Ident,
     /// The label printed in reports (defaults to the name).
@@ -545,7 +545,7 @@ pub enum VariantItem {
 
 /// `sweep name "label" { param in [v, ...] variant base }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SweepDecl {
+pub struct SweepAst {
     /// The sweep's name.
     pub name: Ident,
     /// Its label.
@@ -685,7 +685,7 @@ pub struct DiagnoseAst {
 
 /// `expect lhs op rhs`, `expect lhs in lo..hi` or `expect lhs == x within tol`
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ExpectDecl {
+pub struct ExpectAst {
     /// The value checked.
     pub lhs: Expr,
     /// What it must satisfy.

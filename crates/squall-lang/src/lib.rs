@@ -5,6 +5,20 @@
 //! can run. This crate knows nothing about simulation; it only checks that a
 //! file says something meaningful and resolves it into numbers.
 //!
+//! # Where things are
+//!
+//! Text flows through one layer per stage, each with its own suffix:
+//!
+//! - [`parse`]: text to the syntax tree of [`ast`] (`*Ast`), with a
+//!   [`Span`] on every node;
+//! - [`validate`]: the syntax tree to a [`Scenario`] of declarations
+//!   ([`decl`], `*Decl`): names bound, the call graph checked;
+//! - [`resolve`]: a scenario plus [`Overrides`] to a [`Model`] (the run
+//!   model, `*Spec`, in [`model`]), every value in ticks; the report model
+//!   ([`ReportSpec`]) is resolved once per scenario;
+//! - [`format`](mod@format): the syntax tree back to canonical text (`squall fmt`);
+//! - [`diagnostic`]: located errors, rendered with miette by the caller.
+//!
 //! ```
 //! let text = r#"scenario "tiny" {
 //!   clock round
@@ -26,22 +40,24 @@
     clippy::unreachable
 )]
 
-pub mod adhoc;
 pub mod ast;
 pub mod date;
+pub mod decl;
 pub mod diagnostic;
 pub mod format;
-pub mod instantiate;
 pub mod model;
 pub mod parse;
+pub mod resolve;
 pub mod seed;
 pub mod span;
 pub mod template;
+mod twice;
 pub mod units;
 pub mod validate;
 
+pub use decl::{Overrides, Scenario, Setting, SweepDecl, VariantDecl};
 pub use diagnostic::{Diagnostic, Diagnostics};
-pub use instantiate::RunKey;
 pub use model::*;
+pub use resolve::RunKey;
 pub use span::Span;
-pub use validate::{load, Overrides, Scenario, Setting, SweepSpec, VariantSpec};
+pub use validate::load;

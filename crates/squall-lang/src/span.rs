@@ -15,6 +15,11 @@ pub struct Span {
 }
 
 impl Span {
+    /// The span of something that is in no file: a value from the command
+    /// line, an internal error before any text is read. It is the empty span
+    /// at offset 0, which renders at line 1, column 1.
+    pub const DETACHED: Span = Span { start: 0, end: 0 };
+
     /// A span from `start` to `end`.
     pub fn new(start: usize, end: usize) -> Self {
         Span { start, end }

@@ -80,6 +80,8 @@ impl Study<'_> {
                             Cell::number(e.actual, 4),
                             Cell::Text(if e.passed {
                                 "ok".into()
+                            } else if e.not_run {
+                                "not run".into()
                             } else {
                                 "FAILED".into()
                             }),

@@ -103,6 +103,8 @@ impl Study<'_> {
         let node = &s.nodes[d.node].name;
         let (wname, bname) = (&s.windows[d.window].0, &s.windows[d.baseline].0);
         let unit = s.clock.unit_name();
+        // Only a round has a plural; `ms` and `s` are symbols.
+        let units = plural_unit(s.clock);
         let mut out = Vec::new();
         for v in (0..s.variants.len()).filter(|&v| self.includes_variant(v)) {
             let key = RunKey::Variant(v);
@@ -138,12 +140,12 @@ impl Study<'_> {
             let saturated = w.saturated >= SATURATED_SHARE * w.ticks;
             let mut capacity = if saturated {
                 format!(
-                    "`{node}` is at its capacity limit (calls refused in {} of {} {unit}s): it serves {}/{unit} however many calls arrive",
+                    "`{node}` is at its capacity limit (calls refused in {} of {} {units}): it serves {}/{unit} however many calls arrive",
                     w.saturated, w.ticks, f2(w.served)
                 )
             } else {
                 format!(
-                    "`{node}` is not at its capacity limit (calls refused in {} of {} {unit}s); it serves {}/{unit}",
+                    "`{node}` is not at its capacity limit (calls refused in {} of {} {units}); it serves {}/{unit}",
                     w.saturated, w.ticks, f2(w.served)
                 )
             };
@@ -198,5 +200,27 @@ mod tests {
         assert_eq!(classify(6.25, 1.0, 1.0, 6.25), Cause::RetryStorm);
         assert_eq!(classify(4.0, 2.0, 2.0, 2.0), Cause::Both);
         assert_eq!(classify(1.5, 1.0, 1.0, 1.05), Cause::Unclear);
+    }
+}
+
+/// The unit of `clock` after a count other than one: `rounds`, but `ms` and
+/// `s` (symbols take no plural).
+pub(crate) fn plural_unit(clock: squall_lang::Clock) -> &'static str {
+    match clock {
+        squall_lang::Clock::Round => "rounds",
+        other => other.unit_name(),
+    }
+}
+
+#[cfg(test)]
+mod unit_tests {
+    use super::plural_unit;
+    use squall_lang::Clock;
+
+    #[test]
+    fn only_rounds_take_a_plural() {
+        assert_eq!(plural_unit(Clock::Round), "rounds");
+        assert_eq!(plural_unit(Clock::Ms), "ms");
+        assert_eq!(plural_unit(Clock::S), "s");
     }
 }

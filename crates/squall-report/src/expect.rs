@@ -29,12 +29,21 @@ pub struct ExpectOutcome {
     pub wanted: String,
     /// True when it holds.
     pub passed: bool,
+    /// True when it names a variant this study did not run (`--variant`
+    /// left it out): the line is neither passed nor failed.
+    pub not_run: bool,
 }
 
 impl ExpectOutcome {
     /// A one-line account of a failure: the line as written, the actual
     /// value and what was wanted.
     pub fn failure(&self) -> String {
+        if self.not_run {
+            return format!(
+                "`{}` not run: it names a variant this run left out",
+                self.text
+            );
+        }
         let actual = self.actual.map_or("n/a".to_string(), short_number);
         format!(
             "`{}` failed: the value is {actual}, wanted {}",
@@ -103,15 +112,63 @@ impl Study<'_> {
                         (x, format!("{} ± {tol_text}", n(x)), ok)
                     }
                 };
+                let not_run = self.names_a_run_left_out(e);
                 ExpectOutcome {
                     text: e.text.clone(),
                     line: e.line,
-                    actual,
+                    actual: if not_run { None } else { actual },
                     expected,
                     wanted,
-                    passed,
+                    passed: passed && !not_run,
+                    not_run,
                 }
             })
             .collect()
+    }
+
+    /// True when an `expect` line (or a measure it uses) names a variant
+    /// that has no run in this study.
+    fn names_a_run_left_out(&self, e: &squall_lang::ExpectSpec) -> bool {
+        let mut exprs = vec![&e.lhs];
+        match &e.check {
+            CheckSpec::Compare(_, b) => exprs.push(b),
+            CheckSpec::Range(lo, hi) => exprs.extend([lo, hi]),
+            CheckSpec::Near(x, tol) => {
+                exprs.push(x);
+                if let ToleranceSpec::Absolute(t) = tol {
+                    exprs.push(t);
+                }
+            }
+        }
+        let measures = &self.scenario.report.measures;
+        let mut seen = vec![false; measures.len()];
+        let mut named = Vec::new();
+        while let Some(x) = exprs.pop() {
+            crate::plan::variants_named(x, &mut named);
+            measures_used(x, &mut |m| {
+                if let Some(false) = seen.get(m).copied() {
+                    seen[m] = true;
+                    exprs.push(&measures[m].expr);
+                }
+            });
+        }
+        named
+            .into_iter()
+            .any(|v| !self.runs.contains_key(&RunKey::Variant(v)))
+    }
+}
+
+/// Calls `f` with every measure `e` uses.
+fn measures_used(e: &squall_lang::RExpr, f: &mut impl FnMut(usize)) {
+    use squall_lang::RExpr;
+    match e {
+        RExpr::Measure { measure, .. } => f(*measure),
+        RExpr::Call(_, args) => args.iter().for_each(|a| measures_used(a, f)),
+        RExpr::Neg(x) => measures_used(x, f),
+        RExpr::Binary(_, a, b) => {
+            measures_used(a, f);
+            measures_used(b, f);
+        }
+        RExpr::Number(_) | RExpr::Param(_) | RExpr::Metric { .. } => {}
     }
 }

@@ -306,7 +306,7 @@ pub fn sweep_tables(scenario: &Scenario, s: usize) -> Vec<&TableSpec> {
 }
 
 /// Every variant `e` names explicitly (`storm.during.db.calls`).
-fn variants_named(e: &RExpr, out: &mut Vec<usize>) {
+pub(crate) fn variants_named(e: &RExpr, out: &mut Vec<usize>) {
     match e {
         RExpr::Metric { variant, .. } | RExpr::Measure { variant, .. } => out.extend(*variant),
         RExpr::Call(_, args) => args.iter().for_each(|a| variants_named(a, out)),

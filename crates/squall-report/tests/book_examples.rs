@@ -13,7 +13,10 @@
 //!   but not made up or left stale.
 //! * `reference/language.md` names every metric and every function of the
 //!   language, so the reference cannot fall behind it.
-//! * Every chapter `SUMMARY.md` links to exists.
+//! * Every chapter `SUMMARY.md` links to exists; every relative link in the
+//!   book and the README leads to a file (and heading) that exists, and so
+//!   does every `FILE.md` a chapter names in backticks.
+//! * Every ```` ```squall ```` block is in the layout `squall fmt` writes.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -347,6 +350,153 @@ fn every_chapter_in_the_summary_exists() {
     assert!(
         missing.is_empty(),
         "SUMMARY.md links to missing chapters: {missing:?}"
+    );
+}
+
+#[test]
+fn every_squall_block_is_formatted() {
+    let mut problems = Vec::new();
+    for file in documents() {
+        for b in blocks(&file).into_iter().filter(|b| b.info == "squall") {
+            match squall_lang::format::format_source(&b.text) {
+                Ok(f) if f == b.text => {}
+                Ok(f) => problems.push(format!(
+                    "{}: not in the `squall fmt` layout; formatted it reads:\n{f}",
+                    b.at
+                )),
+                Err(d) => problems.push(format!("{}: does not parse: {}", b.at, d.message)),
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The anchor mdBook gives a heading: lowercase, spaces as `-`, only
+/// letters, digits, `-` and `_` kept.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a markdown file's headings (outside code blocks).
+fn anchors(path: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    for line in read(path).lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+        } else if !in_code && line.starts_with('#') {
+            out.push(anchor(
+                line.trim_start_matches('#').replace('`', "").as_str(),
+            ));
+        }
+    }
+    out
+}
+
+/// The targets of the inline links `[text](target)` of a markdown text,
+/// outside code blocks, with their line numbers.
+fn links(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut in_code = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        for part in line.split("](").skip(1) {
+            if let Some(target) = part.split(')').next() {
+                out.push((i + 1, target.trim().to_string()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_resolves() {
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for file in documents() {
+        let dir = file.parent().expect("a file has a folder");
+        let shown = file
+            .strip_prefix(root())
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        for (line, target) in links(&read(&file)) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            checked += 1;
+            let (path, heading) = match target.split_once('#') {
+                Some((p, h)) => (p, Some(h)),
+                None => (target.as_str(), None),
+            };
+            let linked = if path.is_empty() {
+                file.clone()
+            } else {
+                dir.join(path)
+            };
+            if !linked.exists() {
+                problems.push(format!("{shown}:{line}: `{target}`: no file `{path}`"));
+                continue;
+            }
+            if let Some(h) = heading {
+                if linked.extension().is_some_and(|x| x == "md")
+                    && !anchors(&linked).iter().any(|a| a == h)
+                {
+                    problems.push(format!("{shown}:{line}: `{target}`: no heading `#{h}`"));
+                }
+            }
+        }
+        // A markdown file named in backticks (not a pattern like
+        // `snapshots/<name>.md`) exists beside the chapter, in the book or in
+        // the repository.
+        for (i, line) in read(&file).lines().enumerate() {
+            for named in line.split('`').skip(1).step_by(2) {
+                if !named.ends_with(".md") || named.contains(['<', ' ', '*']) {
+                    continue;
+                }
+                checked += 1;
+                let found = [dir.to_path_buf(), book_src(), root()]
+                    .iter()
+                    .any(|base| base.join(named).is_file());
+                if !found {
+                    problems.push(format!(
+                        "{shown}:{}: `{named}` is named but no such file exists",
+                        i + 1
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "broken links:\n{}",
+        problems.join("\n")
+    );
+    assert!(checked >= 20, "only {checked} links found");
+}
+
+#[test]
+fn anchors_are_the_ones_mdbook_makes() {
+    assert_eq!(anchor("Override precedence"), "override-precedence");
+    assert_eq!(anchor("One layout: squall fmt"), "one-layout-squall-fmt");
+    assert_eq!(
+        anchor("`squall sweep`".replace('`', "").as_str()),
+        "squall-sweep"
     );
 }
 

@@ -4,8 +4,9 @@
 use pest::iterators::Pair;
 
 use crate::ast::*;
-use crate::diagnostic::{Diagnostic, Result};
+use crate::diagnostic::Result;
 use crate::span::Span;
+use crate::twice::Twice;
 
 use super::{
     ident, internal, string,
@@ -41,11 +42,11 @@ pub(super) fn parse_retry(pair: Pair<'_, Rule>) -> Result<RetryAst> {
 pub(super) fn retry_prop(retry: &mut RetryAst, p: Pair<'_, Rule>) -> Result<()> {
     let pspan: Span = p.as_span().into();
     let twice = |what: &str| {
-        Diagnostic::new(
-            format!("`{what}` is given twice in one retry policy"),
-            pspan,
-        )
-        .label(format!("second `{what}`"))
+        Twice::InBlock {
+            setting: what,
+            block: "retry policy",
+        }
+        .at(pspan)
     };
     match p.as_rule() {
         Rule::attempts_prop => {
@@ -113,9 +114,7 @@ pub(super) fn parse_breaker(pair: Pair<'_, Rule>) -> Result<BreakerAst> {
             other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
         };
         if slot.is_some() {
-            return Err(
-                Diagnostic::new("a breaker setting is given twice", pspan).label("second setting")
-            );
+            return Err(Twice::BreakerSetting.at(pspan));
         }
         *slot = Some(v);
     }
@@ -236,8 +235,11 @@ pub(super) fn parse_response_block(pair: Pair<'_, Rule>) -> Result<ResponseBlock
     for p in pair.into_inner() {
         let pspan: Span = p.as_span().into();
         let twice = |what: &str| {
-            Diagnostic::new(format!("`{what}` is given twice in one `response`"), pspan)
-                .label(format!("second `{what}`"))
+            Twice::InBlock {
+                setting: what,
+                block: "`response`",
+            }
+            .at(pspan)
         };
         match p.as_rule() {
             Rule::field_decl => {
@@ -294,11 +296,11 @@ pub(super) fn parse_response_block(pair: Pair<'_, Rule>) -> Result<ResponseBlock
                         _ => (&mut l.stale_for, "stale_for"),
                     };
                     if slot.is_some() {
-                        return Err(Diagnostic::new(
-                            format!("`{what}` is given twice in one `ledger`"),
-                            xspan,
-                        )
-                        .label(format!("second `{what}`")));
+                        return Err(Twice::InBlock {
+                            setting: what,
+                            block: "`ledger`",
+                        }
+                        .at(xspan));
                     }
                     *slot = Some(v);
                 }

@@ -52,7 +52,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
         }
         Rule::rng_decl => {
             let name = ident(c.expect(Rule::ident)?);
-            let mut decl = RngDecl {
+            let mut decl = RngAst {
                 name,
                 algorithm: None,
                 seed: None,
@@ -95,7 +95,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             while let Some(p) = c.next() {
                 routes.push(parse_route(p)?);
             }
-            Item::Endpoint(EndpointDecl { node, routes })
+            Item::Endpoint(EndpointAst { node, routes })
         }
         Rule::seed_decl => {
             let p = c.expect(Rule::number)?;
@@ -149,7 +149,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     }
                 });
             }
-            Item::Source(SourceDecl { name, props, span })
+            Item::Source(SourceAst { name, props, span })
         }
         Rule::chain_decl => {
             let mut nodes = Vec::new();
@@ -185,7 +185,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     }
                 }
             }
-            Item::Service(ServiceDecl { names, props })
+            Item::Service(ServiceAst { names, props })
         }
         Rule::fault_decl => {
             let name = ident(c.expect(Rule::ident)?);
@@ -239,7 +239,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     }
                 });
             }
-            Item::Fault(FaultDecl { name, props, span })
+            Item::Fault(FaultAst { name, props, span })
         }
         Rule::window_decl => {
             let name = ident(c.expect(Rule::ident)?);
@@ -252,7 +252,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             while let Some(p) = c.next() {
                 items.push(parse_variant_item(p)?);
             }
-            Item::Variant(VariantDecl { name, label, items })
+            Item::Variant(VariantAst { name, label, items })
         }
         Rule::sweep_decl => {
             let name = ident(c.expect(Rule::ident)?);
@@ -279,7 +279,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     }
                 }
             }
-            Item::Sweep(SweepDecl {
+            Item::Sweep(SweepAst {
                 name,
                 label,
                 axes,
@@ -299,7 +299,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                 .next()
                 .ok_or_else(|| internal(span, "`expect` without a check"))?;
             let check = parse_expect_check(check)?;
-            Item::Expect(ExpectDecl { lhs, check, span })
+            Item::Expect(ExpectAst { lhs, check, span })
         }
         other => return Err(internal(span, &format!("unexpected item {other:?}"))),
     })

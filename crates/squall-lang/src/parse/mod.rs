@@ -8,12 +8,15 @@
 //! No input can exhaust the stack: parentheses nest at most [`MAX_NESTING`]
 //! deep (checked on the raw text before pest runs) and one expression holds
 //! at most [`MAX_OPERATORS`] operators, which bounds the depth of every
-//! expression tree the later passes recurse over.//!
+//! expression tree the later passes recurse over.
+//!
 //! The parser is split by construct: `items` (the scenario and its top-level
-//! items), `blocks` (retry, breaker, backoff, request, operation, response and
-//! route blocks), `report` (report items and table axes), `values` (values,
-//! ranges and expressions with the Pratt parser) and `pest_errors` (pest's
-//! errors turned into diagnostics, with a human name for every rule).
+//! items, `expect` checks and variant items), `blocks` (retry, breaker,
+//! backoff, request, operation, response and route blocks), `report` (report
+//! items, format specs and table axes), `values` (values, ranges and
+//! expressions with the Pratt parser) and `pest_errors` (pest's errors turned
+//! into diagnostics, with a human name for every rule). The formatter
+//! ([`crate::format`]) mirrors this split in the other direction.
 
 mod blocks;
 mod items;
@@ -92,7 +95,7 @@ pub fn parse_file(source: &str) -> Result<ScenarioAst> {
         Grammar::parse(Rule::file, source).map_err(|e| from_pest(e, source, End::File))?;
     let file = pairs
         .next()
-        .ok_or_else(|| internal(Span::default(), "empty parse"))?;
+        .ok_or_else(|| internal(Span::DETACHED, "empty parse"))?;
     let mut c = Children::of(file);
     parse_scenario(c.expect(Rule::scenario)?)
 }
@@ -104,11 +107,11 @@ pub fn parse_value(text: &str) -> Result<Value> {
         Grammar::parse(Rule::value_only, text).map_err(|e| from_pest(e, text, End::Value))?;
     let top = pairs
         .next()
-        .ok_or_else(|| internal(Span::default(), "empty parse"))?;
+        .ok_or_else(|| internal(Span::DETACHED, "empty parse"))?;
     let mut c = Children::of(top);
     let value = c
         .next()
-        .ok_or_else(|| internal(Span::default(), "empty value"))?;
+        .ok_or_else(|| internal(Span::DETACHED, "empty value"))?;
     parse_pvalue(value)
 }
 
@@ -121,7 +124,7 @@ pub fn parse_template_expr(text: &str) -> Result<(Expr, Option<usize>)> {
         Grammar::parse(Rule::template_expr, text).map_err(|e| from_pest(e, text, End::Hole))?;
     let top = pairs
         .next()
-        .ok_or_else(|| internal(Span::default(), "empty parse"))?;
+        .ok_or_else(|| internal(Span::DETACHED, "empty parse"))?;
     let mut c = Children::of(top);
     let expr = parse_expr(c.expect(Rule::expr)?)?;
     let digits = match c.optional(Rule::format_spec) {

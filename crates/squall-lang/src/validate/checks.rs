@@ -5,10 +5,11 @@ use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
 
-use super::{NodeDecl, Validator};
+use super::Validator;
+use crate::decl::NodeDecl;
 
 impl Validator {
-    pub(super) fn check_backoff_rng(&mut self, b: &BackoffAst, rngs: &[RngDecl]) {
+    pub(super) fn check_backoff_rng(&mut self, b: &BackoffAst, rngs: &[RngAst]) {
         if let BackoffAst::FullJitter { rng: Some(r), .. }
         | BackoffAst::EqualJitter { rng: Some(r), .. }
         | BackoffAst::Decorrelated { rng: Some(r), .. } = b
@@ -22,7 +23,7 @@ impl Validator {
         r: &RetryAst,
         policies: &[(String, RetryAst)],
         backoffs: &[(String, BackoffAst)],
-        rngs: &[RngDecl],
+        rngs: &[RngAst],
     ) {
         if let Some(name) = &r.named {
             if !policies.iter().any(|(n, _)| *n == name.name) {

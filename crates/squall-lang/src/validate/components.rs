@@ -4,8 +4,10 @@
 use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
+use crate::twice::Twice;
 
-use super::{FaultInfo, Scenario, SourceInfo, Validator};
+use super::Validator;
+use crate::decl::{FaultDecl, Scenario, SourceDecl};
 
 impl Validator {
     /// Reads services, sources, faults, windows and endpoints into `s`, then
@@ -14,21 +16,15 @@ impl Validator {
         let node_names: Vec<String> = s.nodes.iter().map(|n| n.name.clone()).collect();
         let nodes = &mut s.nodes;
         let (policies, backoffs, rngs) = (&s.policies, &s.backoffs, &s.rngs);
-        let mut sources: Vec<SourceInfo> = Vec::new();
-        let mut faults: Vec<FaultInfo> = Vec::new();
+        let mut sources: Vec<SourceDecl> = Vec::new();
+        let mut faults: Vec<FaultDecl> = Vec::new();
         let mut windows: Vec<(String, Range)> = Vec::new();
         for item in &ast.items {
             match item {
                 Item::Service(decl) => {
                     for (k, id) in decl.names.iter().enumerate() {
                         if decl.names[..k].iter().any(|n| n.name == id.name) {
-                            self.err(
-                                Diagnostic::new(
-                                    format!("`{}` is named twice in one `service` line", id.name),
-                                    id.span,
-                                )
-                                .label("second time"),
-                            );
+                            self.err(Twice::InServiceLine { service: &id.name }.at(id.span));
                             continue;
                         }
                         let Some(i) = self.node(&node_names, id) else {
@@ -39,14 +35,7 @@ impl Validator {
                                 ServiceProp::Capacity(v) => {
                                     if nodes[i].capacity.is_some() {
                                         self.err(
-                                            Diagnostic::new(
-                                                format!(
-                                                    "the capacity of `{}` is given twice",
-                                                    id.name
-                                                ),
-                                                v.span,
-                                            )
-                                            .label("second capacity"),
+                                            Twice::ServiceCapacity { service: &id.name }.at(v.span),
                                         );
                                     }
                                     nodes[i].capacity = Some(v.clone());
@@ -54,11 +43,11 @@ impl Validator {
                                 ServiceProp::Retry(r) => {
                                     if nodes[i].retry.is_some() {
                                         self.err(
-                                            Diagnostic::new(
-                                                format!("`{}` has two `retry` blocks", id.name),
-                                                r.span,
-                                            )
-                                            .label("second `retry`"),
+                                            Twice::Block {
+                                                owner: &id.name,
+                                                block: "retry",
+                                            }
+                                            .at(r.span),
                                         );
                                     }
                                     self.expect_caller(&nodes[i], "a retry", r.span);
@@ -68,24 +57,18 @@ impl Validator {
                                 ServiceProp::Response(r) => {
                                     if nodes[i].response.is_some() {
                                         self.err(
-                                            Diagnostic::new(
-                                                format!("`{}` has two `response` blocks", id.name),
-                                                r.span,
-                                            )
-                                            .label("second `response`"),
+                                            Twice::Block {
+                                                owner: &id.name,
+                                                block: "response",
+                                            }
+                                            .at(r.span),
                                         );
                                     }
                                     nodes[i].response = Some(r.clone());
                                 }
                                 ServiceProp::Breaker(b) => {
                                     if nodes[i].breaker.is_some() {
-                                        self.err(
-                                            Diagnostic::new(
-                                                format!("`{}` has two breakers", id.name),
-                                                b.span,
-                                            )
-                                            .label("second `breaker`"),
-                                        );
+                                        self.err(Twice::Breaker { owner: &id.name }.at(b.span));
                                     }
                                     self.expect_caller(&nodes[i], "a breaker", b.span);
                                     if b.after.is_none() {
@@ -136,11 +119,7 @@ impl Validator {
                                     && rates.iter().any(|x: &RateAst| x.during.is_none())
                                 {
                                     self.err(
-                                        Diagnostic::new(
-                                            format!("source `{}` has two base rates", decl.name.name),
-                                            r.value.span,
-                                        )
-                                        .label("second `rate` without `during`")
+                                        Twice::BaseRate { source: &decl.name.name }.at(r.value.span)
                                         .help("a source has one base rate; give a rate for a time with `rate 8/round during 101..160`"),
                                     );
                                 }
@@ -174,10 +153,7 @@ impl Validator {
                             }
                             SourceProp::Enters(id) => {
                                 if entry.is_some() {
-                                    self.err(
-                                        Diagnostic::new("a source enters one node", id.span)
-                                            .label("second `enters`"),
-                                    );
+                                    self.err(Twice::Enters.at(id.span));
                                 }
                                 entry = self.node(&node_names, id);
                             }
@@ -262,7 +238,7 @@ impl Validator {
                         );
                     }
                     if let Some(entry) = entry {
-                        sources.push(SourceInfo {
+                        sources.push(SourceDecl {
                             name: decl.name.name.clone(),
                             entry,
                             arrivals,
@@ -290,14 +266,11 @@ impl Validator {
                                 if node_given {
                                     if let Some(id) = ids.first() {
                                         self.err(
-                                            Diagnostic::new(
-                                                format!(
-                                                    "fault `{}` says `on` twice",
-                                                    decl.name.name
-                                                ),
-                                                id.span,
-                                            )
-                                            .label("second `on`")
+                                            Twice::FaultSays {
+                                                fault: &decl.name.name,
+                                                keyword: "on",
+                                            }
+                                            .at(id.span)
                                             .help("name every node in one `on a, b`"),
                                         );
                                     }
@@ -313,14 +286,11 @@ impl Validator {
                             FaultProp::During(r) => {
                                 if during.is_some() {
                                     self.err(
-                                        Diagnostic::new(
-                                            format!(
-                                                "fault `{}` says `during` twice",
-                                                decl.name.name
-                                            ),
-                                            r.span,
-                                        )
-                                        .label("second `during`")
+                                        Twice::FaultSays {
+                                            fault: &decl.name.name,
+                                            keyword: "during",
+                                        }
+                                        .at(r.span)
                                         .help("declare a second fault for a second time range"),
                                     );
                                 }
@@ -329,14 +299,10 @@ impl Validator {
                             FaultProp::Capacity(v) => {
                                 if capacity.is_some() {
                                     self.err(
-                                        Diagnostic::new(
-                                            format!(
-                                                "fault `{}` gives its capacity twice",
-                                                decl.name.name
-                                            ),
-                                            v.span,
-                                        )
-                                        .label("second `capacity`"),
+                                        Twice::FaultCapacity {
+                                            fault: &decl.name.name,
+                                        }
+                                        .at(v.span),
                                     );
                                 }
                                 capacity = Some(v.clone())
@@ -396,7 +362,7 @@ impl Validator {
                         })
                     });
                     if let (Some(node), Some(during)) = (node, during) {
-                        faults.push(FaultInfo {
+                        faults.push(FaultDecl {
                             name: decl.name.name.clone(),
                             nodes: node,
                             during,
@@ -432,11 +398,11 @@ impl Validator {
                     }
                     if !nodes[i].routes.is_empty() {
                         self.err(
-                            Diagnostic::new(
-                                format!("`{}` has two `endpoint` blocks", decl.node.name),
-                                decl.node.span,
-                            )
-                            .label("second `endpoint`"),
+                            Twice::Block {
+                                owner: &decl.node.name,
+                                block: "endpoint",
+                            }
+                            .at(decl.node.span),
                         );
                     }
                     let mut names: Vec<&str> = Vec::new();

@@ -31,7 +31,7 @@ impl Validator {
                     if a > b {
                         let span = match check {
                             ExpectCheck::Range(l, h) => bound_span(l).join(bound_span(h)),
-                            _ => Span::default(),
+                            _ => Span::DETACHED,
                         };
                         self.err(
                             Diagnostic::new(

@@ -6,8 +6,10 @@ use indexmap::IndexMap;
 use crate::ast::*;
 use crate::diagnostic::{did_you_mean, suggest, Diagnostic};
 use crate::span::Span;
+use crate::twice::Twice;
 
-use super::{Validator, VariantSpec};
+use super::Validator;
+use crate::decl::VariantDecl;
 
 impl Validator {
     pub(super) fn node(&mut self, names: &[String], id: &Ident) -> Option<usize> {
@@ -37,7 +39,7 @@ impl Validator {
         found
     }
 
-    pub(super) fn variant(&mut self, variants: &[VariantSpec], id: &Ident) -> Option<usize> {
+    pub(super) fn variant(&mut self, variants: &[VariantDecl], id: &Ident) -> Option<usize> {
         let found = variants.iter().position(|v| v.name == id.name);
         if found.is_none() {
             self.err(
@@ -121,7 +123,7 @@ impl Validator {
     /// `Some(None)` when no generator is named, `Some(Some(i))` when found.
     pub(super) fn rng_index(
         &mut self,
-        rngs: &[RngDecl],
+        rngs: &[RngAst],
         id: Option<&Ident>,
     ) -> Option<Option<usize>> {
         let Some(id) = id else { return Some(None) };
@@ -152,8 +154,11 @@ impl Validator {
     /// `what NAME is declared twice`, pointing at the second declaration.
     pub(super) fn declared_twice(&mut self, what: &str, id: &Ident) {
         self.err(
-            Diagnostic::new(format!("{what} `{}` is declared twice", id.name), id.span)
-                .label("second declaration"),
+            Twice::Declared {
+                kind: what,
+                name: &id.name,
+            }
+            .at(id.span),
         );
     }
 }

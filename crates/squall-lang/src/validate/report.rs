@@ -7,7 +7,8 @@ use crate::model::*;
 use crate::template::{parse_template, Piece};
 use crate::units;
 
-use super::{Context, Names, Needs, Scenario, Validator};
+use super::{Context, Names, Needs, Validator};
+use crate::decl::Scenario;
 
 impl Validator {
     /// Resolves the report items; returns the measures, which `expect` lines

@@ -4,15 +4,17 @@
 use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::span::Span;
+use crate::twice::Twice;
 
-use super::{Overrides, Scenario, Setting, SweepSpec, Validator, VariantSpec, MAX_SWEEP_POINTS};
+use super::Validator;
+use crate::decl::{Overrides, Scenario, Setting, SweepDecl, VariantDecl, MAX_SWEEP_POINTS};
 
 impl Validator {
     /// Reads the variants into `s` (one implicit `base` variant when the file
     /// declares none) and returns the span of each declared variant's name.
     pub(super) fn variants(&mut self, ast: &ScenarioAst, s: &mut Scenario) -> Vec<Span> {
         let (params, faults, sources) = (&s.params, &s.faults, &s.sources);
-        let mut variants: Vec<VariantSpec> = Vec::new();
+        let mut variants: Vec<VariantDecl> = Vec::new();
         let mut variant_spans: Vec<Span> = Vec::new();
         for item in &ast.items {
             if let Item::Variant(decl) = item {
@@ -68,7 +70,7 @@ impl Validator {
                         },
                     }
                 }
-                variants.push(VariantSpec {
+                variants.push(VariantDecl {
                     name: decl.name.name.clone(),
                     label: decl.label.clone().unwrap_or_else(|| decl.name.name.clone()),
                     overrides: o,
@@ -78,7 +80,7 @@ impl Validator {
         }
         let implicit_variant = variants.is_empty();
         if implicit_variant {
-            variants.push(VariantSpec {
+            variants.push(VariantDecl {
                 name: "base".into(),
                 label: "base".into(),
                 overrides: Overrides::default(),
@@ -92,7 +94,7 @@ impl Validator {
     /// Reads the sweeps into `s`.
     pub(super) fn sweeps(&mut self, ast: &ScenarioAst, s: &mut Scenario) {
         let (params, variants) = (&s.params, &s.variants);
-        let mut sweeps: Vec<SweepSpec> = Vec::new();
+        let mut sweeps: Vec<SweepDecl> = Vec::new();
         for item in &ast.items {
             if let Item::Sweep(decl) = item {
                 if sweeps.iter().any(|s| s.name == decl.name.name) {
@@ -133,20 +135,18 @@ impl Validator {
                             .iter()
                             .any(|(n, _): &(String, Vec<Value>)| *n == id.name)
                         {
-                            self.err(
-                                Diagnostic::new(format!("`{}` is swept twice", id.name), id.span)
-                                    .label("second axis"),
-                            );
+                            self.err(Twice::SweepAxis { param: &id.name }.at(id.span));
                         }
                         axes.push((id.name.clone(), values.clone()));
                     }
                 }
-                let sweep = SweepSpec {
+                let sweep = SweepDecl {
                     name: decl.name.name.clone(),
                     label: decl.label.clone().unwrap_or_else(|| decl.name.name.clone()),
                     base,
                     axes,
                     from_cli: false,
+                    flag: None,
                 };
                 if sweep.len() > MAX_SWEEP_POINTS {
                     self.err(

@@ -14,8 +14,10 @@ use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
 use crate::span::Span;
+use crate::twice::Twice;
 
-use super::{NodeDecl, Scenario, Validator, DEFAULT_SEED};
+use super::{Validator, DEFAULT_SEED};
+use crate::decl::{NodeDecl, Scenario};
 
 impl Validator {
     /// Reads the top-level declarations and the chains into a scenario whose
@@ -27,7 +29,7 @@ impl Validator {
         let mut run_range: Option<Range> = None;
         let mut warmup: Option<Value> = None;
         let mut epoch: Option<i64> = None;
-        let mut rngs: Vec<RngDecl> = Vec::new();
+        let mut rngs: Vec<RngAst> = Vec::new();
         let mut backoffs: Vec<(String, BackoffAst)> = Vec::new();
         let mut policies: Vec<(String, RetryAst)> = Vec::new();
         let mut seed: Option<u64> = None;
@@ -57,28 +59,27 @@ impl Validator {
                     };
                     if clock.is_some() {
                         self.err(
-                            Diagnostic::new("the clock is declared twice", id.span)
-                                .label("second `clock`"),
+                            Twice::Clock.at(id.span),
                         );
                     }
                     clock = Some((c, id.span));
                 }
                                 Item::Warmup(v) => {
                     if warmup.is_some() {
-                        self.err(Diagnostic::new("`warmup` is declared twice", v.span).label("second `warmup`"));
+                        self.err(Twice::Setting { keyword: "warmup" }.at(v.span));
                     }
                     warmup = Some(v.clone());
                 }
                 Item::RunRange(r) => {
                     if run.is_some() || run_range.is_some() {
-                        self.err(Diagnostic::new("`run` is declared twice", r.span).label("second `run`"));
+                        self.err(Twice::Setting { keyword: "run" }.at(r.span));
                     }
                     run_range = Some(r.clone());
                 }
                 Item::Epoch(text, span) => match crate::date::parse_date(text) {
                     Some(ms) => {
                         if epoch.is_some() {
-                            self.err(Diagnostic::new("`epoch` is declared twice", *span).label("second `epoch`"));
+                            self.err(Twice::Setting { keyword: "epoch" }.at(*span));
                         }
                         epoch = Some(ms);
                     }
@@ -89,7 +90,7 @@ impl Validator {
                     ),
                 },
                 Item::Rng(decl) => {
-                    if rngs.iter().any(|r: &RngDecl| r.name.name == decl.name.name) {
+                    if rngs.iter().any(|r: &RngAst| r.name.name == decl.name.name) {
                         self.declared_twice("rng", &decl.name);
                         continue;
                     }
@@ -131,8 +132,7 @@ impl Validator {
                 Item::Run(v) => {
                     if run.is_some() || run_range.is_some() {
                         self.err(
-                            Diagnostic::new("`run` is declared twice", v.span)
-                                .label("second `run`"),
+                            Twice::Setting { keyword: "run" }.at(v.span),
                         );
                     }
                     run = Some(v.clone());
@@ -140,8 +140,7 @@ impl Validator {
                 Item::Seed(s, span) => {
                     if seed.is_some() {
                         self.err(
-                            Diagnostic::new("`seed` is declared twice", *span)
-                                .label("second `seed`"),
+                            Twice::Setting { keyword: "seed" }.at(*span),
                         );
                     }
                     seed = Some(*s);

@@ -6,20 +6,57 @@
 //! resolved before anything runs, so a value that does not fit (`attempts=0`)
 //! is reported at once, pointing at the `$param` use it reaches.
 
+use super::RunKey;
 use crate::ast::Value;
-use crate::diagnostic::{did_you_mean, Diagnostics};
-use crate::instantiate::RunKey;
-use crate::validate::{Scenario, SweepSpec};
+use crate::decl::{Scenario, SweepDecl};
+use crate::diagnostic::{suggest, Diagnostics};
 
 /// The most points one sweep may have: the same limit as a sweep in a file.
-pub const MAX_POINTS: usize = crate::validate::MAX_SWEEP_POINTS;
+pub const MAX_POINTS: usize = crate::decl::MAX_SWEEP_POINTS;
 
-/// Why an ad-hoc sweep cannot be built.
+/// Why an ad-hoc sweep cannot be built: plain data, worded by the caller,
+/// which knows the flags it was given through (the CLI's `--vary`).
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum SweepError {
-    /// A bad request: an unknown param, an empty axis, too many points.
-    #[error("{0}")]
-    Usage(String),
+    /// No axis was given.
+    #[error("a sweep needs at least one axis")]
+    NoAxes,
+    /// An axis names a param the scenario does not declare.
+    #[error("the scenario has no param `{param}` to vary")]
+    UnknownParam {
+        /// The name given.
+        param: String,
+        /// A declared param close enough to be the one meant.
+        suggestion: Option<String>,
+        /// Every declared param, in file order.
+        known: Vec<String>,
+    },
+    /// The same param is the name of two axes.
+    #[error("`{param}` is varied twice")]
+    VariedTwice {
+        /// The param.
+        param: String,
+    },
+    /// An axis lists no values.
+    #[error("`{param}` is given no values")]
+    NoValues {
+        /// The param.
+        param: String,
+    },
+    /// The base variant does not exist.
+    #[error("no variant number {index}")]
+    NoVariant {
+        /// The index given.
+        index: usize,
+    },
+    /// The sweep has more points than one sweep may have.
+    #[error("the sweep has {count} points, more than the {max} squall runs at once")]
+    TooManyPoints {
+        /// Its points.
+        count: usize,
+        /// The most allowed ([`MAX_POINTS`]).
+        max: usize,
+    },
     /// A point does not resolve; the diagnostics point into the file.
     #[error("a point of the sweep is invalid")]
     Invalid(Diagnostics),
@@ -28,49 +65,44 @@ pub enum SweepError {
 impl Scenario {
     /// A copy of the scenario whose sweep `name` has `axes` (first axis
     /// outermost) and starts from variant `base` (`None`: the file sweep's
-    /// own base, or the first variant).
+    /// own base, or the first variant). `flag` names where the values came
+    /// from (the CLI's `--vary`), for diagnostics about a value that does
+    /// not fit.
     pub fn with_sweep(
         &self,
         name: &str,
         axes: Vec<(String, Vec<Value>)>,
         base: Option<usize>,
+        flag: &str,
     ) -> Result<Scenario, SweepError> {
         if axes.is_empty() {
-            return Err(SweepError::Usage(
-                "a sweep needs at least one `--vary NAME=V1,V2,...`".into(),
-            ));
+            return Err(SweepError::NoAxes);
         }
         let mut seen: Vec<&str> = Vec::new();
         for (param, values) in &axes {
             if !self.params.contains_key(param) {
-                let hint = did_you_mean(param, self.params.keys().map(String::as_str))
-                    .map(|h| format!("; {h}"))
-                    .unwrap_or_default();
-                let known: Vec<String> = self.params.keys().map(|k| format!("`{k}`")).collect();
-                return Err(SweepError::Usage(format!(
-                    "the scenario has no param `{param}` to vary{hint} (params: {})",
-                    if known.is_empty() {
-                        "none".to_string()
-                    } else {
-                        known.join(", ")
-                    }
-                )));
+                return Err(SweepError::UnknownParam {
+                    param: param.clone(),
+                    suggestion: suggest(param, self.params.keys().map(String::as_str))
+                        .map(str::to_string),
+                    known: self.params.keys().cloned().collect(),
+                });
             }
             if seen.contains(&param.as_str()) {
-                return Err(SweepError::Usage(format!(
-                    "`{param}` is varied twice; give all its values in one `--vary {param}=...`"
-                )));
+                return Err(SweepError::VariedTwice {
+                    param: param.clone(),
+                });
             }
             seen.push(param);
             if values.is_empty() {
-                return Err(SweepError::Usage(format!(
-                    "`--vary {param}=` gives no values; list them, e.g. `--vary {param}=1,2,3`"
-                )));
+                return Err(SweepError::NoValues {
+                    param: param.clone(),
+                });
             }
         }
         if let Some(b) = base {
             if b >= self.variants.len() {
-                return Err(SweepError::Usage(format!("no variant number {b}")));
+                return Err(SweepError::NoVariant { index: b });
             }
         }
         let mut out = self.clone();
@@ -79,28 +111,30 @@ impl Scenario {
                 let s = &mut out.sweeps[i];
                 s.axes = axes;
                 s.from_cli = true;
+                s.flag = Some(flag.to_string());
                 if let Some(b) = base {
                     s.base = b;
                 }
                 i
             }
             None => {
-                out.sweeps.push(SweepSpec {
+                out.sweeps.push(SweepDecl {
                     name: name.to_string(),
                     label: name.to_string(),
                     base: base.unwrap_or(0),
                     axes,
                     from_cli: true,
+                    flag: Some(flag.to_string()),
                 });
                 out.sweeps.len() - 1
             }
         };
         let count = out.sweeps[spec].point_count();
         if count > MAX_POINTS {
-            return Err(SweepError::Usage(format!(
-                "the sweep has {count} points, more than the {MAX_POINTS} squall runs at once; \
-                 vary fewer values, or split the study into several sweeps"
-            )));
+            return Err(SweepError::TooManyPoints {
+                count,
+                max: MAX_POINTS,
+            });
         }
         let mut problems = Vec::new();
         for p in 0..count {
@@ -151,6 +185,7 @@ mod tests {
                     ("spacing".into(), values(&["1 round", "4 rounds"])),
                 ],
                 None,
+                "--vary",
             )
             .expect("valid sweep");
         let sweep = &s.sweeps[0];
@@ -166,19 +201,27 @@ mod tests {
     #[test]
     fn bad_requests_are_explained() {
         let s = crate::load("t.squall", TEXT).expect("valid");
-        let err = |axes| match s.with_sweep("x", axes, None) {
-            Err(SweepError::Usage(m)) => m,
-            Err(SweepError::Invalid(d)) => d.to_plain(),
-            Ok(_) => "accepted".into(),
-        };
-        assert!(err(vec![("atempts".into(), values(&["1"]))]).contains("did you mean `attempts`?"));
-        assert!(err(vec![("attempts".into(), vec![])]).contains("gives no values"));
+        let err = |axes| s.with_sweep("x", axes, None, "--vary").err();
+        assert!(matches!(
+            err(vec![("atempts".into(), values(&["1"]))]),
+            Some(SweepError::UnknownParam { suggestion: Some(ref m), .. }) if m == "attempts"
+        ));
+        assert!(matches!(
+            err(vec![("attempts".into(), vec![])]),
+            Some(SweepError::NoValues { ref param }) if param == "attempts"
+        ));
         let twice = err(vec![
             ("attempts".into(), values(&["1"])),
             ("attempts".into(), values(&["2"])),
         ]);
-        assert!(twice.contains("varied twice"), "{twice}");
-        let zero = err(vec![("attempts".into(), values(&["0"]))]);
+        assert!(
+            matches!(twice, Some(SweepError::VariedTwice { ref param }) if param == "attempts"),
+            "{twice:?}"
+        );
+        let zero = match err(vec![("attempts".into(), values(&["0"]))]) {
+            Some(SweepError::Invalid(d)) => d.to_plain(),
+            other => format!("{other:?}"),
+        };
         assert!(zero.contains("at least 1"), "{zero}");
         assert!(zero.contains("--vary attempts=0"), "{zero}");
     }

@@ -1,0 +1,20 @@
+//! A fault as declared: the nodes it strikes, when, and what it imposes.
+
+use crate::ast::{EveryAst, Range, ResponseAst, Value};
+
+/// A fault as declared.
+#[derive(Debug, Clone)]
+pub struct FaultDecl {
+    /// Name.
+    pub name: String,
+    /// The nodes it affects.
+    pub nodes: Vec<usize>,
+    /// When.
+    pub during: Range,
+    /// The capacity it imposes.
+    pub capacity: Option<Value>,
+    /// The answer it imposes.
+    pub fail: Option<ResponseAst>,
+    /// `every ...`: it strikes only periodically.
+    pub every: Option<EveryAst>,
+}

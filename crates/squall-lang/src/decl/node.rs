@@ -1,0 +1,28 @@
+//! A node as declared: where it sits in the call graph, and its values as
+//! written (resolved per run by [`crate::resolve`]).
+
+use crate::ast::{BreakerAst, ResponseBlockAst, RetryAst, RouteAst, Value};
+use crate::span::Span;
+
+/// A node as declared: its place in the graph and its unresolved values.
+#[derive(Debug, Clone)]
+pub struct NodeDecl {
+    /// Name.
+    pub name: String,
+    /// Where it was first named.
+    pub span: Span,
+    /// The node it calls.
+    pub downstream: Option<usize>,
+    /// `capacity` as written.
+    pub capacity: Option<Value>,
+    /// `retry { ... }` as written.
+    pub retry: Option<RetryAst>,
+    /// `breaker { ... }` as written.
+    pub breaker: Option<BreakerAst>,
+    /// Scripted routes (`endpoint`).
+    pub routes: Vec<RouteAst>,
+    /// Nodes it fans out to (`chain a -> [b, c]`).
+    pub fanout: Vec<usize>,
+    /// `response { ... }` as written.
+    pub response: Option<ResponseBlockAst>,
+}

@@ -1,0 +1,57 @@
+//! The validated scenario: every declaration of a file, names bound and the
+//! call graph checked, values still as written.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use super::{FaultDecl, NodeDecl, SourceDecl, SweepDecl, VariantDecl};
+use crate::ast::{BackoffAst, Range, RetryAst, RngAst, Value};
+use crate::model::{Clock, ReportSpec};
+
+/// A validated scenario: names bound, graph checked, report resolved.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// File name for messages.
+    pub file: String,
+    /// File text.
+    pub source: Arc<str>,
+    /// The scenario's name.
+    pub name: String,
+    /// Unit of time.
+    pub clock: Clock,
+    /// Root seed.
+    pub seed: u64,
+    /// `run` as written.
+    pub run: Option<Value>,
+    /// `run a..b` as written.
+    pub run_range: Option<Range>,
+    /// `warmup` as written.
+    pub warmup: Option<Value>,
+    /// Unix time of tick 0 \[ms\], from `epoch`.
+    pub epoch: Option<i64>,
+    /// Named generators.
+    pub rngs: Vec<RngAst>,
+    /// Named backoff policies.
+    pub backoffs: Vec<(String, BackoffAst)>,
+    /// Named retry policies.
+    pub policies: Vec<(String, RetryAst)>,
+    /// Params with their file values.
+    pub params: IndexMap<String, Value>,
+    /// Nodes in order of first mention.
+    pub nodes: Vec<NodeDecl>,
+    /// Sources.
+    pub sources: Vec<SourceDecl>,
+    /// Faults.
+    pub faults: Vec<FaultDecl>,
+    /// Windows.
+    pub windows: Vec<(String, Range)>,
+    /// Variants; when the file declares none, one implicit `base` variant.
+    pub variants: Vec<VariantDecl>,
+    /// Sweeps.
+    pub sweeps: Vec<SweepDecl>,
+    /// The report.
+    pub report: ReportSpec,
+    /// True when the file declared no variant.
+    pub implicit_variant: bool,
+}

@@ -1,0 +1,73 @@
+//! The report model: what the report evaluates.
+//!
+//! A [`ReportSpec`] is resolved once per scenario, not per run: its
+//! expressions refer to variants, windows and nodes by index, and the
+//! report evaluates them against each run's observations. Items that are
+//! not tables live in `items`, tables in `table`, `expect` lines in
+//! `expect`, expressions in `expr` and the metrics they read in `metric`.
+
+mod expect;
+mod expr;
+mod items;
+mod metric;
+mod table;
+
+pub use expect::{CheckSpec, ExpectSpec, ToleranceSpec};
+pub use expr::{Func, RExpr};
+pub use items::{DiagnoseSpec, HerdSpec, IsolationSpec, LinePart, WaitsSpec};
+pub use metric::Metric;
+pub use table::{AxisSpec, ColumnSpec, TableSpec};
+
+use serde::Serialize;
+
+/// The report a scenario asks for, with every name bound.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct ReportSpec {
+    /// Named per-run expressions.
+    pub measures: Vec<MeasureSpec>,
+    /// Tables, lines and diagnoses in declaration order.
+    pub items: Vec<ReportItemSpec>,
+    /// `expect` lines.
+    pub expects: Vec<ExpectSpec>,
+}
+
+/// `measure name = expr`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MeasureSpec {
+    /// Its name.
+    pub name: String,
+    /// Its value in a run.
+    pub expr: RExpr,
+}
+
+/// One item of a report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ReportItemSpec {
+    /// A table.
+    Table(TableSpec),
+    /// A sentence with embedded values, and the variant they come from when
+    /// they name none.
+    Line(Vec<LinePart>, Option<usize>),
+    /// A demand-or-retry-storm verdict per variant.
+    Diagnose(DiagnoseSpec),
+    /// Waits of several backoff policies per retry.
+    Waits(WaitsSpec),
+    /// When a herd of clients wakes up.
+    Herd(HerdSpec),
+    /// Each operation of a sequential source.
+    Operations {
+        /// Title.
+        title: String,
+        /// The source, by index.
+        source: usize,
+    },
+    /// A circuit breaker's decisions.
+    Trace {
+        /// Title.
+        title: String,
+        /// The node, by index.
+        node: usize,
+    },
+    /// Which source down leaves what of a composite response.
+    Isolation(IsolationSpec),
+}

@@ -1,0 +1,44 @@
+//! Faults: a change to a node during a range of ticks, possibly periodic.
+
+use serde::Serialize;
+
+use super::ResponseSpec;
+
+/// A fault: a change to a node during an inclusive range of ticks.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct FaultSpec {
+    /// The fault's name.
+    pub name: String,
+    /// The node it affects.
+    pub node: usize,
+    /// First tick.
+    pub from: u64,
+    /// Last tick.
+    pub to: u64,
+    /// The node's capacity while the fault lasts \[calls/tick\].
+    pub capacity: Option<u64>,
+    /// The answer the node gives to every call while the fault lasts.
+    pub fail: Option<ResponseSpec>,
+    /// Only at some ticks: `(t + phase + step * field) % every == 0`.
+    pub periodic: Option<Periodic>,
+}
+
+/// A fault that strikes periodically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Periodic {
+    /// The period \[ticks\].
+    pub every: u64,
+    /// The phase \[ticks\].
+    pub phase: u64,
+    /// The phase step per field of a composite response \[ticks\].
+    pub step: u64,
+}
+
+impl Periodic {
+    /// True when it strikes at tick `t` for field `field` (0 for calls not
+    /// made for a field).
+    pub fn strikes(&self, t: u64, field: usize) -> bool {
+        let shifted = t as u128 + self.phase as u128 + self.step as u128 * field as u128;
+        self.every > 0 && shifted.is_multiple_of(self.every as u128)
+    }
+}

@@ -1,0 +1,66 @@
+//! The run model: what the engine runs.
+//!
+//! A [`Model`] is one fully resolved run: every param substituted, every
+//! duration and rate converted to ticks of the file's clock, every name bound
+//! to an index. It is plain data; a test can build one by hand. One file per
+//! component: nodes and their policies (`retry`, `backoff`, `breaker`),
+//! responses and composite responses, sources and their requests, faults,
+//! windows, generators and the clock.
+
+mod backoff;
+mod breaker;
+mod clock;
+mod composite;
+mod fault;
+mod node;
+mod request;
+mod response;
+mod retry;
+mod rng;
+mod source;
+mod window;
+
+pub use backoff::Backoff;
+pub use breaker::BreakerSpec;
+pub use clock::Clock;
+pub use composite::{CompositeSpec, Degradation, FieldSpec, LedgerSpec};
+pub use fault::{FaultSpec, Periodic};
+pub use node::{NodeSpec, RouteSpec, StepSpec};
+pub use request::{Method, RequestSpec};
+pub use response::{ResponseSpec, RetryAfter};
+pub use retry::RetrySpec;
+pub use rng::{RngAlgorithm, RngSpec};
+pub use source::{Arrivals, OpSpec, RatePeriod, Schedule, SourceSpec};
+pub use window::WindowSpec;
+
+use serde::Serialize;
+
+/// One fully resolved run of a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Model {
+    /// The scenario's name.
+    pub name: String,
+    /// The unit of time.
+    pub clock: Clock,
+    /// First tick of the run (1 unless the file says `run a..b`).
+    pub start: u64,
+    /// Last tick of the run; the run covers `start..=ticks`.
+    pub ticks: u64,
+    /// Warm-up ticks at the start of the run (simulated, meant to be left
+    /// out of measurements; `after warmup` starts after them).
+    pub warmup: u64,
+    /// The root seed of this run's random stream.
+    pub seed: u64,
+    /// Nodes in declaration order; indices are node ids.
+    pub nodes: Vec<NodeSpec>,
+    /// Sources of new requests.
+    pub sources: Vec<SourceSpec>,
+    /// Faults active in this run.
+    pub faults: Vec<FaultSpec>,
+    /// Named windows over which the engine counts unique request ids.
+    pub windows: Vec<WindowSpec>,
+    /// Named random generators.
+    pub rngs: Vec<RngSpec>,
+    /// Named backoff policies (for report tables; services hold their own copy).
+    pub backoffs: Vec<(String, Backoff)>,
+}

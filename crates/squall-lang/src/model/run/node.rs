@@ -1,0 +1,49 @@
+//! A node of the call graph, and the scripted routes of its endpoints.
+
+use serde::Serialize;
+
+use super::{BreakerSpec, CompositeSpec, Method, ResponseSpec, RetrySpec};
+
+/// A step of a response script.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepSpec {
+    /// What it answers.
+    pub response: ResponseSpec,
+    /// For so many calls.
+    pub times: Option<u64>,
+    /// Until this tick (inclusive of earlier ticks only).
+    pub until: Option<u64>,
+}
+
+/// A route of a scripted endpoint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RouteSpec {
+    /// Name.
+    pub name: String,
+    /// Method matched; `None` for any.
+    pub method: Option<Method>,
+    /// Path matched; `None` for any (the default route).
+    pub path: Option<String>,
+    /// Its script; the last step holds for ever.
+    pub script: Vec<StepSpec>,
+}
+
+/// A node of the call graph: a service that calls another node, or a
+/// dependency at the bottom of a chain.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct NodeSpec {
+    /// The node's name.
+    pub name: String,
+    /// The node it calls, if any.
+    pub downstream: Option<usize>,
+    /// Calls accepted per tick; `None` for unlimited.
+    pub capacity: Option<u64>,
+    /// How it retries a failed call to its downstream node.
+    pub retry: Option<RetrySpec>,
+    /// A circuit breaker on its calls to its downstream node.
+    pub breaker: Option<BreakerSpec>,
+    /// Scripted answers, for a node at the bottom of a chain.
+    pub routes: Vec<RouteSpec>,
+    /// A response assembled from fields fetched from other nodes.
+    pub composite: Option<CompositeSpec>,
+}

@@ -1,0 +1,35 @@
+//! A retry policy: how many tries, which backoff between them, and the
+//! deadline that bounds them.
+
+use serde::Serialize;
+
+use super::Backoff;
+
+/// A retry policy.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetrySpec {
+    /// Tries, the first one included (at least 1).
+    pub attempts: u32,
+    /// The wait before each retry.
+    pub backoff: Backoff,
+    /// No retry starts later than this many ticks after the first try.
+    pub deadline: Option<u64>,
+    /// Whether a server's Retry-After is a lower bound on the wait.
+    pub honor_retry_after: bool,
+    /// Tries for an outcome of unknown class.
+    pub unknown_attempts: u32,
+}
+
+impl RetrySpec {
+    /// A policy with defaults around `attempts` and `backoff`: Retry-After
+    /// honoured, no deadline, 2 tries for unknown outcomes.
+    pub fn new(attempts: u32, backoff: Backoff) -> Self {
+        RetrySpec {
+            attempts,
+            backoff,
+            deadline: None,
+            honor_retry_after: true,
+            unknown_attempts: 2,
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! Nodes: a service's capacity and policies, its endpoints' scripts and
+//! its composite response.
+
+use super::Cx;
+use crate::ast::{ResponseBlockAst, StepAst, ValueKind};
+use crate::decl::{NodeDecl, Scenario};
+use crate::diagnostic::Diagnostic;
+use crate::model::{
+    Backoff, CompositeSpec, Degradation, FieldSpec, LedgerSpec, Method, NodeSpec, RouteSpec,
+    StepSpec,
+};
+use crate::units;
+
+impl Scenario {
+    /// One node of the run.
+    pub(super) fn node(
+        &self,
+        n: &NodeDecl,
+        cx: &mut Cx<'_>,
+        backoffs: &[(String, Backoff)],
+    ) -> NodeSpec {
+        let o = cx.o;
+        let capacity = n.capacity.as_ref().and_then(|v| {
+            cx.keep(self.conv(v, o, |v| units::whole_per_tick(v, self.clock, "a capacity")))
+        });
+        let retry = n.retry.as_ref().and_then(|r| self.retry(r, cx, backoffs));
+        let breaker = n.breaker.as_ref().and_then(|b| self.breaker(b, cx));
+        let routes = n
+            .routes
+            .iter()
+            .map(|r| RouteSpec {
+                name: r.name.name.clone(),
+                method: r.method.as_deref().and_then(Method::parse),
+                path: r.path.clone(),
+                script: r.script.iter().filter_map(|s| self.step(s, cx)).collect(),
+            })
+            .collect();
+        let composite = n.response.as_ref().and_then(|r| self.composite(r, cx));
+        NodeSpec {
+            composite,
+            name: n.name.clone(),
+            downstream: n.downstream,
+            capacity,
+            retry,
+            breaker,
+            routes,
+        }
+    }
+
+    fn composite(&self, r: &ResponseBlockAst, cx: &mut Cx<'_>) -> Option<CompositeSpec> {
+        let o = cx.o;
+        let mut fields = Vec::new();
+        let mut ok = true;
+        for f in &r.fields {
+            let source = self.nodes.iter().position(|n| n.name == f.source.name);
+            let bytes = cx.keep(self.conv(&f.bytes, o, |v| units::bytes(v, "a field's size")));
+            match (source, bytes) {
+                (Some(source), Some(bytes)) => fields.push(FieldSpec {
+                    name: f.name.name.clone(),
+                    source,
+                    core: f.core,
+                    bytes,
+                }),
+                _ => ok = false,
+            }
+        }
+        let marker = match &r.marker {
+            None => Some(0),
+            Some(v) => cx.keep(self.conv(v, o, |v| units::bytes(v, "a marker's size"))),
+        };
+        let policy = match &r.policy {
+            None => Some(Degradation::AllOrNothing),
+            Some(v) => cx.keep(self.conv(v, o, |v| match &v.kind {
+                ValueKind::Word(w) => Degradation::parse(w).ok_or_else(|| {
+                    Diagnostic::new(format!("unknown degradation policy `{w}`"), v.span)
+                        .label("expected `all_or_nothing`, `skip_optional` or `stale_fallback`")
+                        .maybe_help(crate::diagnostic::did_you_mean(w, ["all_or_nothing", "skip_optional", "stale_fallback"]))
+                }),
+                _ => Err(Diagnostic::new("a degradation policy is a word: `all_or_nothing`, `skip_optional` or `stale_fallback`", v.span)
+                    .label("not a policy")),
+            })),
+        };
+        let ledger = match &r.ledger {
+            None => Some(None),
+            Some(l) => {
+                let entries = match &l.entries {
+                    None => Some(0),
+                    Some(v) => cx.keep(self.conv(v, o, |v| units::count(v, "ledger entries"))),
+                };
+                let stale = match &l.stale_for {
+                    None => None,
+                    Some(v) => cx.keep(
+                        self.conv(v, o, |v| units::ticks(v, self.clock, "a staleness bound")),
+                    ),
+                };
+                match (entries, stale) {
+                    (Some(entries), Some(stale_for)) => {
+                        Some(Some(LedgerSpec { entries, stale_for }))
+                    }
+                    _ => None,
+                }
+            }
+        };
+        let (marker, policy, ledger) = (marker?, policy?, ledger?);
+        if policy == Degradation::StaleFallback && ledger.is_none() {
+            cx.errs.push(
+                Diagnostic::new(
+                    "`stale_fallback` serves last known values, so it needs a `ledger`",
+                    r.span,
+                )
+                .label("no ledger to fall back on")
+                .help("add `ledger { entries 5000  stale_for 60s }` to the response"),
+            );
+            return None;
+        }
+        ok.then_some(CompositeSpec {
+            fields,
+            marker,
+            policy,
+            ledger,
+        })
+    }
+
+    fn step(&self, s: &StepAst, cx: &mut Cx<'_>) -> Option<StepSpec> {
+        let o = cx.o;
+        let response = self.response(&s.response, cx);
+        let times = match &s.times {
+            None => Some(None),
+            Some(v) => cx
+                .keep(self.conv(v, o, |v| units::count(v, "a step's count")))
+                .map(Some),
+        };
+        let until = match &s.until {
+            None => Some(None),
+            Some(v) => cx
+                .keep(self.conv(v, o, |v| units::ticks(v, self.clock, "a step's end")))
+                .map(Some),
+        };
+        Some(StepSpec {
+            response: response?,
+            times: times?,
+            until: until?,
+        })
+    }
+}

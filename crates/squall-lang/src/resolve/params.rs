@@ -1,0 +1,121 @@
+//! Params: following a `$param` use through the overrides to its value,
+//! and pointing a value's diagnostic at the use it reached.
+
+use crate::ast::{Value, ValueKind};
+use crate::decl::{Overrides, Scenario};
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+use crate::units;
+
+/// How deep `$a = $b` chains of params may go.
+const PARAM_DEPTH: usize = 16;
+/// A value after param substitution, remembering where it came from.
+struct Resolved<'a> {
+    value: &'a Value,
+    /// The `$param` use in the file, when the value came through a param.
+    via: Option<(Span, &'a str)>,
+    /// Where the value was set outside the file (`--set x=1`).
+    origin: Option<&'a str>,
+}
+
+impl Scenario {
+    /// The value of a param in a run (after all overrides).
+    pub fn param_value(&self, name: &str, o: &Overrides) -> Option<Value> {
+        o.sets
+            .iter()
+            .rev()
+            .find(|s| s.name == name)
+            .map(|s| s.value.clone())
+            .or_else(|| self.params.get(name).cloned())
+    }
+
+    /// The numeric value of a param in a run, for reports: a plain number as
+    /// is, a duration in ticks, a rate per tick.
+    pub fn param_number(&self, name: &str, o: &Overrides) -> Option<f64> {
+        let mut v = self.param_value(name, o)?;
+        for _ in 0..PARAM_DEPTH {
+            match &v.kind {
+                ValueKind::Param(p) => v = self.param_value(p, o)?,
+                ValueKind::Number(n) => return Some(*n),
+                ValueKind::Duration { .. } => {
+                    return units::ticks(&v, self.clock, "a value")
+                        .ok()
+                        .map(|t| t as f64)
+                }
+                ValueKind::Rate { .. } => return units::per_tick(&v, self.clock, "a value").ok(),
+                ValueKind::Size { bytes } => return Some(*bytes),
+                ValueKind::Word(_) | ValueKind::Mark(_) => return None,
+            }
+        }
+        None
+    }
+
+    fn resolve<'a>(&'a self, v: &'a Value, o: &'a Overrides) -> Result<Resolved<'a>, Diagnostic> {
+        let mut cur = Resolved {
+            value: v,
+            via: None,
+            origin: None,
+        };
+        for _ in 0..PARAM_DEPTH {
+            let ValueKind::Param(name) = &cur.value.kind else {
+                return Ok(cur);
+            };
+            let via = cur.via.or(Some((cur.value.span, name.as_str())));
+            if let Some(s) = o.sets.iter().rev().find(|s| s.name == *name) {
+                cur = Resolved {
+                    value: &s.value,
+                    via,
+                    origin: s.origin.as_deref().or(cur.origin),
+                };
+            } else if let Some(p) = self.params.get(name) {
+                cur = Resolved {
+                    value: p,
+                    via,
+                    origin: cur.origin,
+                };
+            } else {
+                return Err(
+                    Diagnostic::new(format!("unknown param `${name}`"), cur.value.span)
+                        .label("no param of this name"),
+                );
+            }
+        }
+        Err(Diagnostic::new(
+            "params refer to each other too deeply (or in a circle)",
+            v.span,
+        )
+        .label("here"))
+    }
+
+    /// Converts a value with `f`, re-pointing errors at the `$param` use when
+    /// the value came from outside the file.
+    pub(super) fn conv<T>(
+        &self,
+        v: &Value,
+        o: &Overrides,
+        f: impl FnOnce(&Value) -> Result<T, Diagnostic>,
+    ) -> Result<T, Diagnostic> {
+        let r = self.resolve(v, o)?;
+        f(r.value).map_err(|mut d| {
+            if let Some(origin) = r.origin {
+                if let Some((use_span, name)) = r.via {
+                    d.span = use_span;
+                    d.label = format!("`${name}` gets its value from `{origin}`");
+                }
+                let extra = format!("the value comes from `{origin}`");
+                d.help = Some(match d.help.take() {
+                    Some(h) => format!("{h}; {extra}"),
+                    None => extra,
+                });
+            } else if let Some((use_span, name)) = r.via {
+                let (line, _) = use_span.line_col(&self.source);
+                let extra = format!("`${name}` is used on line {line}");
+                d.help = Some(match d.help.take() {
+                    Some(h) => format!("{h}; {extra}"),
+                    None => extra,
+                });
+            }
+            d
+        })
+    }
+}

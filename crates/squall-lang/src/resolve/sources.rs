@@ -1,0 +1,109 @@
+//! Sources: base rates and rate periods, send times, and the operations a
+//! sequential client sends.
+
+use super::Cx;
+use crate::ast::RequestAst;
+use crate::decl::{Scenario, SourceDecl};
+use crate::diagnostic::Diagnostic;
+use crate::model::{Backoff, Method, OpSpec, RatePeriod, RequestSpec, Schedule, SourceSpec};
+use crate::units;
+
+impl Scenario {
+    /// Source number `i` of the run (its rates possibly replaced).
+    pub(super) fn source(
+        &self,
+        i: usize,
+        s: &SourceDecl,
+        cx: &mut Cx<'_>,
+        backoffs: &[(String, Backoff)],
+    ) -> SourceSpec {
+        let o = cx.o;
+        let rates = o
+            .sources
+            .iter()
+            .rev()
+            .find(|(j, _)| *j == i)
+            .map_or(&s.rates, |(_, r)| r);
+        let mut base = None;
+        let mut periods = Vec::new();
+        // A replacement without a base rate keeps the source's own base rate.
+        let base_lines = if rates.iter().any(|r| r.during.is_none()) {
+            rates
+        } else {
+            &s.rates
+        };
+        for r in base_lines.iter().filter(|r| r.during.is_none()) {
+            if let Some(x) = cx.keep(self.conv(&r.value, o, |v| {
+                units::per_tick(v, self.clock, "a source rate")
+            })) {
+                base = Some(x);
+            }
+        }
+        for r in rates.iter() {
+            if let Some(d) = &r.during {
+                let rate = cx.keep(self.conv(&r.value, o, |v| {
+                    units::per_tick(v, self.clock, "a source rate")
+                }));
+                let span = self.range(d, cx, "the rate's range");
+                if let (Some(rate), Some((from, to))) = (rate, span) {
+                    periods.push(RatePeriod { from, to, rate });
+                }
+            }
+        }
+        let schedule = if !s.ops.is_empty() {
+            let mut ops = Vec::new();
+            for op in &s.ops {
+                let retry = self.op_retry(op, s.entry, cx, backoffs);
+                ops.push(OpSpec {
+                    label: op.label.clone(),
+                    request: request_spec(&op.request),
+                    retry,
+                });
+            }
+            Schedule::Sequential(ops)
+        } else if !s.times.is_empty() {
+            let mut times = Vec::new();
+            for v in &s.times {
+                if let Some(t) =
+                    cx.keep(self.conv(v, o, |v| units::ticks(v, self.clock, "a send time")))
+                {
+                    if t < cx.start || t > cx.ticks {
+                        cx.errs.push(
+                            Diagnostic::new(
+                                format!(
+                                    "a send time of {t} is outside the run {}..{}",
+                                    cx.start, cx.ticks
+                                ),
+                                v.span,
+                            )
+                            .label("outside the run"),
+                        );
+                    } else {
+                        times.push(t);
+                    }
+                }
+            }
+            times.sort_unstable();
+            Schedule::At(times)
+        } else {
+            Schedule::Rate
+        };
+        SourceSpec {
+            name: s.name.clone(),
+            entry: s.entry,
+            arrivals: s.arrivals,
+            rate: base.unwrap_or(0.0),
+            periods,
+            schedule,
+            request: s.request.as_ref().map(request_spec).unwrap_or_default(),
+        }
+    }
+}
+
+fn request_spec(r: &RequestAst) -> RequestSpec {
+    RequestSpec {
+        method: Method::parse(&r.method).unwrap_or(Method::Get),
+        path: r.path.clone(),
+        key: r.key,
+    }
+}
