@@ -9,8 +9,9 @@ use squall_report::{Study, StudyOptions};
 
 use crate::support::{read, root};
 
-const CHAPTERS: [&str; 4] = [
+const CHAPTERS: [&str; 5] = [
     "book/src/backoff-and-jitter.md",
+    "book/src/retry-budget.md",
     "book/src/retry-classification.md",
     "book/src/circuit-breaker.md",
     "book/src/reference/language.md",

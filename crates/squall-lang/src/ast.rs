@@ -349,6 +349,10 @@ pub enum ServiceProp {
     Capacity(Value),
     /// `breaker { ... }`
     Breaker(BreakerAst),
+    /// `budget KIND { ... }`
+    Budget(KindBlockAst),
+    /// `breaker KIND { ... }`: a library's rate-window breaker.
+    LibraryBreaker(KindBlockAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
 }
@@ -416,6 +420,18 @@ pub struct BreakerAst {
     pub probes: Option<Value>,
     /// `per path`: one breaker per request path.
     pub per_path: bool,
+    /// Where.
+    pub span: Span,
+}
+
+/// A block named by its kind, with settings by name:
+/// `budget grpc { max_tokens 10  token_ratio 0.1 }`, `breaker polly { sampling 10s }`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KindBlockAst {
+    /// The library whose rule it is (`grpc`, `envoy`, `polly`, ...).
+    pub kind: Ident,
+    /// Its fields as written, in order.
+    pub fields: Vec<(Ident, Value)>,
     /// Where.
     pub span: Span,
 }
@@ -939,6 +955,9 @@ impl Item {
                             .chain(b.cooldown.iter())
                             .chain(b.probes.iter())
                             .for_each(&mut *f),
+                        ServiceProp::Budget(b) | ServiceProp::LibraryBreaker(b) => {
+                            b.fields.iter().for_each(|(_, v)| f(v))
+                        }
                         ServiceProp::Response(r) => {
                             r.fields.iter().for_each(|x| f(&x.bytes));
                             r.marker.iter().chain(r.policy.iter()).for_each(&mut *f);

@@ -8,8 +8,8 @@ use crate::span::Span;
 
 use super::{
     blocks::{
-        empty_retry, parse_backoff, parse_breaker, parse_op, parse_request, parse_response,
-        parse_response_block, parse_retry, parse_route, retry_prop,
+        empty_retry, parse_backoff, parse_breaker, parse_kind_block, parse_op, parse_request,
+        parse_response, parse_response_block, parse_retry, parse_route, retry_prop,
     },
     ident, internal, number,
     report::parse_report_item,
@@ -174,6 +174,10 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                         Children::of(p).expect(Rule::value)?,
                     )?)),
                     Rule::breaker_block => props.push(ServiceProp::Breaker(parse_breaker(p)?)),
+                    Rule::budget_block => props.push(ServiceProp::Budget(parse_kind_block(p)?)),
+                    Rule::breaker_lib => {
+                        props.push(ServiceProp::LibraryBreaker(parse_kind_block(p)?))
+                    }
                     Rule::response_block => {
                         props.push(ServiceProp::Response(parse_response_block(p)?))
                     }

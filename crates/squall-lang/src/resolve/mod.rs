@@ -16,17 +16,23 @@
 //! - `faults`: fault windows and their periodic strikes;
 //! - `responses`: the answers a script step or a fault imposes;
 //! - `policies`: generators, backoffs, retry policies and breakers;
+//! - `budgets`, `library_breakers`: retry budgets and rate-window breakers
+//!   named by library, each library's defaults filled in (`settings` reads
+//!   a block's settings by name);
 //! - `sweep`: sweeps given on the command line ([`Scenario::with_sweep`]).
 //!
 //! Problems are collected, not returned at the first: a run reports every
 //! value that does not fit.
 
+mod budgets;
 mod faults;
+mod library_breakers;
 mod nodes;
 mod params;
 mod policies;
 mod responses;
 mod runs;
+mod settings;
 mod sources;
 pub mod sweep;
 mod time;

@@ -25,6 +25,21 @@ impl Scenario {
         });
         let retry = n.retry.as_ref().and_then(|r| self.retry(r, cx, backoffs));
         let breaker = n.breaker.as_ref().and_then(|b| self.breaker(b, cx));
+        let budget = n.budget.as_ref().and_then(|b| self.budget(b, cx));
+        let library_breaker = n
+            .library_breaker
+            .as_ref()
+            .and_then(|b| self.library_breaker(b, cx));
+        if let (Some(b), None) = (&n.budget, &n.retry) {
+            cx.errs.push(
+                Diagnostic::new(
+                    format!("`{}` has a retry budget but no retry policy", n.name),
+                    b.span,
+                )
+                .label("nothing to refuse")
+                .help("a budget refuses retries the service's `retry` would make; give it a `retry { ... }`"),
+            );
+        }
         let routes = n
             .routes
             .iter()
@@ -43,6 +58,8 @@ impl Scenario {
             capacity,
             retry,
             breaker,
+            library_breaker,
+            budget,
             routes,
         }
     }

@@ -66,8 +66,34 @@ impl Validator {
                                     }
                                     nodes[i].response = Some(r.clone());
                                 }
+                                ServiceProp::LibraryBreaker(b) => {
+                                    if nodes[i].breaker.is_some()
+                                        || nodes[i].library_breaker.is_some()
+                                    {
+                                        self.err(Twice::Breaker { owner: &id.name }.at(b.span));
+                                    }
+                                    self.expect_caller(&nodes[i], "a breaker", b.span);
+                                    self.check_library_breaker(b);
+                                    nodes[i].library_breaker = Some(b.clone());
+                                }
+                                ServiceProp::Budget(b) => {
+                                    if nodes[i].budget.is_some() {
+                                        self.err(
+                                            Twice::Block {
+                                                owner: &id.name,
+                                                block: "budget",
+                                            }
+                                            .at(b.span),
+                                        );
+                                    }
+                                    self.expect_caller(&nodes[i], "a budget", b.span);
+                                    self.check_budget(b);
+                                    nodes[i].budget = Some(b.clone());
+                                }
                                 ServiceProp::Breaker(b) => {
-                                    if nodes[i].breaker.is_some() {
+                                    if nodes[i].breaker.is_some()
+                                        || nodes[i].library_breaker.is_some()
+                                    {
                                         self.err(Twice::Breaker { owner: &id.name }.at(b.span));
                                     }
                                     self.expect_caller(&nodes[i], "a breaker", b.span);

@@ -61,6 +61,16 @@ impl FinagleBudget {
         }
     }
 
+    /// A budget whose reserve is given as a number of retries per ttl
+    /// (`min_retries_per_sec x ttl seconds`, computed by the caller).
+    pub fn with_reserve(ttl: u64, reserve_retries: u64, percent_can_retry: f64) -> Self {
+        let mut b = Self::new(ttl, ttl.max(1), 0, percent_can_retry);
+        if b.withdrawal != i64::MAX {
+            b.reserve = (reserve_retries.min(i64::MAX as u64) as i64).saturating_mul(b.withdrawal);
+        }
+        b
+    }
+
     /// Finagle's defaults: ttl 10 s, 10 retries a second, 20 %.
     pub fn finagle_default(second: u64) -> Self {
         Self::new(10 * second, second, 10, 0.2)

@@ -73,6 +73,45 @@ pub struct Grant {
 }
 
 impl Budget {
+    /// The budget a model's spec describes, fresh (every bucket full).
+    pub fn from_spec(spec: &squall_lang::BudgetSpec) -> Self {
+        use squall_lang::BudgetSpec as S;
+        match *spec {
+            S::Grpc {
+                max_tokens,
+                token_ratio,
+            } => Budget::Grpc(GrpcThrottle::new(max_tokens, token_ratio)),
+            S::Envoy {
+                budget_percent,
+                min_retry_concurrency,
+            } => Budget::Envoy(EnvoyBudget {
+                budget_percent,
+                min_retry_concurrency,
+            }),
+            S::Finagle {
+                ttl,
+                reserve,
+                percent_can_retry,
+            } => Budget::Finagle(FinagleBudget::with_reserve(ttl, reserve, percent_can_retry)),
+            S::Aws {
+                capacity,
+                retry_cost,
+                timeout_cost,
+                success_refund,
+            } => Budget::Aws(AwsQuota::new(
+                capacity,
+                retry_cost,
+                timeout_cost,
+                success_refund,
+            )),
+            S::TokenBucket {
+                size,
+                per_call,
+                per_tick,
+            } => Budget::TokenBucket(RetryBucket::new(size, per_call, per_tick)),
+        }
+    }
+
     /// A request reaches the service at `now`.
     pub fn on_request(&mut self, now: u64) {
         match self {

@@ -64,6 +64,10 @@ pub enum Metric {
     FirstTryRate,
     /// `completed` / requests that ended: the share that succeeded at all.
     CompletionRate,
+    /// Retries the node's retry budget refused.
+    RetriesRefused,
+    /// The most calls the node saw in one tick of the window.
+    PeakCalls,
     /// The last tick of the window with an answered composite response,
     /// counted from the window's start (1 = its first tick); 0 if none.
     LastAnswered,
@@ -71,7 +75,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 30] = [
+    pub const ALL: [(&'static str, Metric); 32] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -102,6 +106,8 @@ impl Metric {
         ("first_try_ok", Metric::FirstTryOk),
         ("first_try_rate", Metric::FirstTryRate),
         ("completion_rate", Metric::CompletionRate),
+        ("retries_refused", Metric::RetriesRefused),
+        ("peak_calls", Metric::PeakCalls),
     ];
 
     /// Looks a metric up by name.
