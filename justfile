@@ -25,7 +25,15 @@ check *FILES:
 # Run all the tests (extra arguments go to `cargo test`).
 [group('test')]
 test *ARGS:
-    cargo test --workspace "$@"
+    cargo test --workspace --no-fail-fast "$@"
+
+# The long property and fuzz runs: every cut and line of the language fuzz,
+# 300 pipeline edits a file, the whole parameter grids (SQUALL_LONG_TESTS=1;
+# the default suite runs a seeded sample of each). A debug build, so overflow
+# checks stay on. Extra arguments go to `cargo test`.
+[group('test')]
+fuzz *ARGS:
+    SQUALL_LONG_TESTS=1 cargo test --workspace --no-fail-fast "$@"
 
 # Review changed insta snapshots (needs `cargo install cargo-insta`).
 [group('test')]

@@ -1,7 +1,7 @@
 //! The `squall` binary end to end.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::reference::RoundModel;
 use crate::retry_storm::{ALLOWANCE, ALLOWANCE_COLUMNS, CASE_COLUMNS};
@@ -9,11 +9,8 @@ use crate::support::*;
 
 /// Runs the binary from the package root with `--color never`.
 fn squall(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_squall"))
-        .arg("--color")
-        .arg("never")
+    squall_in(&root())
         .args(args)
-        .current_dir(root())
         .output()
         .expect("the squall binary runs")
 }

@@ -2,7 +2,9 @@
 //! run end to end, pinned to the seed documents' numbers and checked against
 //! independent reference models.
 //!
-//! One test binary; each module below is a file beside this one.
+//! One test binary of four (see `Cargo.toml`); each module below is a file
+//! beside this one, and `support` is the folder `tests/support/` that the
+//! `client`, `degradation` and `study` binaries share.
 
 mod accounting;
 mod cli;

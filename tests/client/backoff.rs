@@ -9,7 +9,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::support::{run, JsMulberry32, Policy};
+use crate::js::{JsMulberry32, Policy};
+use crate::support::run;
 
 /// Runs a `waits` table of `policies` and compares it with the reference.
 fn check_waits(clock: &str, seed: u32, policies: &[(&str, Policy)], attempts: u32) {

@@ -12,7 +12,8 @@
 //! What counts as a failure of the dependency: anything but a success, a
 //! 4xx other than 429, and a body error.
 
-use crate::support::{run, JsMulberry32, Ran};
+use crate::js::JsMulberry32;
+use crate::support::{run, Ran};
 
 /// `(time, sent, before, outcome, after)` as the trace prints them.
 type Row = (u64, bool, &'static str, String, &'static str);

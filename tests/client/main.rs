@@ -8,14 +8,18 @@
 //! * `backoff`, `retry` and `breaker` run other parameters and compare with
 //!   values derived in the test from the formulas and rules, never from
 //!   squall's own code.
-//! * `diagnostics` checks what a user sees for bad input.
-//! * `book` keeps the client chapters of the book honest.
+//! * `js` holds those references, written from the document's JavaScript.
+//!
+//! What a user sees for bad client-side input is checked with every other
+//! bad input in `crates/squall-lang/tests/inputs/err/` (the `client-*`
+//! files); that the client chapters of the book run and quote real reports,
+//! by `crates/squall-report/tests/book_examples.rs` for the whole book.
 
 mod backoff;
-mod book;
 mod breaker;
-mod diagnostics;
 mod document;
+mod js;
 mod mulberry32;
 mod retry;
+#[path = "../support/mod.rs"]
 mod support;

@@ -3,7 +3,8 @@
 
 use squall_engine::rng::Mulberry32;
 
-use crate::support::{run, JsMulberry32};
+use crate::js::JsMulberry32;
+use crate::support::run;
 
 const SEEDS: [u32; 8] = [
     0,

@@ -13,7 +13,8 @@
 //! Jittered waits come from the reference generator and formulas in
 //! `support`.
 
-use crate::support::{op, read, run, summary, JsMulberry32, Loop, Policy};
+use crate::js::{JsMulberry32, Loop, Policy};
+use crate::support::{op, read, run, summary};
 
 /// The document's jitter: 200 ms doubling, cap 5 s.
 const DOC_JITTER: Policy = Policy::Full {
@@ -624,29 +625,6 @@ fn document_loop_with_another_seed_and_retry_after_ignored() {
             op("404 (not retried)", 1, "http 404", &[]),
         ]
     );
-}
-
-/// A script step without `x N` or `until` before another step: either the
-/// file is rejected or the step lasts one call. Today it holds for ever and
-/// the later steps are silently unreachable.
-#[test]
-fn a_step_without_a_count_is_not_silently_for_ever() {
-    let text = r#"scenario "steps" {
-  clock ms
-  run 0ms..10s
-  chain app -> server
-  service app { retry { attempts 3  backoff fixed 10ms } }
-  endpoint server { route a GET /a { 503 then 200 } }
-  source ui { enters app  sequential { op "a" GET /a } }
-  report { operations "ops" of ui }
-}"#;
-    match squall_lang::load("steps", text) {
-        Err(d) => assert!(d.to_plain().contains("steps:6:"), "{}", d.to_plain()),
-        Ok(_) => {
-            let ran = run("steps", text);
-            assert_eq!(summary(&ran.ops()), [op("a", 2, "success", &[10])]);
-        }
-    }
 }
 
 /// Decorrelated and equal jitter in real loops: a decorrelated loop starts

@@ -1,7 +1,9 @@
 //! Cases derived by hand from the rules, each with its derivation, so a
 //! reader can check them without the reference.
 
-use crate::support::run;
+use squall_lang::RunKey;
+
+use crate::support::{composite, run};
 
 /// The measured totals of one policy, from the report's JSON.
 #[derive(Debug, Clone, PartialEq)]
@@ -568,4 +570,35 @@ fn isolation_of_a_day_with_nothing_down() {
         ran.table("i"),
         crate::support::rows(&[&["calm", "none", "—", "—", "10", "2.0", "10"]])
     );
+}
+
+/// The scenario the `degradation-*` bad inputs of
+/// `crates/squall-lang/tests/inputs/err/` are edits of is fine as it stands:
+/// it loads, runs and assembles its two fields (a core field from
+/// `projection`, an optional one from `pricing`), answering each of the 70
+/// requests in full.
+#[test]
+fn the_base_of_the_bad_inputs_loads() {
+    let text = "scenario \"d\" {
+  clock s
+  warmup 10s
+  run 60s
+  source samples { rate 1/s  enters tracking }
+  chain tracking -> [projection, pricing]
+  service tracking { response { field status from projection core 180 B  field fee from pricing optional 90 B } }
+}
+";
+    let ran = run("d.squall", text);
+    let run = ran.run_of(RunKey::Variant(0));
+    let tracking = run
+        .model
+        .nodes
+        .iter()
+        .find(|n| n.name == "tracking")
+        .expect("tracking");
+    let c = tracking.composite.as_ref().expect("a composite response");
+    assert_eq!(c.fields.len(), 2);
+    let (series, ok) = composite(&run.obs, "tracking");
+    assert_eq!(ok.iter().sum::<u32>(), 70);
+    assert_eq!(series.full.iter().sum::<u32>(), 70);
 }

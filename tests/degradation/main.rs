@@ -10,13 +10,17 @@
 //!   periods, warm-ups, lengths and outages, and compares squall with the
 //!   reference for all three policies, totals and tick by tick.
 //! * `hand` checks cases derived by hand from the rules.
-//! * `diagnostics` checks what a user sees for bad input.
 //! * `book` keeps the degradation chapters of the book complete.
+//!
+//! What a user sees for bad degradation input is checked with every other
+//! bad input in `crates/squall-lang/tests/inputs/err/` (the `degradation-*`
+//! files); damaged copies of the document's scenario go through the whole
+//! pipeline in `tests/pipeline_robust.rs`.
 
 mod book;
-mod diagnostics;
 mod document;
 mod generality;
 mod hand;
 mod reference;
+#[path = "../support/mod.rs"]
 mod support;

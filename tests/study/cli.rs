@@ -1,38 +1,11 @@
 //! The commands end to end: the built binary, `--color never`, exit codes,
 //! and snapshots of what a person reads.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use assert_cmd::Command;
+use crate::support::{root as repo, run_in};
 
 const STORM: &str = "scenarios/retry-storm.squall";
-
-/// The binary, colourless, started in `dir`.
-fn squall_in(dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_squall"));
-    c.current_dir(dir)
-        .env("NO_COLOR", "1")
-        .arg("--color")
-        .arg("never");
-    c
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Runs `squall ARGS` in `dir`: exit code, stdout, stderr.
-fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = squall_in(dir)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start squall: {e}"));
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn run(args: &[&str]) -> (i32, String, String) {
     run_in(&repo(), args)

@@ -8,7 +8,9 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
+
+use crate::support::{root as repo, run_in, squall_in};
 
 /// A small valid scenario (round clock), the body of the tests below.
 const TINY: &str = r#"scenario "tiny" {
@@ -33,29 +35,11 @@ const TINY: &str = r#"scenario "tiny" {
 }
 "#;
 
+/// `squall ARGS` in `dir`, colourless.
 fn squall(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_squall"));
-    c.current_dir(dir)
-        .env("NO_COLOR", "1")
-        .args(["--color", "never"])
-        .args(args);
+    let mut c = squall_in(dir);
+    c.args(args);
     c
-}
-
-fn output(dir: &Path, args: &[&str]) -> Output {
-    squall(dir, args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot start squall: {e}"))
-}
-
-/// Exit code, stdout, stderr.
-fn run_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let o = output(dir, args);
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
 }
 
 fn temp() -> tempfile::TempDir {
@@ -68,10 +52,6 @@ fn write(path: &Path, text: impl AsRef<[u8]>) {
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn no_panic(args: &[&str], code: i32, err: &str) {

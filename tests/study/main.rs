@@ -6,3 +6,5 @@
 mod cli;
 mod fmt_props;
 mod hostile;
+#[path = "../support/mod.rs"]
+mod support;

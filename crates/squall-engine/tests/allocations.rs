@@ -4,8 +4,16 @@
 //! event queue grow to the most requests in flight; after that, in steady
 //! state, no event allocates. So two runs of the same model that differ only
 //! in length make the same number of allocations. The global allocator here
-//! counts them; this file is its own test binary with one test, so nothing
-//! else allocates meanwhile.
+//! counts them.
+//!
+//! The counter is global (counting per thread needs an `unsafe` allocator,
+//! which the workspace forbids), so nothing else may allocate while it
+//! counts: this binary has no test harness (`harness = false` in
+//! `Cargo.toml`). libtest's main thread allocated now and then while the
+//! first run was counted (437 allocations instead of 433 in about half the
+//! runs); here `main` is the only thread, and a warm-up run first pays for
+//! whatever the process sets up once, so every count is this thread's and
+//! the same on every run.
 
 use std::alloc::System;
 
@@ -49,18 +57,19 @@ fn allocations(model: &Model) -> (usize, u64) {
     (change.allocations + change.reallocations, obs.events)
 }
 
-#[test]
-fn no_event_allocates_in_steady_state() {
+fn main() {
+    // Warm-up: one-time set-up (lazy statics, buffers) is not per event.
+    allocations(&chain(200, 160));
     for (what, short, long) in [
         (
             "a storm, then a healthy tail",
             chain(2_000, 160),
-            chain(50_000, 160),
+            chain(20_000, 160),
         ),
         (
             "a storm to the end of the run",
             chain(2_000, 2_000),
-            chain(50_000, 50_000),
+            chain(20_000, 20_000),
         ),
     ] {
         let (a_short, e_short) = allocations(&short);
@@ -69,4 +78,5 @@ fn no_event_allocates_in_steady_state() {
         assert!(e_long > 3 * e_short, "{what}: the long run has more events");
         assert_eq!(a_short, a_long, "{what}: allocations grow with events");
     }
+    eprintln!("allocations: ok");
 }

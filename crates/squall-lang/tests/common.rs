@@ -72,3 +72,9 @@ pub fn squall_files(dir: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// True when `SQUALL_LONG_TESTS` is set (to anything but `0` or nothing):
+/// the property and fuzz tests then run their long form (`just fuzz`).
+pub fn long_tests() -> bool {
+    std::env::var("SQUALL_LONG_TESTS").is_ok_and(|v| !v.is_empty() && v != "0")
+}

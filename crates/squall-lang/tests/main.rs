@@ -3,9 +3,11 @@
 //! - [`snapshots`]: every file under `inputs/err` renders its diagnostics
 //!   (miette, no colour, and the plain `file:line:col` form); every file under
 //!   `inputs/ok` summarises what it resolved to.
-//! - [`errors`]: explicit assertions on line, column and help for key cases.
+//! - [`errors`]: explicit assertions on line, column and help for key cases,
+//!   and the exact diagnostic of every client-side and degradation case.
 //! - [`robust`]: truncated, mangled and pathological inputs never panic,
-//!   never hang, and never overflow the stack.
+//!   never hang, and never overflow the stack (a seeded sample by default,
+//!   the long run with `SQUALL_LONG_TESTS=1`).
 //! - [`grammar`]: table-driven tests of values, expressions, templates, units.
 //! - [`resolve`]: overrides from outside the file, and sweeps.
 

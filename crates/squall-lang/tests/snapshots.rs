@@ -27,7 +27,17 @@ fn err() {
             Err(d) => d,
         };
         assert!(!d.list.is_empty(), "{name}: an error with no diagnostic");
-        let snapshot = format!("{}\n---- plain ----\n{}", render(&d), d.to_plain());
+        let (rendered, plain) = (render(&d), d.to_plain());
+        // Every diagnostic names the file, line and column, in both forms,
+        // and says what is wrong.
+        for x in &d.list {
+            let (line, col) = x.span.line_col(&d.source);
+            let at = format!("{name}:{line}:{col}");
+            assert!(plain.contains(&format!("{at}: ")), "{at}: {plain}");
+            assert!(rendered.contains(&format!("[{at}]")), "{at}: {rendered}");
+            assert!(!x.message.trim().is_empty(), "{at}: no message");
+        }
+        let snapshot = format!("{rendered}\n---- plain ----\n{plain}");
         insta::assert_snapshot!(snapshot);
     });
 }

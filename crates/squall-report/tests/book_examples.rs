@@ -138,10 +138,19 @@ fn blocks(path: &Path) -> Vec<Block> {
     out
 }
 
+/// The client-side chapters (seed document 002), which teach by runnable
+/// examples and quoted reports.
+const CLIENT_CHAPTERS: [&str; 4] = [
+    "book/src/backoff-and-jitter.md",
+    "book/src/retry-classification.md",
+    "book/src/circuit-breaker.md",
+    "book/src/reference/language.md",
+];
+
 #[test]
 fn every_squall_block_is_a_scenario_that_runs() {
     let mut problems = Vec::new();
-    let mut checked = 0;
+    let (mut checked, mut client) = (0, 0);
     for file in documents() {
         for b in blocks(&file) {
             if !b.info.starts_with("squall") {
@@ -159,6 +168,9 @@ fn every_squall_block_is_a_scenario_that_runs() {
                 }
             }
             checked += 1;
+            if CLIENT_CHAPTERS.iter().any(|c| b.at.starts_with(c)) {
+                client += 1;
+            }
             let scenario = match squall_lang::load(&format!("{} block", b.at), &b.text) {
                 Ok(s) => s,
                 Err(d) => {
@@ -189,6 +201,10 @@ fn every_squall_block_is_a_scenario_that_runs() {
     assert!(
         checked >= 3,
         "only {checked} complete scenarios found in the book"
+    );
+    assert!(
+        client >= 8,
+        "only {client} runnable scenarios in the client chapters"
     );
 }
 
@@ -278,11 +294,14 @@ fn report_of(args: &str) -> Result<String, String> {
 #[test]
 fn quoted_reports_match_real_runs() {
     let mut problems = Vec::new();
-    let mut checked = 0;
+    let (mut checked, mut client) = (0, 0);
     for file in documents() {
         for b in blocks(&file) {
             let Some(args) = &b.output_of else { continue };
             checked += 1;
+            if CLIENT_CHAPTERS.iter().any(|c| b.at.starts_with(c)) {
+                client += 1;
+            }
             let report = match report_of(args) {
                 Ok(r) => r,
                 Err(e) => {
@@ -312,6 +331,10 @@ fn quoted_reports_match_real_runs() {
         problems.join("\n")
     );
     assert!(checked >= 2, "only {checked} quoted reports found");
+    assert!(
+        client >= 3,
+        "only {client} quoted reports in the client chapters"
+    );
 }
 
 #[test]
