@@ -293,9 +293,7 @@ impl Runner<'_, '_> {
             pending: 0,
             active_retries: n.waiting,
         };
-        let Some(budget) = n.budget.as_mut() else {
-            return None;
-        };
+        let budget = n.budget.as_mut()?;
         if retry::classify(f.kind, request) != Class::Terminal {
             budget.on_failure();
         }
