@@ -234,6 +234,19 @@ impl Runner<'_, '_> {
         self.finish(t, slot, answer)
     }
 
+    /// Where the retry loop of the service at `pos` stands, and its index
+    /// in the per-position arrays.
+    fn retry_loop(&self, slot: u32, pos: usize) -> (usize, RetryLoop) {
+        let k = slot as usize * self.requests.depth + pos;
+        let prev = self.requests.prev_wait[k];
+        let state = RetryLoop {
+            tries: self.requests.tries[k],
+            started: self.requests.started[k],
+            previous: (prev != NEVER).then_some(prev),
+        };
+        (k, state)
+    }
+
     /// The wait before the next try of the service at `pos` under
     /// `policy`, or `None` when it makes no more tries.
     pub(super) fn retry_wait(
@@ -245,13 +258,7 @@ impl Runner<'_, '_> {
         policy: &squall_lang::RetrySpec,
         kind: usize,
     ) -> Option<u64> {
-        let k = slot as usize * self.requests.depth + pos;
-        let prev = self.requests.prev_wait[k];
-        let mut state = RetryLoop {
-            tries: self.requests.tries[k],
-            started: self.requests.started[k],
-            previous: (prev != NEVER).then_some(prev),
-        };
+        let (k, mut state) = self.retry_loop(slot, pos);
         let request = &self.sim.kinds[kind].request;
         let wait = retry::next_wait(policy, request, f, t, &mut state, &mut self.gens);
         self.requests.prev_wait[k] = state.previous.unwrap_or(NEVER);
@@ -286,6 +293,7 @@ impl Runner<'_, '_> {
         policy: &squall_lang::RetrySpec,
         kind: usize,
     ) -> Option<u64> {
+        let (k, mut state) = self.retry_loop(slot, pos);
         let request = &self.sim.kinds[kind].request;
         let n = &mut self.nodes[node];
         let load = Load {
@@ -297,13 +305,6 @@ impl Runner<'_, '_> {
         if retry::classify(f.kind, request) != Class::Terminal {
             budget.on_failure();
         }
-        let k = slot as usize * self.requests.depth + pos;
-        let prev = self.requests.prev_wait[k];
-        let mut state = RetryLoop {
-            tries: self.requests.tries[k],
-            started: self.requests.started[k],
-            previous: (prev != NEVER).then_some(prev),
-        };
         let timeout = matches!(f.kind, FailKind::Timeout | FailKind::Network);
         let mut asked = false;
         let mut grant = None;

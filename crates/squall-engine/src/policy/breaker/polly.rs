@@ -19,7 +19,7 @@
 //! Late outcomes (from calls admitted before the last change of state) are
 //! ignored. Defaults: ratio 0.1, throughput 100, sampling 30 s, break 5 s.
 
-use super::window::RollingWindows;
+use super::window::{jittered_open, RollingWindows};
 use super::{Admission, State};
 
 /// A Polly breaker's configuration.
@@ -105,12 +105,7 @@ impl PollyBreaker {
     }
 
     fn open(&mut self, now: u64, draw: impl FnOnce() -> f64) {
-        let f = self.spec.open_jitter.clamp(0.0, 1.0);
-        let wait = if f > 0.0 {
-            (self.spec.break_duration as f64 * (1.0 - f + 2.0 * f * draw())).round() as u64
-        } else {
-            self.spec.break_duration
-        };
+        let wait = jittered_open(self.spec.break_duration, self.spec.open_jitter, draw);
         self.state = State::Open;
         self.blocked_until = now.saturating_add(wait);
         self.epoch += 1;

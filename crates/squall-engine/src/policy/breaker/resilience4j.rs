@@ -25,7 +25,7 @@
 //! not recorded (as [`super::Breaker`] does). Times are in the caller's
 //! units; the only draw is the open-time jitter's, made when it opens.
 
-use super::window::{CountWindow, Tally, TimeWindow};
+use super::window::{jittered_open, CountWindow, Tally, TimeWindow};
 use super::{Admission, State};
 
 /// Which window a resilience4j breaker counts in.
@@ -185,13 +185,7 @@ impl Resilience4jBreaker {
     }
 
     fn open(&mut self, now: u64, draw: impl FnOnce() -> f64) {
-        let f = self.spec.open_jitter.clamp(0.0, 1.0);
-        let wait = if f > 0.0 {
-            let w = self.spec.wait_open as f64 * (1.0 - f + 2.0 * f * draw());
-            w.round() as u64
-        } else {
-            self.spec.wait_open
-        };
+        let wait = jittered_open(self.spec.wait_open, self.spec.open_jitter, draw);
         self.state = State::Open;
         self.until = now.saturating_add(wait);
         self.epoch += 1;

@@ -212,6 +212,18 @@ impl RollingWindows {
     }
 }
 
+/// An open time stretched by jitter factor `f` in `[0, 1]`:
+/// `wait x (1 - f + 2f·r)` (resilience4j's `IntervalFunction.ofRandomized`),
+/// rounded to a whole unit; `draw` gives `r` and is called only when `f > 0`.
+pub fn jittered_open(wait: u64, f: f64, draw: impl FnOnce() -> f64) -> u64 {
+    let f = f.clamp(0.0, 1.0);
+    if f > 0.0 {
+        (wait as f64 * (1.0 - f + 2.0 * f * draw())).round() as u64
+    } else {
+        wait
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
