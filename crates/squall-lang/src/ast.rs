@@ -357,6 +357,43 @@ pub enum ServiceProp {
     Response(ResponseBlockAst),
 }
 
+impl ServiceProp {
+    /// Calls `f` on every value the property holds.
+    pub fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        match self {
+            ServiceProp::Capacity(v) => f(v),
+            ServiceProp::Retry(r) => r.each_value(f),
+            ServiceProp::Breaker(b) => b
+                .after
+                .iter()
+                .chain(b.cooldown.iter())
+                .chain(b.probes.iter())
+                .for_each(&mut *f),
+            ServiceProp::Budget(b) | ServiceProp::LibraryBreaker(b) => {
+                b.fields.iter().for_each(|(_, v)| f(v))
+            }
+            ServiceProp::Response(r) => {
+                r.fields.iter().for_each(|x| f(&x.bytes));
+                r.marker.iter().chain(r.policy.iter()).for_each(&mut *f);
+                if let Some(l) = &r.ledger {
+                    l.entries.iter().chain(l.stale_for.iter()).for_each(&mut *f);
+                }
+            }
+        }
+    }
+}
+
+/// A change a variant makes to a service.
+// As for `ServiceProp`: a variant holds a handful of these.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ServiceChange {
+    /// A property replacing the service's own of the same kind.
+    Set(ServiceProp),
+    /// `retry none`, `breaker none`, `budget none`: the property removed.
+    Remove(Ident),
+}
+
 /// `response { field ... marker ... policy ... ledger { ... } }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResponseBlockAst {
@@ -557,6 +594,9 @@ pub enum VariantItem {
     Without(Vec<Ident>),
     /// `source name { rate ... }`: replaces the source's rates
     Source(Ident, Vec<RateAst>),
+    /// `service name { budget envoy { ... }  breaker none }`: replaces or
+    /// removes the service's retry, breaker, budget or capacity
+    Service(Ident, Vec<ServiceChange>),
 }
 
 /// `sweep name "label" { param in [v, ...] variant base }`
@@ -944,30 +984,7 @@ impl Item {
                     }
                 }
             }
-            Item::Service(s) => {
-                for p in &s.props {
-                    match p {
-                        ServiceProp::Capacity(v) => f(v),
-                        ServiceProp::Retry(r) => r.each_value(f),
-                        ServiceProp::Breaker(b) => b
-                            .after
-                            .iter()
-                            .chain(b.cooldown.iter())
-                            .chain(b.probes.iter())
-                            .for_each(&mut *f),
-                        ServiceProp::Budget(b) | ServiceProp::LibraryBreaker(b) => {
-                            b.fields.iter().for_each(|(_, v)| f(v))
-                        }
-                        ServiceProp::Response(r) => {
-                            r.fields.iter().for_each(|x| f(&x.bytes));
-                            r.marker.iter().chain(r.policy.iter()).for_each(&mut *f);
-                            if let Some(l) = &r.ledger {
-                                l.entries.iter().chain(l.stale_for.iter()).for_each(&mut *f);
-                            }
-                        }
-                    }
-                }
-            }
+            Item::Service(s) => s.props.iter().for_each(|p| p.each_value(f)),
             Item::Endpoint(e) => {
                 for r in &e.routes {
                     for s in &r.script {
@@ -996,6 +1013,13 @@ impl Item {
                         VariantItem::Set(_, val) => f(val),
                         VariantItem::Source(_, rates) => rates.iter().for_each(|r| r.each_value(f)),
                         VariantItem::Without(_) => {}
+                        VariantItem::Service(_, changes) => {
+                            for c in changes {
+                                if let ServiceChange::Set(p) = c {
+                                    p.each_value(f);
+                                }
+                            }
+                        }
                     }
                 }
             }

@@ -169,24 +169,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             while let Some(p) = c.next() {
                 match p.as_rule() {
                     Rule::ident => names.push(ident(p)),
-                    Rule::retry_block => props.push(ServiceProp::Retry(parse_retry(p)?)),
-                    Rule::capacity_prop => props.push(ServiceProp::Capacity(parse_value_pair(
-                        Children::of(p).expect(Rule::value)?,
-                    )?)),
-                    Rule::breaker_block => props.push(ServiceProp::Breaker(parse_breaker(p)?)),
-                    Rule::budget_block => props.push(ServiceProp::Budget(parse_kind_block(p)?)),
-                    Rule::breaker_lib => {
-                        props.push(ServiceProp::LibraryBreaker(parse_kind_block(p)?))
-                    }
-                    Rule::response_block => {
-                        props.push(ServiceProp::Response(parse_response_block(p)?))
-                    }
-                    other => {
-                        return Err(internal(
-                            p.as_span().into(),
-                            &format!("unexpected {other:?}"),
-                        ))
-                    }
+                    _ => props.push(parse_service_prop(p)?),
                 }
             }
             Item::Service(ServiceAst { names, props })
@@ -387,6 +370,26 @@ pub(super) fn parse_rate(pair: Pair<'_, Rule>) -> Result<RateAst> {
     Ok(RateAst { value, during })
 }
 
+/// One property of a `service` block (or of a variant's `service` change).
+fn parse_service_prop(p: Pair<'_, Rule>) -> Result<ServiceProp> {
+    Ok(match p.as_rule() {
+        Rule::retry_block => ServiceProp::Retry(parse_retry(p)?),
+        Rule::capacity_prop => {
+            ServiceProp::Capacity(parse_value_pair(Children::of(p).expect(Rule::value)?)?)
+        }
+        Rule::breaker_block => ServiceProp::Breaker(parse_breaker(p)?),
+        Rule::budget_block => ServiceProp::Budget(parse_kind_block(p)?),
+        Rule::breaker_lib => ServiceProp::LibraryBreaker(parse_kind_block(p)?),
+        Rule::response_block => ServiceProp::Response(parse_response_block(p)?),
+        other => {
+            return Err(internal(
+                p.as_span().into(),
+                &format!("unexpected {other:?}"),
+            ))
+        }
+    })
+}
+
 pub(super) fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
     let rule = pair.as_rule();
     let span: Span = pair.as_span().into();
@@ -407,6 +410,23 @@ pub(super) fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
                 rates.push(parse_rate(p)?);
             }
             VariantItem::Source(name, rates)
+        }
+        Rule::service_override => {
+            let name = ident(c.expect(Rule::ident)?);
+            let mut changes = Vec::new();
+            while let Some(p) = c.next() {
+                if p.as_rule() == Rule::removal {
+                    let pspan: Span = p.as_span().into();
+                    let kw = p
+                        .into_inner()
+                        .next()
+                        .ok_or_else(|| internal(pspan, "a removal without its keyword"))?;
+                    changes.push(ServiceChange::Remove(ident(kw)));
+                } else {
+                    changes.push(ServiceChange::Set(parse_service_prop(p)?));
+                }
+            }
+            VariantItem::Service(name, changes)
         }
         other => return Err(internal(span, &format!("unexpected {other:?}"))),
     })

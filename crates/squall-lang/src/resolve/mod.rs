@@ -102,7 +102,11 @@ impl Scenario {
         let nodes = self
             .nodes
             .iter()
-            .map(|n| self.node(n, &mut cx, &backoffs))
+            .enumerate()
+            .map(|(i, n)| match self.changed_node(i, n, o) {
+                Some(changed) => self.node(&changed, &mut cx, &backoffs),
+                None => self.node(n, &mut cx, &backoffs),
+            })
             .collect();
         let sources = self
             .sources

@@ -97,30 +97,7 @@ impl Validator {
                                         self.err(Twice::Breaker { owner: &id.name }.at(b.span));
                                     }
                                     self.expect_caller(&nodes[i], "a breaker", b.span);
-                                    if b.after.is_none() {
-                                        self.err(
-                                            Diagnostic::new(
-                                                "a `breaker` needs `after N failures`",
-                                                b.span,
-                                            )
-                                            .label("no threshold")
-                                            .help(
-                                                "e.g. `breaker { after 3 failures  cooldown 5s }`",
-                                            ),
-                                        );
-                                    }
-                                    if b.cooldown.is_none() {
-                                        self.err(
-                                            Diagnostic::new(
-                                                "a `breaker` needs a `cooldown`",
-                                                b.span,
-                                            )
-                                            .label("no cooldown")
-                                            .help(
-                                                "e.g. `breaker { after 3 failures  cooldown 5s }`",
-                                            ),
-                                        );
-                                    }
+                                    self.check_breaker(b);
                                     nodes[i].breaker = Some(b.clone());
                                 }
                             }

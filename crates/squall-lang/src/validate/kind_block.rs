@@ -3,7 +3,7 @@
 //! twice, the required ones present. Values are checked when resolved
 //! (they may be params).
 
-use crate::ast::KindBlockAst;
+use crate::ast::{BreakerAst, KindBlockAst};
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::{BudgetSpec, LibraryBreakerSpec};
 use crate::twice::Twice;
@@ -27,6 +27,25 @@ impl Validator {
                     }),
                 );
             }
+        }
+    }
+
+    /// A consecutive breaker needs its threshold and its cool-down.
+    pub(super) fn check_breaker(&mut self, b: &BreakerAst) {
+        let example = "e.g. `breaker { after 3 failures  cooldown 5s }`";
+        if b.after.is_none() {
+            self.err(
+                Diagnostic::new("a `breaker` needs `after N failures`", b.span)
+                    .label("no threshold")
+                    .help(example),
+            );
+        }
+        if b.cooldown.is_none() {
+            self.err(
+                Diagnostic::new("a `breaker` needs a `cooldown`", b.span)
+                    .label("no cooldown")
+                    .help(example),
+            );
         }
     }
 
