@@ -29,6 +29,12 @@ pub enum FailKind {
     Body,
     /// A composite response could not be assembled under its policy.
     Incomplete,
+    /// Every worker was busy and the queue full.
+    Overflow,
+    /// The call waited in the queue longer than the queue timeout.
+    QueueTimeout,
+    /// The request's deadline had passed.
+    Deadline,
     /// The caller's circuit breaker is open; the call was not sent.
     CircuitOpen {
         /// Ticks until the breaker lets a probe through.

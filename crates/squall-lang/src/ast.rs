@@ -188,6 +188,36 @@ pub enum Item {
     Report(Vec<ReportItem>),
     /// `expect lhs op rhs`
     Expect(ExpectAst),
+    /// `series every 1s`
+    Series(Timed),
+}
+
+/// A setting of calls that take time, kept as written: its keyword, then
+/// its words and values in order (`latency lognormal p50 5ms p99 80ms`,
+/// `timeout 250ms cancel`, `errors 30% as 503`). The grammar fixes which
+/// words each keyword takes; resolution reads them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Timed {
+    /// The keyword: `latency`, `load`, `workers`, `queue`, `limit`,
+    /// `timeout`, `deadline`, `errors` or `series`.
+    pub key: Ident,
+    /// What follows it.
+    pub parts: Vec<TimedPart>,
+    /// The whole setting.
+    pub span: Span,
+}
+
+/// One part of a [`Timed`] setting.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum TimedPart {
+    /// A word: `lognormal`, `p99`, `cancel`, `x`, `+`, ...
+    Word(Ident),
+    /// A value: `5ms`, `20`, `$timeout`, `100/s`.
+    Value(Value),
+    /// A value written with `%`: `30%`.
+    Percent(Value),
+    /// A status code: `503`.
+    Code(u32, Span),
 }
 
 /// `source users { rate 4/round enters edge }`
@@ -225,6 +255,8 @@ pub enum SourceProp {
     Request(RequestAst),
     /// `sequential { op ... }`
     Sequential(Vec<OpAst>),
+    /// `deadline 2s [propagate]`
+    Timed(Timed),
 }
 
 /// What a request is: method, path, key.
@@ -355,6 +387,9 @@ pub enum ServiceProp {
     LibraryBreaker(KindBlockAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
+    /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `limit ...`,
+    /// `timeout D [cancel]`
+    Timed(Timed),
 }
 
 impl ServiceProp {
@@ -362,6 +397,7 @@ impl ServiceProp {
     pub fn each_value(&self, f: &mut dyn FnMut(&Value)) {
         match self {
             ServiceProp::Capacity(v) => f(v),
+            ServiceProp::Timed(t) => t.each_value(f),
             ServiceProp::Retry(r) => r.each_value(f),
             ServiceProp::Breaker(b) => b
                 .after
@@ -572,6 +608,8 @@ pub enum FaultProp {
     Fail(ResponseAst),
     /// `every 40s phase 0s step 10s per field`
     Every(EveryAst),
+    /// `latency x N`, `latency + D`, `errors P% as CODE`, `workers N`
+    Timed(Timed),
 }
 
 /// `variant name "label" { ... }`
@@ -953,6 +991,54 @@ impl ResponseAst {
     }
 }
 
+impl Timed {
+    /// Calls `f` on every value of the setting, in order.
+    pub fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        for p in &self.parts {
+            if let TimedPart::Value(v) | TimedPart::Percent(v) = p {
+                f(v);
+            }
+        }
+    }
+
+    /// The value after the word `word` (`burst` in `limit 100/s burst
+    /// 20`), or the first value when `word` is empty.
+    pub fn value_after(&self, word: &str) -> Option<&Value> {
+        let mut armed = word.is_empty();
+        for p in &self.parts {
+            match p {
+                TimedPart::Word(w) => armed = w.name == word,
+                TimedPart::Value(v) | TimedPart::Percent(v) if armed => return Some(v),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// True when the setting has the word `word`.
+    pub fn has(&self, word: &str) -> bool {
+        self.parts
+            .iter()
+            .any(|p| matches!(p, TimedPart::Word(w) if w.name == word))
+    }
+
+    /// The first word (a distribution's name), if any.
+    pub fn first_word(&self) -> Option<&Ident> {
+        match self.parts.first() {
+            Some(TimedPart::Word(w)) => Some(w),
+            _ => None,
+        }
+    }
+
+    /// The status code, if any.
+    pub fn code(&self) -> Option<u32> {
+        self.parts.iter().find_map(|p| match p {
+            TimedPart::Code(c, _) => Some(*c),
+            _ => None,
+        })
+    }
+}
+
 impl Item {
     /// Calls `f` on every value the item holds (not the report's
     /// expressions), in source order.
@@ -966,6 +1052,7 @@ impl Item {
             | Item::Expect(_) => {}
             Item::Run(v) | Item::Param(_, v) | Item::Warmup(v) => f(v),
             Item::RunRange(r) | Item::Window(_, r) => r.each_value(f),
+            Item::Series(t) => t.each_value(f),
             Item::Backoff(_, b) => b.each_value(f),
             Item::Policy(_, r) => r.each_value(f),
             Item::Source(s) => {
@@ -978,6 +1065,7 @@ impl Item {
                                 op.attempts.iter().for_each(&mut *f);
                             }
                         }
+                        SourceProp::Timed(t) => t.each_value(f),
                         SourceProp::Enters(_)
                         | SourceProp::Arrivals(_)
                         | SourceProp::Request(_) => {}
@@ -998,6 +1086,7 @@ impl Item {
                     match p {
                         FaultProp::During(r) => r.each_value(f),
                         FaultProp::Capacity(v) => f(v),
+                        FaultProp::Timed(t) => t.each_value(f),
                         FaultProp::Fail(r) => r.each_value(f),
                         FaultProp::Every(x) => {
                             f(&x.every);

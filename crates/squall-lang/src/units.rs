@@ -57,25 +57,44 @@ fn ticks_per_unit(unit: TimeUnit, clock: Clock, v: &Value) -> Result<f64> {
 
 /// A whole number of ticks from a duration or a plain number.
 pub fn ticks(v: &Value, clock: Clock, what: &str) -> Result<u64> {
-    let t = match &v.kind {
-        ValueKind::Number(n) => *n,
-        ValueKind::Duration { n, unit } => n * ticks_per_unit(*unit, clock, v)?,
-        _ => {
-            return Err(Diagnostic::new(
-                format!(
-                    "{what} takes a duration such as {}, found {}",
-                    match clock {
-                        Clock::Round => "`4 rounds`",
-                        Clock::Ms | Clock::S => "`200ms` or `2s`",
-                    },
-                    describe(v)
-                ),
-                v.span,
-            )
-            .label("expected a duration"))
-        }
-    };
-    whole(t, v, what, clock)
+    whole(duration_in_ticks(v, clock, what)?, v, what, clock)
+}
+
+/// A duration or a plain number in (fractional) ticks, before any check of
+/// its size.
+fn duration_in_ticks(v: &Value, clock: Clock, what: &str) -> Result<f64> {
+    match &v.kind {
+        ValueKind::Number(n) => Ok(*n),
+        ValueKind::Duration { n, unit } => Ok(n * ticks_per_unit(*unit, clock, v)?),
+        _ => Err(Diagnostic::new(
+            format!(
+                "{what} takes a duration such as {}, found {}",
+                match clock {
+                    Clock::Round => "`4 rounds`",
+                    Clock::Ms | Clock::S => "`200ms` or `2s`",
+                },
+                describe(v)
+            ),
+            v.span,
+        )
+        .label("expected a duration")),
+    }
+}
+
+/// A duration in ticks, fractional allowed (`0.4ms` under `clock ms` is
+/// 0.4), from a duration or a plain number; for calls that take time,
+/// which the engine counts finer than a tick.
+pub fn fine_ticks(v: &Value, clock: Clock, what: &str) -> Result<f64> {
+    let t = duration_in_ticks(v, clock, what)?;
+    if t.is_nan() || t < 0.0 {
+        return Err(
+            Diagnostic::new(format!("{what} cannot be negative"), v.span).label("negative"),
+        );
+    }
+    if t > 1e15 {
+        return Err(Diagnostic::new(format!("{what} is too large"), v.span).label("too large"));
+    }
+    Ok(t)
 }
 
 /// `n` ticks of `clock`, spelled for a message: `1.5 rounds`, `1.5 ms`.

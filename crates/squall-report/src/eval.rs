@@ -210,8 +210,12 @@ pub fn window_metric(
                 } as f64;
                 return ratio(part, ended);
             }
+            Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean => timed_window(obs, metric, w, None),
             _ => Some(ticks),
         };
+    }
+    if let Some(v) = timed_window(obs, metric, w, node) {
+        return Some(v);
     }
     let s = obs.nodes.get(node?)?;
     let calls = sum(&s.calls, from, to) as f64;
@@ -265,6 +269,47 @@ pub fn window_metric(
         Metric::UniqueRate => unique / ticks,
         Metric::Amplification => return ratio(calls, unique),
         Metric::SuccessRate => return ratio(served, calls),
+        _ => return None,
+    })
+}
+
+/// A metric of a run that takes time, in named window `w`: latency in
+/// ticks of the file's clock, counts, time-weighted levels. `None` for a
+/// metric that is not one of these, or a run in which nothing takes time.
+fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize>) -> Option<f64> {
+    let t = obs.timed.as_ref()?;
+    let per = t.units_per_tick as f64;
+    let ticks = |units: u64| units as f64 / per;
+    if let Some(e) = match metric {
+        Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean => t.all.windows.get(w),
+        _ => None,
+    } {
+        return Some(match metric {
+            Metric::E2eP50 => ticks(e.p50),
+            Metric::E2eP99 => ticks(e.p99),
+            _ => e.mean / per,
+        });
+    }
+    let s = t.nodes.get(node?)?.windows.get(w)?;
+    let l = &s.latency;
+    Some(match metric {
+        Metric::P50 => ticks(l.p50),
+        Metric::P90 => ticks(l.p90),
+        Metric::P99 => ticks(l.p99),
+        Metric::P999 => ticks(l.p999),
+        Metric::LatencyMax => ticks(l.max),
+        Metric::LatencyMean => l.mean / per,
+        Metric::Timeouts => s.timeouts as f64,
+        Metric::Overflow => s.overflow as f64,
+        Metric::QueueTimeouts => s.queue_timeouts as f64,
+        Metric::Throttled => s.throttled as f64,
+        Metric::Cancelled => s.cancelled as f64,
+        Metric::Wasted => s.wasted_calls as f64,
+        Metric::WastedBusy => ticks(s.wasted_busy),
+        Metric::QueueMean => s.queue_mean,
+        Metric::QueueMax => s.queue_max as f64,
+        Metric::InService => s.in_service_mean,
+        Metric::InServiceMax => s.in_service_max as f64,
         _ => return None,
     })
 }

@@ -23,6 +23,9 @@ pub fn answer(answer: Answer, tick_unit: &str) -> String {
             FailKind::Timeout => "timeout".into(),
             FailKind::Body => "body error".into(),
             FailKind::Incomplete => "incomplete response".into(),
+            FailKind::Overflow => "refused (queue full)".into(),
+            FailKind::QueueTimeout => "queue timeout".into(),
+            FailKind::Deadline => "deadline exceeded".into(),
             FailKind::CircuitOpen { remaining } => {
                 format!("circuit open ({remaining} {tick_unit} left)")
             }

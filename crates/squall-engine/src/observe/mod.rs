@@ -9,6 +9,9 @@
 //!   per-node row limit.
 //! * [`operation`] — how each operation of a sequential source went
 //!   ([`OpRecord`]).
+//! * [`timed`] — what a run that takes time measured beyond the per-tick
+//!   counters ([`TimedObservations`]), from [`histogram`] (latency with a
+//!   bounded relative error) and [`gauge`] (time-weighted levels in bins).
 //! * `windows` — which named windows hold the current tick, for counting
 //!   distinct request ids per window.
 //!
@@ -17,9 +20,12 @@
 //! answers and breaker states.
 
 pub mod accounting;
+pub mod gauge;
+pub mod histogram;
 pub mod observations;
 pub mod operation;
 pub mod series;
+pub mod timed;
 pub mod trace;
 pub(crate) mod windows;
 
@@ -27,4 +33,5 @@ pub use accounting::Accounting;
 pub use observations::Observations;
 pub use operation::OpRecord;
 pub use series::{CompositeSeries, NodeSeries};
+pub use timed::TimedObservations;
 pub use trace::{TraceRow, TRACE_LIMIT};

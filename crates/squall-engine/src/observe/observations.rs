@@ -51,6 +51,9 @@ pub struct Observations {
     /// the scopes of `per path` breakers, as [`TraceRow::scope`] indexes
     /// them.
     pub paths: Vec<String>,
+    /// What a run that takes time measured beyond the per-tick counters.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timed: Option<super::timed::TimedObservations>,
 }
 
 impl Observations {
@@ -75,6 +78,7 @@ impl Observations {
             traces: Vec::new(),
             trace_dropped: vec![0; node_names.len()],
             paths: Vec::new(),
+            timed: None,
         }
     }
 

@@ -21,4 +21,7 @@
 pub(crate) mod capacity;
 pub(crate) mod composite;
 pub(crate) mod fault;
+pub(crate) mod latency;
 pub(crate) mod script;
+pub(crate) mod station;
+pub(crate) mod token_bucket;

@@ -15,6 +15,7 @@ impl Runner<'_, '_> {
     /// The answer a node gives by itself, without calling downstream: a
     /// failing fault, no capacity, or (at the bottom of a path) its script.
     /// `field` is the composite field the call fetches (0 otherwise).
+    #[inline]
     pub(super) fn own_answer(
         &mut self,
         t: u64,
@@ -23,6 +24,19 @@ impl Runner<'_, '_> {
         leaf: bool,
         field: usize,
     ) -> Option<Answer> {
+        if let Some(answer) = self.refusal(t, node, field) {
+            return Some(answer);
+        }
+        if !leaf {
+            return None;
+        }
+        Some(self.leaf_answer(t, slot, node))
+    }
+
+    /// The answer of a node that does not serve the call at all: a failing
+    /// fault in force, or no per-tick capacity left.
+    #[inline]
+    pub(super) fn refusal(&mut self, t: u64, node: usize, field: usize) -> Option<Answer> {
         let m = self.sim.model;
         if let Some(answer) = self.nodes[node].failing.answer(&m.faults, t, field) {
             return Some(answer);
@@ -34,18 +48,20 @@ impl Runner<'_, '_> {
                 not_before: None,
             }));
         }
-        if !leaf {
-            return None;
-        }
+        None
+    }
+
+    /// The answer of a node at the bottom of a path that serves the call:
+    /// its composite response, its scripted routes, or success.
+    pub(super) fn leaf_answer(&mut self, t: u64, slot: u32, node: usize) -> Answer {
+        let m = self.sim.model;
         if m.nodes[node].composite.is_some() {
-            return Some(self.assemble(t, slot, node));
+            return self.assemble(t, slot, node);
         }
         let request = &self.sim.kinds[self.requests.kind[slot as usize] as usize].request;
-        Some(
-            self.nodes[node]
-                .script
-                .answer(&m.nodes[node].routes, request, t),
-        )
+        self.nodes[node]
+            .script
+            .answer(&m.nodes[node].routes, request, t)
     }
 
     /// A composite response: fetch every field from its node, fall back on

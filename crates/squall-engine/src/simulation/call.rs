@@ -338,20 +338,7 @@ impl Runner<'_, '_> {
 
     /// The request ends with `answer` at its source.
     pub(super) fn finish(&mut self, t: u64, slot: u32, answer: Answer) -> Result<(), SimError> {
-        let ti = t as usize;
-        match answer {
-            Answer::Ok => {
-                self.obs.completed[ti] += 1;
-                self.obs.accounting.completed += 1;
-                if !self.requests.retried[slot as usize] {
-                    self.obs.first_try[ti] += 1;
-                }
-            }
-            Answer::Fail(_) => {
-                self.obs.dropped[ti] += 1;
-                self.obs.accounting.dropped += 1;
-            }
-        }
+        self.tally_end(t, slot, answer);
         let source = self.requests.source[slot as usize] as usize;
         let kind = self.requests.kind[slot as usize] as usize;
         if let Some(op) = self.sim.kinds[kind].op {
@@ -387,5 +374,24 @@ impl Runner<'_, '_> {
         }
         self.requests.release(slot);
         Ok(())
+    }
+
+    /// Counts the end of the request in `slot` at tick `t`.
+    #[inline]
+    pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
+        let ti = t as usize;
+        match answer {
+            Answer::Ok => {
+                self.obs.completed[ti] += 1;
+                self.obs.accounting.completed += 1;
+                if !self.requests.retried[slot as usize] {
+                    self.obs.first_try[ti] += 1;
+                }
+            }
+            Answer::Fail(_) => {
+                self.obs.dropped[ti] += 1;
+                self.obs.accounting.dropped += 1;
+            }
+        }
     }
 }

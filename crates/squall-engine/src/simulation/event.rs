@@ -18,4 +18,7 @@ pub(super) enum Event {
     Op { source: u32, index: u32 },
     /// The service at `pos` of a request's path makes its next try.
     Retry { slot: u32, pos: u32 },
+    /// A call that takes time moves on (see `timed`), if it is still at
+    /// generation `gen`.
+    Wake { call: u32, gen: u32 },
 }

@@ -18,7 +18,7 @@ use crate::rng::Generator;
 
 use super::{
     event::Event, node_state::NodeState, operation::Operations, requests::Requests,
-    source::Sources, SimError, Simulation, NEVER,
+    source::Sources, timed::Timed, SimError, Simulation, NEVER,
 };
 
 /// The state of a run in progress.
@@ -29,7 +29,7 @@ pub(super) struct Runner<'s, 'm> {
     pub(super) nodes: Vec<NodeState>,
     pub(super) obs: Observations,
     /// Arrival state of every source.
-    sources: Sources,
+    pub(super) sources: Sources,
     /// Named generators, then the run's default one.
     pub(super) gens: Vec<Generator>,
     /// The running operation of each sequential source.
@@ -39,6 +39,8 @@ pub(super) struct Runner<'s, 'm> {
     windows: Windows,
     /// Requests whose next try falls after the last tick.
     pub(super) past_end: u64,
+    /// The state of a run in which calls take time (empty otherwise).
+    pub(super) timed: Timed,
 }
 
 impl<'s, 'm> Runner<'s, 'm> {
@@ -74,10 +76,14 @@ impl<'s, 'm> Runner<'s, 'm> {
             next_id: 1,
             windows: Windows::new(m.windows.iter().map(|w| (w.from, w.to)).collect()),
             past_end: 0,
+            timed: Timed::new(m, sim.seed),
         }
     }
 
     pub(super) fn run(mut self) -> Result<Observations, SimError> {
+        if self.timed.on {
+            return self.run_timed();
+        }
         let m = self.sim.model;
         if m.start <= m.ticks {
             for (s, spec) in m.sources.iter().enumerate() {
@@ -129,6 +135,7 @@ impl<'s, 'm> Runner<'s, 'm> {
                     self.enter(t, s, self.sim.kind_base[s] + index)?;
                 }
                 Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
+                Event::Wake { .. } => {}
             }
         }
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
@@ -154,13 +161,21 @@ impl<'s, 'm> Runner<'s, 'm> {
 
     /// A new request of `kind` from source `s` enters its entry node.
     pub(super) fn enter(&mut self, t: u64, s: usize, kind: u32) -> Result<(), SimError> {
+        let slot = self.new_request(t, s, kind);
+        self.arrive(t, slot, 0)
+    }
+
+    /// A slot for a new request of `kind` from source `s` at tick `t`,
+    /// counted as an arrival.
+    #[inline]
+    pub(super) fn new_request(&mut self, t: u64, s: usize, kind: u32) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
         let slot = self.requests.alloc(id, s as u32, kind);
         self.obs.arrivals[t as usize] += 1;
         self.obs.accounting.entered += 1;
         self.obs.peak_in_flight = self.obs.peak_in_flight.max(self.requests.live);
-        self.arrive(t, slot, 0)
+        slot
     }
 
     pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {

@@ -30,6 +30,11 @@ impl Sources {
         }
     }
 
+    /// The random stream of source `s` (`source/<s>`).
+    pub(super) fn stream(&mut self, s: usize) -> &mut Stream {
+        &mut self.streams[s]
+    }
+
     /// The requests source `s` (described by `spec`) sends at tick `t`.
     pub(super) fn arrivals(&mut self, s: usize, spec: &SourceSpec, t: u64) -> u64 {
         let rate = spec.rate_at(t);

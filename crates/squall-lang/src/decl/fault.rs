@@ -1,6 +1,6 @@
 //! A fault as declared: the nodes it strikes, when, and what it imposes.
 
-use crate::ast::{EveryAst, Range, ResponseAst, Value};
+use crate::ast::{EveryAst, Range, ResponseAst, Timed, Value};
 
 /// A fault as declared.
 #[derive(Debug, Clone)]
@@ -17,4 +17,6 @@ pub struct FaultDecl {
     pub fail: Option<ResponseAst>,
     /// `every ...`: it strikes only periodically.
     pub every: Option<EveryAst>,
+    /// `latency ...`, `errors ...`, `workers ...` as written.
+    pub timed: Vec<Timed>,
 }

@@ -1,7 +1,7 @@
 //! A node as declared: where it sits in the call graph, and its values as
 //! written (resolved per run by [`crate::resolve`]).
 
-use crate::ast::{BreakerAst, KindBlockAst, ResponseBlockAst, RetryAst, RouteAst, Value};
+use crate::ast::{BreakerAst, KindBlockAst, ResponseBlockAst, RetryAst, RouteAst, Timed, Value};
 use crate::span::Span;
 
 /// A node as declared: its place in the graph and its unresolved values.
@@ -29,4 +29,7 @@ pub struct NodeDecl {
     pub fanout: Vec<usize>,
     /// `response { ... }` as written.
     pub response: Option<ResponseBlockAst>,
+    /// Settings of calls that take time (`latency`, `workers`, `timeout`,
+    /// ...), one per keyword, as written.
+    pub timed: Vec<Timed>,
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use super::{FaultDecl, NodeDecl, SourceDecl, SweepDecl, VariantDecl};
-use crate::ast::{BackoffAst, Range, RetryAst, RngAst, Value};
+use crate::ast::{BackoffAst, Range, RetryAst, RngAst, Timed, Value};
 use crate::model::{Clock, ReportSpec};
 
 /// A validated scenario: names bound, graph checked, report resolved.
@@ -28,6 +28,8 @@ pub struct Scenario {
     pub run_range: Option<Range>,
     /// `warmup` as written.
     pub warmup: Option<Value>,
+    /// `series every ...` as written.
+    pub series: Option<Timed>,
     /// Unix time of tick 0 \[ms\], from `epoch`.
     pub epoch: Option<i64>,
     /// Named generators.

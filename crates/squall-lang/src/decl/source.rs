@@ -1,6 +1,6 @@
 //! A source as declared: the node it enters and its arrivals as written.
 
-use crate::ast::{OpAst, RateAst, RequestAst, Value};
+use crate::ast::{OpAst, RateAst, RequestAst, Timed, Value};
 use crate::model::Arrivals;
 
 /// A source as declared.
@@ -20,4 +20,6 @@ pub struct SourceDecl {
     pub request: Option<RequestAst>,
     /// `sequential { op ... }`
     pub ops: Vec<OpAst>,
+    /// `deadline ...` as written.
+    pub deadline: Option<Timed>,
 }

@@ -25,6 +25,7 @@ impl Printer<'_> {
 
     pub(super) fn service_prop(&mut self, p: &ServiceProp) -> Node {
         match p {
+            ServiceProp::Timed(t) => Self::leaf(timed_text(t), span_at(t.span)),
             ServiceProp::Capacity(v) => {
                 Self::leaf(format!("capacity {}", value_text(v)), span_at(v.span))
             }
@@ -240,5 +241,6 @@ pub(super) fn source_prop(p: &SourceProp) -> Node {
         SourceProp::Arrivals(id) => {
             Printer::leaf(format!("arrivals {}", id.name), span_at(id.span))
         }
+        SourceProp::Timed(t) => Printer::leaf(timed_text(t), span_at(t.span)),
     }
 }

@@ -189,6 +189,7 @@ impl Printer<'_> {
                         FaultProp::Capacity(v) => {
                             Self::leaf(format!("capacity {}", value_text(v)), span_at(v.span))
                         }
+                        FaultProp::Timed(t) => Self::leaf(timed_text(t), span_at(t.span)),
                     })
                     .collect();
                 push_children(&mut node, children);
@@ -245,6 +246,7 @@ impl Printer<'_> {
                 node
             }
             Item::Expect(e) => Self::leaf(expect_text(e), span_at(e.span)),
+            Item::Series(t) => Self::leaf(timed_text(t), span_at(t.span)),
         }
     }
 

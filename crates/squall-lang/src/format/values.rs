@@ -290,3 +290,22 @@ pub fn expect_text(e: &ExpectAst) -> String {
     };
     format!("expect {} {check}", expr_text(lhs))
 }
+
+/// A setting of calls that take time: its keyword and its parts, one space
+/// apart (`errors 30% as 503`).
+pub(super) fn timed_text(t: &Timed) -> String {
+    let mut out = t.key.name.clone();
+    for p in &t.parts {
+        out.push(' ');
+        match p {
+            TimedPart::Word(w) => out.push_str(&w.name),
+            TimedPart::Value(v) => out.push_str(&value_text(v)),
+            TimedPart::Percent(v) => {
+                out.push_str(&value_text(v));
+                out.push('%');
+            }
+            TimedPart::Code(c, _) => out.push_str(&c.to_string()),
+        }
+    }
+    out
+}

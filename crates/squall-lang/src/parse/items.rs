@@ -14,6 +14,7 @@ use super::{
     ident, internal, number,
     report::parse_report_item,
     string,
+    timed::{is_timed, parse_timed},
     values::{parse_expr, parse_pvalue, parse_range, parse_value_inner, parse_value_pair},
     Children, Rule,
 };
@@ -37,6 +38,9 @@ pub(super) fn parse_scenario(pair: Pair<'_, Rule>) -> Result<ScenarioAst> {
 pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
     let span: Span = pair.as_span().into();
     let rule = pair.as_rule();
+    if rule == Rule::series_decl {
+        return Ok(Item::Series(parse_timed(pair)?));
+    }
     let mut c = Children::of(pair);
     Ok(match rule {
         Rule::clock_decl => Item::Clock(ident(c.expect(Rule::ident)?)),
@@ -134,6 +138,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                             .collect::<Result<_>>()?,
                     ),
                     Rule::request_prop => SourceProp::Request(parse_request(p)?),
+                    Rule::source_deadline => SourceProp::Timed(parse_timed(p)?),
                     Rule::sequential_block => {
                         let mut ops = Vec::new();
                         for op in p.into_inner() {
@@ -189,6 +194,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     Rule::fail_prop => {
                         FaultProp::Fail(parse_response(Children::of(p).expect(Rule::response)?)?)
                     }
+                    r if is_timed(r) => FaultProp::Timed(parse_timed(p)?),
                     Rule::every_prop => {
                         let espan: Span = p.as_span().into();
                         let mut ec = Children::of(p);
@@ -381,6 +387,7 @@ fn parse_service_prop(p: Pair<'_, Rule>) -> Result<ServiceProp> {
         Rule::budget_block => ServiceProp::Budget(parse_kind_block(p)?),
         Rule::breaker_lib => ServiceProp::LibraryBreaker(parse_kind_block(p)?),
         Rule::response_block => ServiceProp::Response(parse_response_block(p)?),
+        r if is_timed(r) => ServiceProp::Timed(parse_timed(p)?),
         other => {
             return Err(internal(
                 p.as_span().into(),

@@ -22,6 +22,7 @@ mod blocks;
 mod items;
 mod pest_errors;
 mod report;
+mod timed;
 mod values;
 
 use pest::iterators::{Pair, Pairs};

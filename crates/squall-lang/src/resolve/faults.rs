@@ -22,6 +22,7 @@ impl Scenario {
                 cx.keep(self.conv(v, o, |v| units::whole_per_tick(v, self.clock, "a capacity")))
             });
             let fail = f.fail.as_ref().and_then(|r| self.response(r, cx));
+            let timed = self.timed_fault(&f.timed, cx);
             if let Some((from, to)) = span {
                 let periodic = f.every.as_ref().and_then(|x| {
                     let t = |cx: &mut Cx<'_>, v: &Value, what: &str| {
@@ -55,6 +56,7 @@ impl Scenario {
                         to,
                         capacity,
                         fail: fail.clone(),
+                        timed: timed.clone(),
                     });
                 }
             }

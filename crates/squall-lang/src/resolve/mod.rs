@@ -19,6 +19,8 @@
 //! - `budgets`, `library_breakers`: retry budgets and rate-window breakers
 //!   named by library, each library's defaults filled in (`settings` reads
 //!   a block's settings by name);
+//! - `timed`: calls that take time: a node's server and caller sides,
+//!   a source's deadline, a fault's timed effects, the series bin;
 //! - `sweep`: sweeps given on the command line ([`Scenario::with_sweep`]).
 //!
 //! Problems are collected, not returned at the first: a run reports every
@@ -36,6 +38,7 @@ mod settings;
 mod sources;
 pub mod sweep;
 mod time;
+mod timed;
 
 use crate::decl::{Overrides, Scenario, Setting};
 use crate::diagnostic::{dedup, Diagnostic, Diagnostics};
@@ -116,6 +119,7 @@ impl Scenario {
             .collect();
         let faults = self.faults(&mut cx);
         let windows = self.windows(&mut cx);
+        let series_every = self.series_every(&mut cx);
         if !errs.is_empty() {
             return Err(errs);
         }
@@ -132,6 +136,7 @@ impl Scenario {
             windows,
             rngs,
             backoffs,
+            series_every,
         })
     }
 }

@@ -33,7 +33,7 @@ impl Scenario {
                 }
                 ServiceChange::Set(ServiceProp::Budget(b)) => n.budget = Some(b.clone()),
                 // Refused when the file was checked.
-                ServiceChange::Set(ServiceProp::Response(_)) => {}
+                ServiceChange::Set(ServiceProp::Response(_) | ServiceProp::Timed(_)) => {}
                 ServiceChange::Remove(kw) => match kw.name.as_str() {
                     "retry" => n.retry = None,
                     "breaker" => {
@@ -86,6 +86,7 @@ impl Scenario {
             })
             .collect();
         let composite = n.response.as_ref().and_then(|r| self.composite(r, cx));
+        let (server, caller) = self.server_and_caller(&n.timed, cx);
         NodeSpec {
             composite,
             name: n.name.clone(),
@@ -96,6 +97,8 @@ impl Scenario {
             library_breaker,
             budget,
             routes,
+            server,
+            caller,
         }
     }
 

@@ -96,6 +96,7 @@ impl Scenario {
             periods,
             schedule,
             request: s.request.as_ref().map(request_spec).unwrap_or_default(),
+            deadline: s.deadline.as_ref().and_then(|t| self.deadline(t, cx)),
         }
     }
 }

@@ -32,6 +32,21 @@ impl Validator {
                         };
                         for prop in &decl.props {
                             match prop {
+                                ServiceProp::Timed(t) => {
+                                    if t.key.name == "timeout" {
+                                        self.expect_caller(&nodes[i], "a timeout", t.span);
+                                    }
+                                    if nodes[i].timed.iter().any(|x| x.key.name == t.key.name) {
+                                        self.err(
+                                            Twice::ServiceSetting {
+                                                service: &id.name,
+                                                setting: &t.key.name,
+                                            }
+                                            .at(t.span),
+                                        );
+                                    }
+                                    nodes[i].timed.push(t.clone());
+                                }
                                 ServiceProp::Capacity(v) => {
                                     if nodes[i].capacity.is_some() {
                                         self.err(
@@ -115,8 +130,21 @@ impl Validator {
                     let mut times: Vec<Value> = Vec::new();
                     let mut request: Option<RequestAst> = None;
                     let mut ops: Vec<OpAst> = Vec::new();
+                    let mut deadline: Option<Timed> = None;
                     for p in &decl.props {
                         match p {
+                            SourceProp::Timed(t) => {
+                                if deadline.is_some() {
+                                    self.err(
+                                        Twice::SourceSays {
+                                            source: &decl.name.name,
+                                            keyword: "deadline",
+                                        }
+                                        .at(t.span),
+                                    );
+                                }
+                                deadline = Some(t.clone());
+                            }
                             SourceProp::Rate(r) => {
                                 if r.during.is_none()
                                     && rates.iter().any(|x: &RateAst| x.during.is_none())
@@ -249,6 +277,7 @@ impl Validator {
                             times,
                             request,
                             ops,
+                            deadline,
                         });
                     }
                 }
@@ -262,9 +291,22 @@ impl Validator {
                     let mut capacity = None;
                     let mut fail = None;
                     let mut every: Option<EveryAst> = None;
+                    let mut timed: Vec<Timed> = Vec::new();
                     let mut node_given = false;
                     for p in &decl.props {
                         match p {
+                            FaultProp::Timed(t) => {
+                                if timed.iter().any(|x| x.key.name == t.key.name) {
+                                    self.err(
+                                        Twice::FaultSays {
+                                            fault: &decl.name.name,
+                                            keyword: &t.key.name,
+                                        }
+                                        .at(t.span),
+                                    );
+                                }
+                                timed.push(t.clone());
+                            }
                             FaultProp::On(ids) => {
                                 if node_given {
                                     if let Some(id) = ids.first() {
@@ -340,7 +382,7 @@ impl Validator {
                             .help("add e.g. `during 101..160`"),
                         );
                     }
-                    if capacity.is_none() && fail.is_none() {
+                    if capacity.is_none() && fail.is_none() && timed.is_empty() {
                         self.err(
                             Diagnostic::new(
                                 format!("fault `{}` changes nothing", decl.name.name),
@@ -372,6 +414,7 @@ impl Validator {
                             capacity,
                             fail,
                             every,
+                            timed,
                         });
                     }
                 }

@@ -80,6 +80,14 @@ impl Validator {
                                     }
                                     ServiceChange::Set(ServiceProp::Capacity(_))
                                     | ServiceChange::Remove(_) => {}
+                                    ServiceChange::Set(ServiceProp::Timed(t)) => self.err(
+                                        Diagnostic::new(
+                                            "a variant cannot change a service's timed settings yet",
+                                            t.span,
+                                        )
+                                        .label("a timed setting in a variant")
+                                        .help("a variant may replace or remove a service's `retry`, `breaker`, `budget` or `capacity`"),
+                                    ),
                                     ServiceChange::Set(ServiceProp::Response(r)) => self.err(
                                         Diagnostic::new(
                                             "a variant cannot change a composite response",

@@ -28,6 +28,7 @@ impl Validator {
         let mut run: Option<Value> = None;
         let mut run_range: Option<Range> = None;
         let mut warmup: Option<Value> = None;
+        let mut series: Option<Timed> = None;
         let mut epoch: Option<i64> = None;
         let mut rngs: Vec<RngAst> = Vec::new();
         let mut backoffs: Vec<(String, BackoffAst)> = Vec::new();
@@ -69,6 +70,12 @@ impl Validator {
                         self.err(Twice::Setting { keyword: "warmup" }.at(v.span));
                     }
                     warmup = Some(v.clone());
+                }
+                Item::Series(t) => {
+                    if series.is_some() {
+                        self.err(Twice::Setting { keyword: "series" }.at(t.span));
+                    }
+                    series = Some(t.clone());
                 }
                 Item::RunRange(r) => {
                     if run.is_some() || run_range.is_some() {
@@ -173,6 +180,7 @@ impl Validator {
                                     routes: Vec::new(),
                                     fanout: Vec::new(),
                                     response: None,
+                                    timed: Vec::new(),
                                 });
                                 gidx.push(graph.add_node(nodes.len() - 1));
                                 nodes.len() - 1
@@ -224,6 +232,7 @@ impl Validator {
             run,
             run_range,
             warmup,
+            series,
             epoch,
             rngs,
             backoffs,

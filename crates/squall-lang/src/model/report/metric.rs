@@ -71,11 +71,51 @@ pub enum Metric {
     /// The last tick of the window with an answered composite response,
     /// counted from the window's start (1 = its first tick); 0 if none.
     LastAnswered,
+    /// Median response time at the node of the calls it served \[ticks\].
+    P50,
+    /// 90th percentile response time at the node \[ticks\].
+    P90,
+    /// 99th percentile response time at the node \[ticks\].
+    P99,
+    /// 99.9th percentile response time at the node \[ticks\].
+    P999,
+    /// Longest response time at the node \[ticks\].
+    LatencyMax,
+    /// Mean response time at the node \[ticks\].
+    LatencyMean,
+    /// Tries of the node downstream that timed out.
+    Timeouts,
+    /// Calls refused because every worker was busy and the queue full.
+    Overflow,
+    /// Calls that waited in the queue past the queue timeout.
+    QueueTimeouts,
+    /// Calls refused by the node's rate limit.
+    Throttled,
+    /// Calls stopped by a cancellation or a propagated deadline.
+    Cancelled,
+    /// Calls that finished for a caller that had already given up.
+    Wasted,
+    /// Worker time spent for callers that had already given up \[ticks\].
+    WastedBusy,
+    /// Time-weighted mean queue length.
+    QueueMean,
+    /// Longest queue.
+    QueueMax,
+    /// Time-weighted mean of calls holding a worker.
+    InService,
+    /// Most calls holding a worker at once.
+    InServiceMax,
+    /// Median end-to-end latency of requests that ended \[ticks\].
+    E2eP50,
+    /// 99th percentile end-to-end latency \[ticks\].
+    E2eP99,
+    /// Mean end-to-end latency \[ticks\].
+    E2eMean,
 }
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 32] = [
+    pub const ALL: [(&'static str, Metric); 52] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -106,6 +146,26 @@ impl Metric {
         ("first_try_ok", Metric::FirstTryOk),
         ("first_try_rate", Metric::FirstTryRate),
         ("completion_rate", Metric::CompletionRate),
+        ("p50", Metric::P50),
+        ("p90", Metric::P90),
+        ("p99", Metric::P99),
+        ("p999", Metric::P999),
+        ("latency_max", Metric::LatencyMax),
+        ("latency_mean", Metric::LatencyMean),
+        ("timeouts", Metric::Timeouts),
+        ("overflow", Metric::Overflow),
+        ("queue_timeouts", Metric::QueueTimeouts),
+        ("throttled", Metric::Throttled),
+        ("cancelled", Metric::Cancelled),
+        ("wasted", Metric::Wasted),
+        ("wasted_busy", Metric::WastedBusy),
+        ("queue_mean", Metric::QueueMean),
+        ("queue_max", Metric::QueueMax),
+        ("in_service", Metric::InService),
+        ("in_service_max", Metric::InServiceMax),
+        ("e2e_p50", Metric::E2eP50),
+        ("e2e_p99", Metric::E2eP99),
+        ("e2e_mean", Metric::E2eMean),
         ("retries_refused", Metric::RetriesRefused),
         ("peak_calls", Metric::PeakCalls),
     ];
@@ -136,6 +196,9 @@ impl Metric {
                 | Metric::FirstTryOk
                 | Metric::FirstTryRate
                 | Metric::CompletionRate
+                | Metric::E2eP50
+                | Metric::E2eP99
+                | Metric::E2eMean
         )
     }
 }

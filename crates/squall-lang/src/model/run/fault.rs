@@ -21,6 +21,9 @@ pub struct FaultSpec {
     pub fail: Option<ResponseSpec>,
     /// Only at some ticks: `(t + phase + step * field) % every == 0`.
     pub periodic: Option<Periodic>,
+    /// What it does to calls that take time (latency, error share, workers).
+    #[serde(skip_serializing_if = "super::TimedFault::is_empty")]
+    pub timed: super::TimedFault,
 }
 
 /// A fault that strikes periodically.

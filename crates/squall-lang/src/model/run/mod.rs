@@ -20,6 +20,7 @@ mod response;
 mod retry;
 mod rng;
 mod source;
+mod timing;
 mod window;
 
 pub use backoff::Backoff;
@@ -35,6 +36,10 @@ pub use response::{ResponseSpec, RetryAfter};
 pub use retry::RetrySpec;
 pub use rng::{RngAlgorithm, RngSpec};
 pub use source::{Arrivals, OpSpec, RatePeriod, Schedule, SourceSpec};
+pub use timing::{
+    lognormal_sigma, CallerSpec, DeadlineSpec, LatencySpec, RateLimitSpec, ServerSpec, TimedFault,
+    Z99,
+};
 pub use window::WindowSpec;
 
 use serde::Serialize;
@@ -67,4 +72,8 @@ pub struct Model {
     pub rngs: Vec<RngSpec>,
     /// Named backoff policies (for report tables; services hold their own copy).
     pub backoffs: Vec<(String, Backoff)>,
+    /// Width of a series bin in a run that takes time \[ticks\]; none:
+    /// a default that keeps a run to at most 2000 bins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series_every: Option<u64>,
 }

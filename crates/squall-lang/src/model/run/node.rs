@@ -55,4 +55,10 @@ pub struct NodeSpec {
     pub routes: Vec<RouteSpec>,
     /// A response assembled from fields fetched from other nodes.
     pub composite: Option<CompositeSpec>,
+    /// Its work as a server: latency, workers, queue, rate limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<super::ServerSpec>,
+    /// Its side of the calls it makes: per-try timeout, cancellation.
+    #[serde(skip_serializing_if = "super::CallerSpec::is_empty")]
+    pub caller: super::CallerSpec,
 }

@@ -34,6 +34,9 @@ pub struct SourceSpec {
     pub schedule: Schedule,
     /// What its requests are (for `Schedule::Sequential`, each op says).
     pub request: RequestSpec,
+    /// A deadline set on each request at its start.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<super::DeadlineSpec>,
 }
 
 impl SourceSpec {

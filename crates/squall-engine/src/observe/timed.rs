@@ -1,0 +1,106 @@
+//! What a run that takes time measured beyond the per-tick counters: per
+//! node latency quantiles, timeouts, queue and service levels, wasted work,
+//! per named window (exact, from event times) and over the whole run; end
+//! to end latency per source; and the accounting of every call.
+//!
+//! Durations are in engine units (`units_per_tick` per tick of the file's
+//! clock); levels are calls.
+
+use serde::Serialize;
+
+use crate::observe::histogram::Quantiles;
+
+/// The timed part of a run's observations.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct TimedObservations {
+    /// Engine units per tick.
+    pub units_per_tick: u64,
+    /// Width of a series bin \[ticks\].
+    pub bin_ticks: u64,
+    /// Per node, in node order.
+    pub nodes: Vec<TimedNode>,
+    /// End-to-end latency of requests per source (entry to answer).
+    pub sources: Vec<TimedSource>,
+    /// End-to-end latency of the requests of every source.
+    pub all: TimedSource,
+    /// Where every call ended up.
+    pub calls: CallAccounting,
+}
+
+/// Counts and levels over one stretch of time (a window, or the run).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct Stretch {
+    /// Response time at the node of the calls it answered (arrival to
+    /// answer, queueing included).
+    pub latency: Quantiles,
+    /// Tries of this node downstream that timed out.
+    pub timeouts: u64,
+    /// Calls refused because every worker was busy and the queue full.
+    pub overflow: u64,
+    /// Calls that waited in the queue past the queue timeout.
+    pub queue_timeouts: u64,
+    /// Calls throttled by the rate limit.
+    pub throttled: u64,
+    /// Calls stopped by a cancellation or a propagated deadline.
+    pub cancelled: u64,
+    /// Calls that finished for a caller that had already given up.
+    pub wasted_calls: u64,
+    /// Worker time spent for callers that had already given up \[units\].
+    pub wasted_busy: u64,
+    /// Time-weighted mean and highest queue length.
+    pub queue_mean: f64,
+    /// Highest queue length.
+    pub queue_max: u64,
+    /// Time-weighted mean of calls in service (holding a worker).
+    pub in_service_mean: f64,
+    /// Highest number of calls in service.
+    pub in_service_max: u64,
+}
+
+/// One node.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct TimedNode {
+    /// The whole run.
+    pub run: Stretch,
+    /// Per named window, in window order.
+    pub windows: Vec<Stretch>,
+    /// Mean queue length per bin.
+    pub queue_bins: Vec<f64>,
+    /// Mean calls in service per bin.
+    pub in_service_bins: Vec<f64>,
+}
+
+/// One source.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct TimedSource {
+    /// End-to-end latency over the run (completed and dropped requests).
+    pub run: Quantiles,
+    /// Per named window (by the request's end).
+    pub windows: Vec<Quantiles>,
+}
+
+/// Where every call ended up: `arrived = answered + cancelled + queued +
+/// in_service + waiting` at the end of every run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+pub struct CallAccounting {
+    /// Calls that reached a node.
+    pub arrived: u64,
+    /// Calls the node answered (at once, or after service).
+    pub answered: u64,
+    /// Calls stopped by a cancellation.
+    pub cancelled: u64,
+    /// Calls still in a queue at the end.
+    pub queued: u64,
+    /// Calls in their node's own service time at the end.
+    pub in_service: u64,
+    /// Calls waiting for a downstream answer or a retry at the end.
+    pub waiting: u64,
+}
+
+impl CallAccounting {
+    /// True when every call is accounted for.
+    pub fn balances(&self) -> bool {
+        self.arrived
+            == self.answered + self.cancelled + self.queued + self.in_service + self.waiting
+    }
+}

@@ -1,0 +1,152 @@
+//! The slab of calls in flight: one record per try that reached a node and
+//! has not answered yet, reused once it answers.
+//!
+//! A request in a run that takes time is a chain of calls: the entry call
+//! at its entry node, the try that node sent downstream, and so on. A
+//! caller that times out leaves its try behind (an *orphan*, which keeps
+//! working unless cancelled) and starts a new one, so a request can have
+//! more calls in flight than its path has nodes; this is why the state of
+//! a try lives here and not in the request.
+
+use crate::outcome::Answer;
+use crate::time::Time;
+
+/// No call.
+pub(super) const NONE: u32 = u32::MAX;
+
+/// Where a call is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Phase {
+    /// Waiting in the node's queue for a worker.
+    Queued,
+    /// Given a worker by a call that left; starts service at its wake.
+    Dequeued,
+    /// In the node's own service time.
+    Service,
+    /// Its node waits for the answer of its try downstream (`child`).
+    Waiting,
+    /// Its node waits before its next try downstream.
+    Backoff,
+}
+
+/// One call in flight.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Call {
+    /// The request (slot in the request slab).
+    pub(super) slot: u32,
+    /// Position of the serving node in the request's path.
+    pub(super) pos: u32,
+    /// The caller's call, or `NONE` for the entry call.
+    pub(super) parent: u32,
+    /// The try it waits for downstream, or `NONE`.
+    pub(super) child: u32,
+    /// Bumped at every change of phase and when the record is freed: an
+    /// event carries the generation it was scheduled under and is ignored
+    /// when the call has moved on.
+    pub(super) gen: u32,
+    pub(super) phase: Phase,
+    /// Tries made downstream.
+    pub(super) tries: u32,
+    /// Tick of its first try downstream (for a retry policy's deadline).
+    pub(super) first_try: u64,
+    /// Previous backoff wait \[ticks\] (decorrelated jitter), or `u64::MAX`.
+    pub(super) prev_wait: u64,
+    /// It holds one of its node's workers.
+    pub(super) holds_worker: bool,
+    /// Its work is for a caller that gave up: it, or a call above it,
+    /// timed out at its caller (counted as wasted work).
+    pub(super) orphan: bool,
+    /// Its own caller gave up on it: its answer goes nowhere. Only the top
+    /// call of an orphaned chain is detached; the calls below it still
+    /// answer to it.
+    pub(super) detached: bool,
+    /// When it reached its node, took a worker, became an orphan.
+    pub(super) arrived: Time,
+    pub(super) served: Time,
+    pub(super) orphaned_at: Time,
+    /// When its own service time ends.
+    pub(super) service_end: Time,
+    /// A leaf's answer, decided at arrival and given after its service.
+    pub(super) answer: Answer,
+    /// The breaker's epoch when its current try was sent.
+    pub(super) admitted_epoch: u64,
+    /// In use (not on the free list).
+    pub(super) live: bool,
+}
+
+/// The slab.
+#[derive(Debug, Default)]
+pub(super) struct Calls {
+    pub(super) calls: Vec<Call>,
+    free: Vec<u32>,
+    pub(super) live: u64,
+}
+
+impl Calls {
+    /// A new call of request `slot` at path position `pos` from `parent`.
+    pub(super) fn alloc(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
+        self.live += 1;
+        let fresh = Call {
+            slot,
+            pos,
+            parent,
+            child: NONE,
+            gen: 0,
+            phase: Phase::Service,
+            tries: 0,
+            first_try: 0,
+            prev_wait: u64::MAX,
+            holds_worker: false,
+            orphan: false,
+            detached: false,
+            arrived: now,
+            served: now,
+            orphaned_at: Time::NEVER,
+            service_end: Time::NEVER,
+            answer: Answer::Ok,
+            admitted_epoch: 0,
+            live: true,
+        };
+        if let Some(c) = self.free.pop() {
+            let gen = self.calls[c as usize].gen;
+            self.calls[c as usize] = Call { gen, ..fresh };
+            c
+        } else {
+            self.calls.push(fresh);
+            (self.calls.len() - 1) as u32
+        }
+    }
+
+    /// Frees call `c`; events still scheduled for it go stale.
+    pub(super) fn release(&mut self, c: u32) {
+        let call = &mut self.calls[c as usize];
+        call.gen = call.gen.wrapping_add(1);
+        call.child = NONE;
+        call.live = false;
+        self.live -= 1;
+        self.free.push(c);
+    }
+
+    /// Moves call `c` to `phase`; returns the generation to schedule under.
+    pub(super) fn enter(&mut self, c: u32, phase: Phase) -> u32 {
+        let call = &mut self.calls[c as usize];
+        call.gen = call.gen.wrapping_add(1);
+        call.phase = phase;
+        call.gen
+    }
+
+    pub(super) fn get(&self, c: u32) -> &Call {
+        &self.calls[c as usize]
+    }
+
+    pub(super) fn get_mut(&mut self, c: u32) -> &mut Call {
+        &mut self.calls[c as usize]
+    }
+
+    /// True when `c` is still at generation `gen` (a freed record's
+    /// generation was bumped, so an event from before the free never
+    /// matches; nothing is looked up).
+    pub(super) fn current(&self, c: u32, gen: u32) -> bool {
+        self.calls.get(c as usize).is_some_and(|x| x.gen == gen)
+    }
+}

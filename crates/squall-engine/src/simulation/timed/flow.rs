@@ -1,0 +1,693 @@
+//! The run of a model that takes time: sources in continuous time, a
+//! call's way through a node (deadline, faults, capacity, rate limit,
+//! workers and queue, service time), its tries downstream with timeouts,
+//! retries and cancellation, and the answer back up. The rules are in the
+//! module doc of [`super`].
+
+use squall_lang::{Arrivals, RetrySpec, Schedule};
+
+use crate::observe::Observations;
+use crate::outcome::{Answer, FailKind, Failure};
+use crate::policy::breaker::counts_against_dependency;
+use crate::policy::retry::{self, RetryLoop};
+use crate::server::station::Admission;
+use crate::time::{Duration, Time};
+
+use super::super::{event::Event, runner::Runner, SimError};
+use super::calls::{Phase, NONE};
+use super::recorder::Count;
+
+fn fail(kind: FailKind) -> Answer {
+    Answer::Fail(Failure {
+        kind,
+        not_before: None,
+    })
+}
+
+impl Runner<'_, '_> {
+    /// The event loop of a run that takes time.
+    pub(in crate::simulation) fn run_timed(mut self) -> Result<Observations, SimError> {
+        let m = self.sim.model;
+        let res = self.timed.res;
+        if m.start <= m.ticks {
+            for (s, spec) in m.sources.iter().enumerate() {
+                let source = s as u32;
+                match &spec.schedule {
+                    Schedule::Rate => self.next_arrival(res.at_tick(m.start), s)?,
+                    Schedule::At(times) => {
+                        if let Some(&t) = times.first() {
+                            self.queue
+                                .schedule(res.at_tick(t).units(), Event::At { source, index: 0 })?;
+                        }
+                    }
+                    Schedule::Sequential(_) => {}
+                }
+            }
+        }
+        let end = self.timed.end;
+        while let Some(t) = self.queue.peek_time() {
+            if t >= end.units() {
+                break;
+            }
+            let Some((t, ev)) = self.queue.pop() else {
+                break;
+            };
+            self.obs.events += 1;
+            let now = Time::from_units(t);
+            match ev {
+                Event::Source { source } => {
+                    let s = source as usize;
+                    if self.timed.pending[s] {
+                        self.enter_timed(now, s, self.sim.kind_base[s])?;
+                    }
+                    self.next_arrival(now, s)?;
+                }
+                Event::At { source, index } => {
+                    let s = source as usize;
+                    self.enter_timed(now, s, self.sim.kind_base[s])?;
+                    if let Schedule::At(times) = &m.sources[s].schedule {
+                        if let Some(&next) = times.get(index as usize + 1) {
+                            self.queue.schedule(
+                                res.at_tick(next).units(),
+                                Event::At {
+                                    source,
+                                    index: index + 1,
+                                },
+                            )?;
+                        }
+                    }
+                }
+                Event::Wake { call, gen } => self.wake(now, call, gen)?,
+                Event::Op { .. } | Event::Retry { .. } => {}
+            }
+        }
+        // What is left at the end: calls by phase, requests still open.
+        let mut open = 0;
+        for c in &self.timed.calls.calls {
+            if !c.live {
+                continue;
+            }
+            let acc = &mut self.timed.recorder.calls;
+            match c.phase {
+                Phase::Queued => acc.queued += 1,
+                Phase::Dequeued | Phase::Service => acc.in_service += 1,
+                Phase::Waiting | Phase::Backoff => acc.waiting += 1,
+            }
+            if c.parent == NONE {
+                open += 1;
+            }
+        }
+        self.obs.accounting.in_flight = open;
+        for (i, n) in self.nodes.iter().enumerate() {
+            self.obs.route_calls[i].clone_from(&n.script.calls);
+        }
+        let recorder = std::mem::take(&mut self.timed.recorder);
+        self.obs.timed = Some(recorder.finish(end));
+        Ok(self.obs)
+    }
+
+    /// Schedules the next event of rate source `s` after `now`: its next
+    /// request, or a new draw at the next change of rate.
+    fn next_arrival(&mut self, now: Time, s: usize) -> Result<(), SimError> {
+        let res = self.timed.res;
+        let spec = &self.sim.model.sources[s];
+        let tick = res.tick_of(now);
+        let rate = spec.rate_at(tick);
+        // The next tick at which the rate may change.
+        let change = spec
+            .periods
+            .iter()
+            .flat_map(|p| [p.from, p.to.saturating_add(1)])
+            .filter(|&b| b > tick)
+            .min()
+            .map_or(Time::NEVER, |b| res.at_tick(b));
+        let mut at = change;
+        let mut pending = false;
+        if rate > 0.0 {
+            let gap = match spec.arrivals {
+                Arrivals::Uniform => 1.0 / rate,
+                Arrivals::Poisson => -(1.0 - self.sources.stream(s).next_f64()).ln() / rate,
+            };
+            let gap = res.duration(gap).max(Duration::from_units(1));
+            let next = now.after(gap);
+            if next <= change {
+                at = next;
+                pending = true;
+            }
+        }
+        self.timed.pending[s] = pending;
+        if at < self.timed.end {
+            self.queue
+                .schedule(at.units(), Event::Source { source: s as u32 })?;
+        }
+        Ok(())
+    }
+
+    /// A new request of `kind` from source `s` at `now`.
+    fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
+        let tick = self.timed.res.tick_of(now);
+        let slot = self.new_request(tick, s, kind);
+        let i = slot as usize;
+        let tm = &mut self.timed;
+        if tm.refs.len() <= i {
+            tm.refs.resize(i + 1, 0);
+            tm.started.resize(i + 1, Time::ZERO);
+            tm.deadline.resize(i + 1, Time::NEVER);
+        }
+        tm.refs[i] = 1;
+        tm.started[i] = now;
+        tm.deadline[i] = self.sim.model.sources[s]
+            .deadline
+            .as_ref()
+            .map_or(Time::NEVER, |d| now.after(tm.res.duration(d.after)));
+        let c = self.new_call(slot, 0, NONE, now);
+        self.arrive_timed(now, c)
+    }
+
+    fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
+        let tm = &mut self.timed;
+        tm.refs[slot as usize] += 1;
+        tm.recorder.calls.arrived += 1;
+        let c = tm.calls.alloc(slot, pos, parent, now);
+        if parent != NONE && tm.calls.get(parent).orphan {
+            tm.calls.get_mut(c).orphan = true;
+            tm.calls.get_mut(c).orphaned_at = now;
+        }
+        c
+    }
+
+    /// One reference to request `slot` goes; the last frees its slot.
+    fn drop_ref(&mut self, slot: u32) {
+        let r = &mut self.timed.refs[slot as usize];
+        *r -= 1;
+        if *r == 0 {
+            self.requests.release(slot);
+        }
+    }
+
+    /// The node at `call`'s position and its source's path.
+    fn node_of(&self, c: u32) -> (usize, usize, bool) {
+        let call = self.timed.calls.get(c);
+        let source = self.requests.source[call.slot as usize] as usize;
+        let path = &self.sim.paths[source];
+        let pos = call.pos as usize;
+        (path[pos], source, pos + 1 == path.len())
+    }
+
+    /// The deadline the node of `c` knows, if any.
+    fn known_deadline(&self, c: u32) -> Option<Time> {
+        let call = self.timed.calls.get(c);
+        let d = self.timed.deadline[call.slot as usize];
+        if d == Time::NEVER {
+            return None;
+        }
+        let source = self.requests.source[call.slot as usize] as usize;
+        let propagate = self.sim.model.sources[source]
+            .deadline
+            .as_ref()
+            .is_some_and(|d| d.propagate);
+        (call.pos == 0 || propagate).then_some(d)
+    }
+
+    /// Call `c` reaches its node at `now`.
+    fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (node, _, leaf) = self.node_of(c);
+        let slot = self.timed.calls.get(c).slot;
+        let tick = self.timed.res.tick_of(now);
+        self.observe(tick, slot, node);
+        if self.known_deadline(c).is_some_and(|d| now >= d) {
+            return self.complete_call(now, c, fail(FailKind::Deadline));
+        }
+        if let Some(a) = self.error_share(tick, node) {
+            return self.complete_call(now, c, a);
+        }
+        if let Some(a) = self.refusal(tick, node, 0) {
+            return self.complete_call(now, c, a);
+        }
+        if let Some(a) = self.rate_limit(now, node) {
+            return self.complete_call(now, c, a);
+        }
+        if leaf {
+            let a = self.leaf_answer(tick, slot, node);
+            self.timed.calls.get_mut(c).answer = a;
+        }
+        self.apply_worker_faults(now, node)?;
+        let deadline = self.known_deadline(c);
+        let tm = &mut self.timed;
+        let gen = tm.calls.enter(c, Phase::Queued);
+        let admission = match tm.servers[node].station.as_mut() {
+            None => Admission::Serve,
+            Some(st) => st.arrive((c, gen)),
+        };
+        match admission {
+            Admission::Serve => {
+                self.take_worker(now, c, node);
+                self.start_service(now, c)
+            }
+            Admission::Queued => {
+                tm.recorder.queue(node, now, 1);
+                // One wake: the queue timeout or the deadline, whichever
+                // comes first.
+                let until = tm.servers[node].queue_timeout.map(|q| now.after(q));
+                let wake = match (until, deadline) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                if let Some(at) = wake {
+                    self.queue
+                        .schedule(at.units(), Event::Wake { call: c, gen })?;
+                }
+                Ok(())
+            }
+            Admission::Overflow => {
+                tm.recorder.count(node, Count::Overflow, now, 1);
+                self.complete_call(now, c, fail(FailKind::Overflow))
+            }
+        }
+    }
+
+    /// A fault in force with an error share fails this call: one draw per
+    /// such fault from its own stream.
+    fn error_share(&mut self, tick: u64, node: usize) -> Option<Answer> {
+        let m = self.sim.model;
+        let tm = &mut self.timed;
+        for &k in &tm.servers[node].faults {
+            let f = &m.faults[k];
+            if let Some((share, code)) = f.timed.errors {
+                if f.from <= tick && tick <= f.to && tm.fault_streams[k].next_f64() < share {
+                    return Some(Answer::Fail(Failure {
+                        kind: FailKind::Status(code),
+                        not_before: None,
+                    }));
+                }
+            }
+        }
+        None
+    }
+
+    /// The node's token bucket: `Some(throttle)` when it has no token.
+    fn rate_limit(&mut self, now: Time, node: usize) -> Option<Answer> {
+        let tm = &mut self.timed;
+        let server = &mut tm.servers[node];
+        let bucket = server.bucket.as_mut()?;
+        let wait = bucket.take(now).err()?;
+        let limit = server.limit.as_ref()?;
+        tm.recorder.count(node, Count::Throttled, now, 1);
+        let k = tm.res.per_tick();
+        let not_before = if limit.retry_after {
+            wait.map(|w| now.after(w).units().div_ceil(k))
+        } else {
+            None
+        };
+        Some(Answer::Fail(Failure {
+            kind: FailKind::Status(limit.status),
+            not_before,
+        }))
+    }
+
+    /// Workers in force at `node` (a fault may change them); a raise lets
+    /// queued calls take the new workers.
+    fn apply_worker_faults(&mut self, now: Time, node: usize) -> Result<(), SimError> {
+        let m = self.sim.model;
+        let tick = self.timed.res.tick_of(now);
+        let server = &self.timed.servers[node];
+        if server.station.is_none() {
+            return Ok(());
+        }
+        let mut workers = server.workers;
+        for &k in &server.faults {
+            let f = &m.faults[k];
+            if let Some(w) = f.timed.workers {
+                if f.from <= tick && tick <= f.to {
+                    workers = w;
+                }
+            }
+        }
+        if let Some(st) = self.timed.servers[node].station.as_mut() {
+            st.set_workers(workers);
+        }
+        loop {
+            let tm = &mut self.timed;
+            let Some(st) = tm.servers[node].station.as_mut() else {
+                break;
+            };
+            let calls = &tm.calls;
+            let Some((q, _)) = st.take_free(|(q, g)| calls.current(q, g)) else {
+                break;
+            };
+            self.hand_worker(now, q, node)?;
+        }
+        Ok(())
+    }
+
+    /// Queued call `q` takes a worker of `node` that the station gave it,
+    /// and starts at a wake at `now` (not inline, so a long queue never
+    /// deepens the stack).
+    fn hand_worker(&mut self, now: Time, q: u32, node: usize) -> Result<(), SimError> {
+        self.timed.recorder.queue(node, now, -1);
+        self.take_worker(now, q, node);
+        let gen = self.timed.calls.enter(q, Phase::Dequeued);
+        self.queue
+            .schedule(now.units(), Event::Wake { call: q, gen })?;
+        Ok(())
+    }
+
+    /// A queued call leaves `node`'s queue at `now` without service.
+    fn leave_queue(&mut self, now: Time, node: usize) {
+        let tm = &mut self.timed;
+        if let Some(st) = tm.servers[node].station.as_mut() {
+            st.leave_queue();
+        }
+        tm.recorder.queue(node, now, -1);
+    }
+
+    /// Call `c` holds one of `node`'s workers from `now`.
+    fn take_worker(&mut self, now: Time, c: u32, node: usize) {
+        let tm = &mut self.timed;
+        tm.servers[node].in_service += 1;
+        tm.recorder.busy(node, now, 1);
+        let call = tm.calls.get_mut(c);
+        call.holds_worker = true;
+        call.served = now;
+    }
+
+    /// A worker of `node` is free at `now`: the oldest live queued call
+    /// takes it.
+    fn free_worker(&mut self, now: Time, node: usize) -> Result<(), SimError> {
+        let tm = &mut self.timed;
+        tm.servers[node].in_service -= 1;
+        tm.recorder.busy(node, now, -1);
+        let Some(st) = tm.servers[node].station.as_mut() else {
+            return Ok(());
+        };
+        let calls = &tm.calls;
+        let Some((q, _)) = st.finish(|(q, g)| calls.current(q, g)) else {
+            return Ok(());
+        };
+        self.hand_worker(now, q, node)
+    }
+
+    /// Call `c` starts its node's own service time.
+    fn start_service(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (node, _, _) = self.node_of(c);
+        let m = self.sim.model;
+        let tm = &mut self.timed;
+        let tick = tm.res.tick_of(now);
+        let gen = tm.calls.enter(c, Phase::Service);
+        let server = &mut tm.servers[node];
+        let others = server.in_service.saturating_sub(1);
+        let mut d = match &server.latency {
+            Some(l) => l.sample_loaded(&mut server.stream, others).units() as f64,
+            None => 0.0,
+        };
+        for &k in &server.faults {
+            let f = &m.faults[k];
+            if f.from <= tick && tick <= f.to {
+                if let Some(x) = f.timed.latency_factor {
+                    d *= x;
+                }
+                if let Some(a) = f.timed.latency_add {
+                    d += tm.res.duration(a).units() as f64;
+                }
+            }
+        }
+        let d = crate::time::Resolution::TICKS.duration(d);
+        if d.is_zero() {
+            return self.proceed(now, c);
+        }
+        // A known deadline before the end of service stops the call then.
+        let end = now.after(d);
+        self.timed.calls.get_mut(c).service_end = end;
+        let at = self.known_deadline(c).map_or(end, |dl| end.min(dl));
+        self.queue
+            .schedule(at.units(), Event::Wake { call: c, gen })?;
+        Ok(())
+    }
+
+    /// Call `c`'s own service is over: a leaf answers, another node sends
+    /// its first try downstream.
+    fn proceed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (_, _, leaf) = self.node_of(c);
+        if leaf {
+            let a = self.timed.calls.get(c).answer;
+            return self.complete_call(now, c, a);
+        }
+        let tick = self.timed.res.tick_of(now);
+        self.timed.calls.get_mut(c).first_try = tick;
+        self.send_try(now, c)
+    }
+
+    /// The node of call `c` sends a try downstream.
+    fn send_try(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (node, _, _) = self.node_of(c);
+        let tick = self.timed.res.tick_of(now);
+        self.timed.calls.get_mut(c).tries += 1;
+        let deadline = self.known_deadline(c);
+        if deadline.is_some_and(|d| now >= d) {
+            return self.complete_call(now, c, fail(FailKind::Deadline));
+        }
+        let slot = self.timed.calls.get(c).slot;
+        if let Some(scope) = self.breaker_scope(slot, node) {
+            let a = self.nodes[node].breakers[scope].admit(tick);
+            if !a.sent {
+                self.obs.nodes[node].blocked[tick as usize] += 1;
+                let open = fail(FailKind::CircuitOpen {
+                    remaining: a.remaining,
+                });
+                return self.after_try(now, c, open);
+            }
+            self.timed.calls.get_mut(c).admitted_epoch = a.epoch;
+        }
+        let pos = self.timed.calls.get(c).pos;
+        let child = self.new_call(slot, pos + 1, c, now);
+        let tm = &mut self.timed;
+        tm.calls.get_mut(c).child = child;
+        let gen = tm.calls.enter(c, Phase::Waiting);
+        let mut budget = tm.servers[node].timeout;
+        if let Some(d) = deadline {
+            let left = d.since(now);
+            budget = Some(budget.map_or(left, |b| b.min(left)));
+        }
+        if let Some(b) = budget {
+            self.queue
+                .schedule(now.after(b).units(), Event::Wake { call: c, gen })?;
+        }
+        self.arrive_timed(now, child)
+    }
+
+    /// A scheduled event for call `c`, if it is still current.
+    fn wake(&mut self, now: Time, c: u32, gen: u32) -> Result<(), SimError> {
+        if !self.timed.calls.current(c, gen) {
+            return Ok(());
+        }
+        let past_deadline = self.known_deadline(c).is_some_and(|d| now >= d);
+        match self.timed.calls.get(c).phase {
+            Phase::Queued => {
+                if past_deadline {
+                    return self.stop_at_deadline(now, c);
+                }
+                let (node, _, _) = self.node_of(c);
+                self.leave_queue(now, node);
+                self.timed.recorder.count(node, Count::QueueTimeout, now, 1);
+                self.complete_call(now, c, fail(FailKind::QueueTimeout))
+            }
+            Phase::Dequeued => self.start_service(now, c),
+            Phase::Service if now < self.timed.calls.get(c).service_end => {
+                self.stop_at_deadline(now, c)
+            }
+            Phase::Service => self.proceed(now, c),
+            Phase::Waiting => self.time_out(now, c),
+            Phase::Backoff => self.send_try(now, c),
+        }
+    }
+
+    /// The deadline call `c`'s node knows has passed while it waits in the
+    /// queue or is in service: a detached call (nobody waits for it) is
+    /// cancelled; a call whose caller still waits answers *deadline
+    /// exceeded* (its caller's own timer, set for the same moment, normally
+    /// comes first).
+    fn stop_at_deadline(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let call = *self.timed.calls.get(c);
+        if call.detached {
+            return self.cancel_chain(now, c);
+        }
+        if call.phase == Phase::Queued {
+            let (node, _, _) = self.node_of(c);
+            self.leave_queue(now, node);
+        }
+        self.complete_call(now, c, fail(FailKind::Deadline))
+    }
+
+    /// The try of call `c` timed out at `now`.
+    fn time_out(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (node, source, _) = self.node_of(c);
+        let tick = self.timed.res.tick_of(now);
+        self.timed.recorder.count(node, Count::Timeout, now, 1);
+        let child = std::mem::replace(&mut self.timed.calls.get_mut(c).child, NONE);
+        let slot = self.timed.calls.get(c).slot;
+        let propagated_past = self.sim.model.sources[source]
+            .deadline
+            .as_ref()
+            .is_some_and(|d| d.propagate)
+            && now >= self.timed.deadline[slot as usize];
+        if self.timed.servers[node].cancel || propagated_past {
+            self.cancel_chain(now, child)?;
+        } else {
+            if child != NONE {
+                self.timed.calls.get_mut(child).detached = true;
+            }
+            let mut x = child;
+            while x != NONE {
+                let call = self.timed.calls.get_mut(x);
+                call.orphan = true;
+                call.orphaned_at = call.orphaned_at.min(now);
+                x = call.child;
+            }
+        }
+        if let Some(scope) = self.breaker_scope(slot, node) {
+            let epoch = self.timed.calls.get(c).admitted_epoch;
+            self.nodes[node].breakers[scope].record(true, tick, epoch);
+        }
+        self.after_try(now, c, fail(FailKind::Timeout))
+    }
+
+    /// Cancels call `c` and the calls below it: each leaves its queue or
+    /// frees its worker now.
+    fn cancel_chain(&mut self, now: Time, mut c: u32) -> Result<(), SimError> {
+        while c != NONE {
+            let call = *self.timed.calls.get(c);
+            let (node, _, _) = self.node_of(c);
+            if call.phase == Phase::Queued {
+                self.leave_queue(now, node);
+            }
+            if call.holds_worker {
+                self.wasted_busy(now, node, &call);
+                self.free_worker(now, node)?;
+            }
+            let tm = &mut self.timed;
+            tm.recorder.count(node, Count::Cancelled, now, 1);
+            tm.recorder.calls.cancelled += 1;
+            tm.calls.release(c);
+            self.drop_ref(call.slot);
+            c = call.child;
+        }
+        Ok(())
+    }
+
+    fn wasted_busy(&mut self, now: Time, node: usize, call: &super::calls::Call) {
+        if call.orphan {
+            let from = call.served.max(call.orphaned_at);
+            let busy = now.since(from).units();
+            self.timed
+                .recorder
+                .count(node, Count::WastedBusy, now, busy);
+        }
+    }
+
+    /// The node of call `c` answers `answer` at `now`.
+    fn complete_call(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+        let call = *self.timed.calls.get(c);
+        let (node, source, _) = self.node_of(c);
+        let tick = self.timed.res.tick_of(now);
+        if call.holds_worker {
+            self.wasted_busy(now, node, &call);
+            self.timed
+                .recorder
+                .latency(node, now, now.since(call.arrived));
+            self.free_worker(now, node)?;
+        }
+        self.timed.recorder.calls.answered += 1;
+        self.count_answer(tick, node, answer);
+        if call.orphan {
+            self.timed.recorder.count(node, Count::WastedCalls, now, 1);
+        }
+        self.timed.calls.release(c);
+        if call.parent == NONE {
+            self.tally_end(tick, call.slot, answer);
+            let started = self.timed.started[call.slot as usize];
+            self.timed
+                .recorder
+                .end_to_end(source, now, now.since(started));
+            self.drop_ref(call.slot);
+            self.drop_ref(call.slot);
+            return Ok(());
+        }
+        self.drop_ref(call.slot);
+        if call.detached {
+            return Ok(());
+        }
+        // The caller's try answered: its timer goes stale.
+        let p = call.parent;
+        self.timed.calls.get_mut(p).child = NONE;
+        let (pnode, _, _) = self.node_of(p);
+        if let Some(scope) = self.breaker_scope(call.slot, pnode) {
+            let epoch = self.timed.calls.get(p).admitted_epoch;
+            self.nodes[pnode].breakers[scope].record(
+                counts_against_dependency(answer),
+                tick,
+                epoch,
+            );
+        }
+        self.after_try(now, p, answer)
+    }
+
+    /// The try of call `c` ended with `answer`: success answers up; a
+    /// failure is retried after a wait when the policy allows and the
+    /// wait ends before the deadline, or answers up.
+    fn after_try(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+        let Answer::Fail(f) = answer else {
+            return self.complete_call(now, c, answer);
+        };
+        let (node, source, _) = self.node_of(c);
+        let call = *self.timed.calls.get(c);
+        let kind = self.requests.kind[call.slot as usize] as usize;
+        let sim = self.sim;
+        let policy = if call.pos == 0 {
+            sim.kinds[kind].entry_retry.as_ref()
+        } else {
+            sim.model.nodes[node].retry.as_ref()
+        };
+        let Some(policy) = policy else {
+            return self.complete_call(now, c, answer);
+        };
+        let tick = self.timed.res.tick_of(now);
+        let Some(wait) = self.timed_wait(tick, c, f, policy, kind) else {
+            return self.complete_call(now, c, answer);
+        };
+        let at = now.after(self.timed.res.ticks(wait));
+        if self.known_deadline(c).is_some_and(|d| at >= d) {
+            return self.complete_call(now, c, answer);
+        }
+        if !call.orphan {
+            self.requests.retried[call.slot as usize] = true;
+        }
+        let _ = source;
+        let gen = self.timed.calls.enter(c, Phase::Backoff);
+        self.queue
+            .schedule(at.units(), Event::Wake { call: c, gen })?;
+        Ok(())
+    }
+
+    /// The wait \[ticks\] before call `c`'s next try, or `None` when it
+    /// makes no more: the zero-time path's rule ([`retry::next_wait`]) on
+    /// the call's own retry loop.
+    fn timed_wait(
+        &mut self,
+        tick: u64,
+        c: u32,
+        f: Failure,
+        policy: &RetrySpec,
+        kind: usize,
+    ) -> Option<u64> {
+        let call = *self.timed.calls.get(c);
+        let mut state = RetryLoop {
+            tries: call.tries,
+            started: call.first_try,
+            previous: (call.prev_wait != u64::MAX).then_some(call.prev_wait),
+        };
+        let request = &self.sim.kinds[kind].request;
+        let wait = retry::next_wait(policy, request, f, tick, &mut state, &mut self.gens);
+        self.timed.calls.get_mut(c).prev_wait = state.previous.unwrap_or(u64::MAX);
+        wait
+    }
+}

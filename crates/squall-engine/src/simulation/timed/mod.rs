@@ -1,0 +1,233 @@
+//! Calls that take time (DESIGN, "Calls that take time").
+//!
+//! A model in which something takes time — a node's latency, a worker
+//! pool, a rate limit, a per-try timeout, a deadline, a fault on latency or
+//! an error share — runs on this path; every other model runs exactly as
+//! before, event for event, on the zero-time path (`call.rs`), and this
+//! module is never entered.
+//!
+//! # Time
+//!
+//! Events are keyed by engine units ([`crate::time`]: nanoseconds under
+//! `clock ms` and `clock s`, a millionth of a round under `clock round`).
+//! The per-tick counters of [`crate::Observations`] still count by tick
+//! (`unit / units_per_tick`), so every report item that reads them works
+//! unchanged; latency, queue and service levels, timeouts and wasted work
+//! are recorded from event times ([`crate::observe::timed`]).
+//!
+//! # Sources
+//!
+//! A rate source sends one request at a time: its next request comes a
+//! gap after the last, `1 / rate` for a uniform source and an exponential
+//! draw of mean `1 / rate` (from the source's stream) for a Poisson one,
+//! with the rate in force at the moment the gap is drawn. A gap that
+//! would cross a change of rate is cut at the change, where a new gap is
+//! drawn (exact for a Poisson source, which has no memory). `at` sources
+//! send at the start of their ticks. Sequential sources do not run on
+//! this path yet.
+//!
+//! # A call at a node
+//!
+//! Each try is a *call* ([`calls`]). A call that reaches a node is counted
+//! (the per-tick `calls` and unique ids, as on the zero-time path), then
+//! meets, in this order:
+//!
+//! 1. the request's deadline, where the node knows it (the entry node, or
+//!    every node when the source propagates it): past it, the call fails
+//!    at once as *deadline exceeded*;
+//! 2. the faults in force with an error share: one draw from the fault's
+//!    own stream (`fault/<index>`) per call, failing with the fault's
+//!    status when below the share;
+//! 3. the zero-time path's own checks: a failing fault, the per-tick
+//!    capacity window;
+//! 4. the rate limit (a token bucket): no token, the call answers the
+//!    limit's status (429 by default), with a Retry-After until the next
+//!    token when the limit says so;
+//! 5. the worker pool: a free worker takes the call; otherwise it waits
+//!    in the FIFO queue if there is room (and fails as a *queue timeout*
+//!    if it waits longer than the queue timeout), or is refused as
+//!    *overflow*.
+//!
+//! A leaf's answer (its script, or success) is decided at that moment and
+//! given after its service time. With a worker, the call draws its
+//! service time (`server::latency`: one draw from `latency/<node>`,
+//! times the factors and plus the additions of latency faults in force,
+//! plus the load term per call already in service). A zero service time
+//! goes on inline, so a chain of nodes without latency answers in the
+//! moment it is called, as on the zero-time path.
+//!
+//! After its service time, a node with a downstream sends its first try
+//! and **holds its worker** until it answers: while it waits for the try,
+//! and while it waits before a retry.
+//!
+//! # The caller's side
+//!
+//! A try is not started past the deadline the node knows; a node with a
+//! `timeout` sets a timer of that length on each try (cut to the time left
+//! before the deadline). When the timer fires first, the try fails at the
+//! caller as a timeout (retryable under the usual classification) and
+//! the callee's chain of calls is left behind as *orphans*: they keep
+//! working, holding workers, retrying among themselves (each still
+//! answers the call above it), and only the top one's answer goes
+//! nowhere — that is wasted work, counted at each node as calls and busy
+//! time (from the moment the caller gave up). With `cancel` on the node, or when the
+//! deadline is propagated and has passed, the chain is cancelled instead:
+//! every call in it leaves its queue or frees its worker at that moment.
+//! Retries follow the zero-time path's rules (classification, attempts,
+//! backoff, Retry-After, the policy's own deadline), and a wait that would
+//! end at or after the deadline the node knows is not started.
+//!
+//! Stale events are ignored by a generation number per call: every change
+//! of phase bumps it, and an event carries the number it was scheduled
+//! under. Nothing is searched or removed from the event queue or a node's
+//! queue.
+//!
+//! # Accounting
+//!
+//! A request ends when its entry call answers; its slot in the request
+//! slab is kept until the last of its orphans has answered too. At the end
+//! every request is completed, dropped or in flight, and every call that
+//! reached a node was answered, cancelled, or is queued, in service or
+//! waiting ([`crate::observe::timed::CallAccounting`]).
+
+mod calls;
+mod flow;
+mod recorder;
+
+use squall_lang::{Model, RateLimitSpec};
+
+use crate::rng::Stream;
+use crate::server::latency::Latency;
+use crate::server::station::Station;
+use crate::server::token_bucket::TokenBucket;
+use crate::time::{Duration, Resolution, Time};
+
+use calls::Calls;
+use recorder::Recorder;
+
+pub use recorder::default_bin;
+
+/// True when something in `model` takes time.
+pub fn takes_time(model: &Model) -> bool {
+    model
+        .nodes
+        .iter()
+        .any(|n| n.server.is_some() || n.caller.timeout.is_some())
+        || model.sources.iter().any(|s| s.deadline.is_some())
+        || model.faults.iter().any(|f| !f.timed.is_empty())
+}
+
+/// A node as a server, and as a caller.
+#[derive(Debug, Clone)]
+pub(super) struct Server {
+    latency: Option<Latency>,
+    stream: Stream,
+    /// The worker pool; `None`: no limit.
+    station: Option<Station<(u32, u32)>>,
+    workers: u32,
+    queue_timeout: Option<Duration>,
+    bucket: Option<TokenBucket>,
+    limit: Option<RateLimitSpec>,
+    /// Per-try timeout of its calls downstream, and whether a timeout
+    /// cancels the try.
+    timeout: Option<Duration>,
+    cancel: bool,
+    /// Calls holding a worker.
+    in_service: u32,
+    /// Timed faults on this node (indices into the model's faults).
+    faults: Vec<usize>,
+}
+
+/// The state of a run that takes time (empty on the zero-time path).
+#[derive(Debug, Default)]
+pub(super) struct Timed {
+    pub(super) on: bool,
+    res: Resolution,
+    end: Time,
+    calls: Calls,
+    servers: Vec<Server>,
+    fault_streams: Vec<Stream>,
+    /// Per request slot: calls that refer to it (+1 while it is open),
+    /// its start and its deadline.
+    refs: Vec<u32>,
+    started: Vec<Time>,
+    deadline: Vec<Time>,
+    /// Per source: whether its next event sends a request (or only draws
+    /// a new gap at a change of rate).
+    pending: Vec<bool>,
+    recorder: Recorder,
+}
+
+impl Timed {
+    /// The state for `model` (empty when nothing in it takes time).
+    pub(super) fn new(model: &Model, seed: u64) -> Self {
+        if !takes_time(model) {
+            return Timed::default();
+        }
+        let res = Resolution::fine(model.clock);
+        let servers = model
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                let s = n.server.clone().unwrap_or_default();
+                let workers = s.workers.unwrap_or(u32::MAX);
+                Server {
+                    latency: s.latency.as_ref().map(|l| Latency::new(l, s.per_call, res)),
+                    stream: Stream::new(seed, &format!("latency/{i}")),
+                    station: s.workers.map(|w| Station::new(w, s.queue.unwrap_or(0))),
+                    workers,
+                    queue_timeout: s.queue_timeout.map(|q| res.duration(q)),
+                    bucket: s
+                        .rate_limit
+                        .as_ref()
+                        .map(|r| TokenBucket::new(r.rate, r.burst, res)),
+                    limit: s.rate_limit.clone(),
+                    timeout: n.caller.timeout.map(|t| res.duration(t)),
+                    cancel: n.caller.cancel,
+                    in_service: 0,
+                    faults: model
+                        .faults
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, f)| f.node == i && !f.timed.is_empty())
+                        .map(|(k, _)| k)
+                        .collect(),
+                }
+            })
+            .collect();
+        let start = res.at_tick(model.start);
+        let end = res.at_tick(model.ticks.saturating_add(1));
+        let windows = model
+            .windows
+            .iter()
+            .map(|w| (res.at_tick(w.from), res.at_tick(w.to.saturating_add(1))))
+            .collect();
+        let bin = model
+            .series_every
+            .unwrap_or_else(|| default_bin(model.ticks.saturating_sub(model.start) + 1));
+        Timed {
+            on: true,
+            res,
+            end,
+            calls: Calls::default(),
+            servers,
+            fault_streams: (0..model.faults.len())
+                .map(|k| Stream::new(seed, &format!("fault/{k}")))
+                .collect(),
+            refs: Vec::new(),
+            started: Vec::new(),
+            deadline: Vec::new(),
+            pending: vec![false; model.sources.len()],
+            recorder: Recorder::new(
+                res,
+                start,
+                end,
+                bin,
+                windows,
+                model.nodes.len(),
+                model.sources.len(),
+            ),
+        }
+    }
+}

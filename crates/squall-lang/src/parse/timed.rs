@@ -1,0 +1,73 @@
+//! Settings of calls that take time (`latency ...`, `workers 20`,
+//! `timeout 250ms cancel`, `deadline 2s propagate`, `errors 30% as 503`,
+//! `series every 1s`): kept as written, a keyword and its parts.
+
+use pest::iterators::Pair;
+
+use crate::ast::{Ident, Timed, TimedPart};
+use crate::diagnostic::{Diagnostic, Result};
+use crate::span::Span;
+
+use super::{internal, values::parse_value_pair, Rule};
+
+/// The keyword each rule starts with.
+fn keyword(rule: Rule) -> Option<&'static str> {
+    Some(match rule {
+        Rule::latency_prop | Rule::fault_latency => "latency",
+        Rule::load_prop => "load",
+        Rule::workers_prop => "workers",
+        Rule::queue_prop => "queue",
+        Rule::limit_prop => "limit",
+        Rule::timeout_prop => "timeout",
+        Rule::source_deadline => "deadline",
+        Rule::fault_errors => "errors",
+        Rule::series_decl => "series",
+        _ => return None,
+    })
+}
+
+/// True for the rules [`parse_timed`] reads.
+pub(super) fn is_timed(rule: Rule) -> bool {
+    keyword(rule).is_some()
+}
+
+/// A setting of calls that take time.
+pub(super) fn parse_timed(pair: Pair<'_, Rule>) -> Result<Timed> {
+    let span: Span = pair.as_span().into();
+    let key = keyword(pair.as_rule()).ok_or_else(|| internal(span, "not a timed setting"))?;
+    let mut parts = Vec::new();
+    for p in pair.into_inner() {
+        let pspan: Span = p.as_span().into();
+        match p.as_rule() {
+            Rule::value => parts.push(TimedPart::Value(parse_value_pair(p)?)),
+            Rule::percent_sign => match parts.pop() {
+                Some(TimedPart::Value(v)) => parts.push(TimedPart::Percent(v)),
+                _ => return Err(internal(pspan, "`%` without a value")),
+            },
+            Rule::status_code => {
+                let text = p.as_str();
+                let code = match text.strip_prefix("0x") {
+                    Some(hex) => u32::from_str_radix(hex, 16),
+                    None => text.parse::<u32>(),
+                }
+                .map_err(|_| {
+                    Diagnostic::new(format!("`{text}` is not a status code"), pspan)
+                        .label("not a status code")
+                })?;
+                parts.push(TimedPart::Code(code, pspan));
+            }
+            _ => parts.push(TimedPart::Word(Ident {
+                name: p.as_str().to_string(),
+                span: pspan,
+            })),
+        }
+    }
+    Ok(Timed {
+        key: Ident {
+            name: key.to_string(),
+            span: Span::new(span.start, span.start + key.len()),
+        },
+        parts,
+        span,
+    })
+}

@@ -1,0 +1,282 @@
+//! Resolving the settings of calls that take time into the run model:
+//! a node's server and caller sides, a source's deadline, a fault's timed
+//! effects, the series bin. Values go through params and overrides like
+//! every other value; durations become fractional ticks.
+
+use crate::ast::{Timed, Value};
+use crate::decl::Scenario;
+use crate::diagnostic::Diagnostic;
+use crate::model::{CallerSpec, DeadlineSpec, LatencySpec, RateLimitSpec, ServerSpec, TimedFault};
+use crate::units;
+
+use super::Cx;
+
+impl Scenario {
+    fn timed_value<T>(
+        &self,
+        t: &Timed,
+        word: &str,
+        cx: &mut Cx<'_>,
+        f: impl FnOnce(&Value) -> Result<T, Diagnostic>,
+    ) -> Option<T> {
+        let v = t.value_after(word)?;
+        cx.keep(self.conv(v, cx.o, f))
+    }
+
+    fn duration(&self, t: &Timed, word: &str, what: &str, cx: &mut Cx<'_>) -> Option<f64> {
+        let clock = self.clock;
+        self.timed_value(t, word, cx, |v| units::fine_ticks(v, clock, what))
+    }
+
+    fn whole(&self, t: &Timed, word: &str, what: &str, cx: &mut Cx<'_>) -> Option<u64> {
+        self.timed_value(t, word, cx, |v| units::count(v, what))
+    }
+
+    /// A node's `latency`, `load`, `workers`, `queue`, `limit` and
+    /// `timeout`: its server side (none when it has no server setting) and
+    /// its caller side.
+    pub(super) fn server_and_caller(
+        &self,
+        timed: &[Timed],
+        cx: &mut Cx<'_>,
+    ) -> (Option<ServerSpec>, CallerSpec) {
+        let mut server = ServerSpec::default();
+        let mut caller = CallerSpec::default();
+        let mut any = false;
+        for t in timed {
+            match t.key.name.as_str() {
+                "latency" => {
+                    any = true;
+                    server.latency = self.latency(t, cx);
+                }
+                "load" => {
+                    any = true;
+                    server.per_call = self.duration(t, "", "a load term", cx).unwrap_or(0.0);
+                }
+                "workers" => {
+                    any = true;
+                    server.workers = self
+                        .whole(t, "", "a number of workers", cx)
+                        .map(|w| u32::try_from(w).unwrap_or(u32::MAX));
+                    if server.workers == Some(0) {
+                        cx.errs.push(
+                            Diagnostic::new("a node needs at least one worker", t.span)
+                                .label("no workers"),
+                        );
+                    }
+                }
+                "queue" => {
+                    any = true;
+                    server.queue = self.whole(t, "", "a queue length", cx);
+                    server.queue_timeout = self.duration(t, "timeout", "a queue timeout", cx);
+                }
+                "limit" => {
+                    any = true;
+                    let clock = self.clock;
+                    let rate =
+                        self.timed_value(t, "", cx, |v| units::per_tick(v, clock, "a rate limit"));
+                    let burst = t
+                        .value_after("burst")
+                        .and_then(|v| cx.keep(self.conv(v, cx.o, |v| units::real(v, "a burst"))))
+                        .unwrap_or(1.0);
+                    server.rate_limit = rate.map(|rate| RateLimitSpec {
+                        rate,
+                        burst,
+                        status: t.code().unwrap_or(429),
+                        retry_after: t.has("retry_after"),
+                    });
+                }
+                "timeout" => {
+                    caller.timeout = self.duration(t, "", "a timeout", cx);
+                    caller.cancel = t.has("cancel");
+                    if caller.timeout == Some(0.0) {
+                        cx.errs.push(
+                            Diagnostic::new("a timeout of 0 fails every try", t.span)
+                                .label("zero timeout"),
+                        );
+                    }
+                }
+                _ => {}
+            }
+        }
+        if server.queue.is_some() && server.workers.is_none() {
+            if let Some(t) = timed.iter().find(|t| t.key.name == "queue") {
+                cx.errs.push(
+                    Diagnostic::new(
+                        "a `queue` waits for workers, and this node has no `workers`",
+                        t.span,
+                    )
+                    .label("queue without workers")
+                    .help("add e.g. `workers 20`"),
+                );
+            }
+        }
+        (any.then_some(server), caller)
+    }
+
+    /// `latency ...` as a distribution.
+    fn latency(&self, t: &Timed, cx: &mut Cx<'_>) -> Option<LatencySpec> {
+        let Some(kind) = t.first_word() else {
+            return self
+                .duration(t, "", "a latency", cx)
+                .map(LatencySpec::Constant);
+        };
+        let need = |cx: &mut Cx<'_>, words: &str| {
+            cx.errs.push(
+                Diagnostic::new(format!("`latency {}` needs {words}", kind.name), t.span)
+                    .label("incomplete distribution"),
+            );
+        };
+        let d = |cx: &mut Cx<'_>, w: &str| self.duration(t, w, &format!("`{w}`"), cx);
+        match kind.name.as_str() {
+            "lognormal" => {
+                let (Some(p50), Some(p99)) = (d(cx, "p50"), d(cx, "p99")) else {
+                    need(cx, "`p50` and `p99`");
+                    return None;
+                };
+                if p50 <= 0.0 || p99 < p50 {
+                    cx.errs.push(
+                        Diagnostic::new("a lognormal needs 0 < p50 <= p99", t.span)
+                            .label("p99 below p50"),
+                    );
+                    return None;
+                }
+                Some(LatencySpec::LogNormal { p50, p99 })
+            }
+            "exponential" => match d(cx, "mean") {
+                Some(mean) => Some(LatencySpec::Exponential { mean }),
+                None => {
+                    need(cx, "a `mean`");
+                    None
+                }
+            },
+            "uniform" => {
+                let (Some(low), Some(high)) = (d(cx, "low"), d(cx, "high")) else {
+                    need(cx, "`low` and `high`");
+                    return None;
+                };
+                if high < low {
+                    cx.errs.push(
+                        Diagnostic::new("a uniform latency needs low <= high", t.span)
+                            .label("high below low"),
+                    );
+                    return None;
+                }
+                Some(LatencySpec::Uniform { low, high })
+            }
+            "normal" => {
+                let (Some(mean), Some(sd)) = (d(cx, "mean"), d(cx, "sd")) else {
+                    need(cx, "`mean` and `sd`");
+                    return None;
+                };
+                Some(LatencySpec::Normal { mean, sd })
+            }
+            _ => {
+                let mut points = Vec::new();
+                let mut word: Option<&crate::ast::Ident> = None;
+                for p in &t.parts[1..] {
+                    match p {
+                        crate::ast::TimedPart::Word(w) => word = Some(w),
+                        crate::ast::TimedPart::Value(v) => {
+                            let Some(w) = word.take() else { continue };
+                            let share = w
+                                .name
+                                .strip_prefix('p')
+                                .and_then(|x| x.parse::<f64>().ok())
+                                .filter(|q| (0.0..=100.0).contains(q))
+                                .map(|q| q / 100.0);
+                            let Some(share) = share else {
+                                cx.errs.push(
+                                    Diagnostic::new(
+                                        format!("`{}` is not a percentile from `p0` to `p100`", w.name),
+                                        w.span,
+                                    )
+                                    .label("not a percentile")
+                                    .help("write the table as `latency table p0 1ms p50 5ms p100 200ms`"),
+                                );
+                                return None;
+                            };
+                            let clock = self.clock;
+                            let value =
+                                cx.keep(self.conv(v, cx.o, |v| {
+                                    units::fine_ticks(v, clock, "a table value")
+                                }))?;
+                            if let Some(&(q, x)) = points.last() {
+                                if share <= q || value < x {
+                                    cx.errs.push(
+                                        Diagnostic::new(
+                                            "a latency table goes up: each percentile and its value above the one before",
+                                            v.span,
+                                        )
+                                        .label("not increasing"),
+                                    );
+                                    return None;
+                                }
+                            }
+                            points.push((share, value));
+                        }
+                        _ => {}
+                    }
+                }
+                Some(LatencySpec::Table(points))
+            }
+        }
+    }
+
+    /// A source's `deadline ...`.
+    pub(super) fn deadline(&self, t: &Timed, cx: &mut Cx<'_>) -> Option<DeadlineSpec> {
+        let after = self.duration(t, "", "a deadline", cx)?;
+        Some(DeadlineSpec {
+            after,
+            propagate: t.has("propagate"),
+        })
+    }
+
+    /// A fault's `latency x N`, `latency + D`, `errors P% as CODE` and
+    /// `workers N`.
+    pub(super) fn timed_fault(&self, timed: &[Timed], cx: &mut Cx<'_>) -> TimedFault {
+        let mut out = TimedFault::default();
+        for t in timed {
+            match t.key.name.as_str() {
+                "latency" if t.has("x") => {
+                    out.latency_factor =
+                        self.timed_value(t, "x", cx, |v| units::real(v, "a latency factor"));
+                }
+                "latency" => out.latency_add = self.duration(t, "+", "an added latency", cx),
+                "errors" => {
+                    let share = self.timed_value(t, "", cx, |v| units::real(v, "an error share"));
+                    if let Some(s) = share {
+                        if !(0.0..=100.0).contains(&s) {
+                            cx.errs.push(
+                                Diagnostic::new("an error share is from 0% to 100%", t.span)
+                                    .label("out of range"),
+                            );
+                        }
+                        out.errors = Some((s / 100.0, t.code().unwrap_or(503)));
+                    }
+                }
+                "workers" => {
+                    out.workers = self
+                        .whole(t, "", "a number of workers", cx)
+                        .map(|w| u32::try_from(w).unwrap_or(u32::MAX));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// `series every D` as whole ticks.
+    pub(super) fn series_every(&self, cx: &mut Cx<'_>) -> Option<u64> {
+        let t = self.series.as_ref()?;
+        let clock = self.clock;
+        let every = self.timed_value(t, "every", cx, |v| units::ticks(v, clock, "a series bin"))?;
+        if every == 0 {
+            cx.errs.push(
+                Diagnostic::new("a series bin of 0 ticks holds nothing", t.span).label("zero bin"),
+            );
+            return None;
+        }
+        Some(every)
+    }
+}
