@@ -400,11 +400,53 @@ pub enum ServiceProp {
     Capacity(Value),
     /// `breaker { ... }`
     Breaker(BreakerAst),
+    /// `budget KIND { ... }`
+    Budget(KindBlockAst),
+    /// `breaker KIND { ... }`: a library's rate-window breaker.
+    LibraryBreaker(KindBlockAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
     /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `limit ...`,
     /// `timeout D [cancel]`
     Timed(Timed),
+}
+
+impl ServiceProp {
+    /// Calls `f` on every value the property holds.
+    pub fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        match self {
+            ServiceProp::Capacity(v) => f(v),
+            ServiceProp::Timed(t) => t.each_value(f),
+            ServiceProp::Retry(r) => r.each_value(f),
+            ServiceProp::Breaker(b) => b
+                .after
+                .iter()
+                .chain(b.cooldown.iter())
+                .chain(b.probes.iter())
+                .for_each(&mut *f),
+            ServiceProp::Budget(b) | ServiceProp::LibraryBreaker(b) => {
+                b.fields.iter().for_each(|(_, v)| f(v))
+            }
+            ServiceProp::Response(r) => {
+                r.fields.iter().for_each(|x| f(&x.bytes));
+                r.marker.iter().chain(r.policy.iter()).for_each(&mut *f);
+                if let Some(l) = &r.ledger {
+                    l.entries.iter().chain(l.stale_for.iter()).for_each(&mut *f);
+                }
+            }
+        }
+    }
+}
+
+/// A change a variant makes to a service.
+// As for `ServiceProp`: a variant holds a handful of these.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ServiceChange {
+    /// A property replacing the service's own of the same kind.
+    Set(ServiceProp),
+    /// `retry none`, `breaker none`, `budget none`: the property removed.
+    Remove(Ident),
 }
 
 /// `response { field ... marker ... policy ... ledger { ... } }`
@@ -470,6 +512,18 @@ pub struct BreakerAst {
     pub probes: Option<Value>,
     /// `per path`: one breaker per request path.
     pub per_path: bool,
+    /// Where.
+    pub span: Span,
+}
+
+/// A block named by its kind, with settings by name:
+/// `budget grpc { max_tokens 10  token_ratio 0.1 }`, `breaker polly { sampling 10s }`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KindBlockAst {
+    /// The library whose rule it is (`grpc`, `envoy`, `polly`, ...).
+    pub kind: Ident,
+    /// Its fields as written, in order.
+    pub fields: Vec<(Ident, Value)>,
     /// Where.
     pub span: Span,
 }
@@ -597,6 +651,9 @@ pub enum VariantItem {
     Without(Vec<Ident>),
     /// `source name { rate ... }`: replaces the source's rates
     Source(Ident, Vec<RateAst>),
+    /// `service name { budget envoy { ... }  breaker none }`: replaces or
+    /// removes the service's retry, breaker, budget or capacity
+    Service(Ident, Vec<ServiceChange>),
 }
 
 /// `sweep name "label" { param in [v, ...] variant base }`
@@ -1057,28 +1114,7 @@ impl Item {
                     }
                 }
             }
-            Item::Service(s) => {
-                for p in &s.props {
-                    match p {
-                        ServiceProp::Capacity(v) => f(v),
-                        ServiceProp::Timed(t) => t.each_value(f),
-                        ServiceProp::Retry(r) => r.each_value(f),
-                        ServiceProp::Breaker(b) => b
-                            .after
-                            .iter()
-                            .chain(b.cooldown.iter())
-                            .chain(b.probes.iter())
-                            .for_each(&mut *f),
-                        ServiceProp::Response(r) => {
-                            r.fields.iter().for_each(|x| f(&x.bytes));
-                            r.marker.iter().chain(r.policy.iter()).for_each(&mut *f);
-                            if let Some(l) = &r.ledger {
-                                l.entries.iter().chain(l.stale_for.iter()).for_each(&mut *f);
-                            }
-                        }
-                    }
-                }
-            }
+            Item::Service(s) => s.props.iter().for_each(|p| p.each_value(f)),
             Item::Endpoint(e) => {
                 for r in &e.routes {
                     for s in &r.script {
@@ -1108,6 +1144,13 @@ impl Item {
                         VariantItem::Set(_, val) => f(val),
                         VariantItem::Source(_, rates) => rates.iter().for_each(|r| r.each_value(f)),
                         VariantItem::Without(_) => {}
+                        VariantItem::Service(_, changes) => {
+                            for c in changes {
+                                if let ServiceChange::Set(p) = c {
+                                    p.each_value(f);
+                                }
+                            }
+                        }
                     }
                 }
             }

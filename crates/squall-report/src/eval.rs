@@ -264,6 +264,12 @@ pub fn window_metric(
         Metric::Failed => sum(&s.failed, from, to) as f64,
         Metric::Refused => sum(&s.refused, from, to) as f64,
         Metric::Blocked => sum(&s.blocked, from, to) as f64,
+        Metric::RetriesRefused => sum(&s.retries_refused, from, to) as f64,
+        Metric::PeakCalls => {
+            let to = (to as usize).min(s.calls.len().saturating_sub(1));
+            let from = (from as usize).min(to + 1);
+            f64::from(s.calls[from..=to].iter().max().copied().unwrap_or(0))
+        }
         Metric::Answered => served,
         Metric::Full => sum(&s.composite.as_ref()?.full, from, to) as f64,
         Metric::Reduced => sum(&s.composite.as_ref()?.reduced, from, to) as f64,

@@ -27,6 +27,8 @@ pub struct NodeSeries {
     pub unique: Vec<u32>,
     /// Calls its circuit breaker failed fast instead of sending.
     pub blocked: Vec<u32>,
+    /// Retries its retry budget refused.
+    pub retries_refused: Vec<u32>,
     /// For a node with a composite response, what its responses held.
     pub composite: Option<CompositeSeries>,
 }
@@ -42,6 +44,7 @@ impl NodeSeries {
             refused: vec![0; n],
             unique: vec![0; n],
             blocked: vec![0; n],
+            retries_refused: vec![0; n],
             composite: None,
         }
     }

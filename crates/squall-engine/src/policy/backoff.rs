@@ -22,6 +22,9 @@
 //! [`sample_wait`] is the one way to draw a wait: the engine's retries and
 //! the report's tables of waits both call it, so they cannot drift apart.
 
+pub mod library;
+pub mod pushback;
+
 use squall_lang::Backoff;
 
 use crate::rng::Generator;
@@ -203,5 +206,63 @@ mod tests {
         assert_eq!(sample_wait(&b, 1, &mut g, &mut prev), 5);
         assert_eq!(prev, Some(5));
         assert_eq!(g.next_f64(), untouched.next_f64());
+    }
+
+    #[test]
+    fn jitter_lowers_the_peak_to_mean_ratio_of_a_herd() {
+        // 1000 clients fail together and make their 4th retry under
+        // base 100 x 2: the bound is 800. Arrivals are counted in 10 ms
+        // buckets; the ratio is the busiest bucket over the mean over the
+        // 80 buckets of [0, 800): 1000 / 80 = 12.5 a bucket.
+        //
+        // Without jitter all 1000 land in one bucket: 1000 / 12.5 = 80.
+        // Full jitter is uniform over [0, 800): a bucket holds
+        // Bin(1000, 1/80), mean 12.5, sd 3.5; more than 31 (over 5 sd) in
+        // any of 80 buckets has probability under 80 x 1e-7, so the ratio
+        // stays under 31 / 12.5 = 2.48. Equal jitter is uniform over
+        // [400, 800): 40 buckets of Bin(1000, 1/40), mean 25 (so the
+        // busiest holds at least 25: a ratio of at least 2) and sd 4.9;
+        // over 45 (4 sd) somewhere has probability under 40 x 3.2e-5.
+        let ratio = |b: Backoff, seed: u64| {
+            let mut g = Generator::default_for(seed);
+            let mut buckets = vec![0u32; 81];
+            for _ in 0..1000 {
+                let w = sample_wait(&b, 4, &mut g, &mut None);
+                buckets[(w / 10).min(80) as usize] += 1;
+            }
+            f64::from(*buckets.iter().max().unwrap_or(&0)) / (1000.0 / 80.0)
+        };
+        let (base, multiplier, cap) = (100, 2.0, Some(10_000));
+        for seed in [1, 2, 3] {
+            let none = ratio(
+                Backoff::Exponential {
+                    base,
+                    multiplier,
+                    cap,
+                },
+                seed,
+            );
+            let full = ratio(
+                Backoff::FullJitter {
+                    base,
+                    multiplier,
+                    cap,
+                    rng: None,
+                },
+                seed,
+            );
+            let equal = ratio(
+                Backoff::EqualJitter {
+                    base,
+                    multiplier,
+                    cap,
+                    rng: None,
+                },
+                seed,
+            );
+            assert_eq!(none, 80.0, "seed {seed}");
+            assert!(full < 2.48, "seed {seed}: full {full}");
+            assert!((2.0..=3.6).contains(&equal), "seed {seed}: equal {equal}");
+        }
     }
 }

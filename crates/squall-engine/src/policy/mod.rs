@@ -9,7 +9,10 @@
 //!   (the engine's retries and the report's `waits` and `herd` tables both
 //!   call it).
 //! * [`breaker`] — the circuit breaker (closed, open, half-open) and what it
-//!   counts as a failure of the dependency.
+//!   counts as a failure of the dependency; the libraries' rate-window
+//!   breakers (resilience4j, Polly) in its submodules.
+//! * [`budget`] — retry budgets as gRPC, Envoy, Finagle, the AWS SDK and a
+//!   plain token bucket run them.
 //!
 //! The policies are plain functions and small state machines over the
 //! validated model's specs (`RetrySpec`, `Backoff`, `BreakerSpec`); the
@@ -18,4 +21,5 @@
 
 pub mod backoff;
 pub mod breaker;
+pub mod budget;
 pub mod retry;

@@ -84,12 +84,32 @@ pub fn next_wait(
     state: &mut RetryLoop,
     generators: &mut [Generator],
 ) -> Option<u64> {
+    next_wait_gated(policy, request, failure, now, state, generators, || true)
+}
+
+/// [`next_wait`] with a retry budget's say: once the class and the try
+/// limit allow another try, `gate` is asked (a budget grants or refuses
+/// it); only a granted retry draws its wait, so a refused one takes no
+/// random number. A deadline is checked after the grant (the wait must be
+/// known), as grpc-go checks its throttle before the delay.
+pub fn next_wait_gated(
+    policy: &RetrySpec,
+    request: &RequestSpec,
+    failure: Failure,
+    now: u64,
+    state: &mut RetryLoop,
+    generators: &mut [Generator],
+    gate: impl FnOnce() -> bool,
+) -> Option<u64> {
     let limit = match classify(failure.kind, request) {
         Class::Retryable => policy.attempts,
         Class::Unknown => policy.attempts.min(policy.unknown_attempts),
         Class::Terminal => return None,
     };
     if state.tries >= limit {
+        return None;
+    }
+    if !gate() {
         return None;
     }
     let g = policy

@@ -16,7 +16,10 @@ use crate::observe::trace::{self, TraceRow};
 use crate::observe::OpRecord;
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::breaker::counts_against_dependency;
-use crate::policy::retry::{self, RetryLoop};
+use crate::policy::budget::{Grant, Load};
+use crate::policy::retry::{self, Class, RetryLoop};
+
+use super::requests::NO_GRANT;
 
 use super::{event::Event, runner::Runner, SimError, NEVER};
 
@@ -40,6 +43,9 @@ impl Runner<'_, '_> {
             self.requests.tries[k] = 1;
             self.requests.started[k] = t;
             self.requests.prev_wait[k] = NEVER;
+            if self.nodes[node].budget.is_some() {
+                self.budget_request(t, k, node);
+            }
             if let Some(blocked) = self.admit(t, slot, pos, node) {
                 return self.deliver(t, slot, pos as isize, blocked, false);
             }
@@ -184,7 +190,15 @@ impl Runner<'_, '_> {
                     sim.model.nodes[node].retry.as_ref()
                 };
                 if let Some(policy) = policy {
-                    if let Some(wait) = self.retry_wait(t, slot, pos, f, policy, kind) {
+                    let wait = if self.nodes[node].budget.is_some() {
+                        self.budgeted_wait(t, slot, pos, node, f, policy, kind)
+                    } else {
+                        self.retry_wait(t, slot, pos, f, policy, kind)
+                    };
+                    if let Some(wait) = wait {
+                        if self.nodes[node].budget.is_some() {
+                            self.nodes[node].waiting += 1;
+                        }
                         self.requests.retried[slot as usize] = true;
                         let at = t.saturating_add(wait);
                         // Only an operation's record reads its waits; for
@@ -211,10 +225,26 @@ impl Runner<'_, '_> {
                 }
             }
             self.count_answer(t, node, answer);
+            if self.nodes[node].budget.is_some() {
+                self.budget_leave(slot, pos, node, answer);
+            }
             q -= 1;
             sent = true;
         }
         self.finish(t, slot, answer)
+    }
+
+    /// Where the retry loop of the service at `pos` stands, and its index
+    /// in the per-position arrays.
+    fn retry_loop(&self, slot: u32, pos: usize) -> (usize, RetryLoop) {
+        let k = slot as usize * self.requests.depth + pos;
+        let prev = self.requests.prev_wait[k];
+        let state = RetryLoop {
+            tries: self.requests.tries[k],
+            started: self.requests.started[k],
+            previous: (prev != NEVER).then_some(prev),
+        };
+        (k, state)
     }
 
     /// The wait before the next try of the service at `pos` under
@@ -228,17 +258,82 @@ impl Runner<'_, '_> {
         policy: &squall_lang::RetrySpec,
         kind: usize,
     ) -> Option<u64> {
-        let k = slot as usize * self.requests.depth + pos;
-        let prev = self.requests.prev_wait[k];
-        let mut state = RetryLoop {
-            tries: self.requests.tries[k],
-            started: self.requests.started[k],
-            previous: (prev != NEVER).then_some(prev),
-        };
+        let (k, mut state) = self.retry_loop(slot, pos);
         let request = &self.sim.kinds[kind].request;
         let wait = retry::next_wait(policy, request, f, t, &mut state, &mut self.gens);
         self.requests.prev_wait[k] = state.previous.unwrap_or(NEVER);
         wait
+    }
+
+    /// A request's first try at a service with a budget: the budget hears
+    /// of the request (Finagle deposits; a per-call bucket refills).
+    #[inline(never)]
+    fn budget_request(&mut self, t: u64, k: usize, node: usize) {
+        let n = &mut self.nodes[node];
+        n.open += 1;
+        if let Some(b) = n.budget.as_mut() {
+            b.on_request(t);
+        }
+        self.requests.grant[k] = NO_GRANT;
+    }
+
+    /// [`Self::retry_wait`] at a service with a retry budget: a retryable
+    /// failure is told to the budget first (gRPC takes its token even when
+    /// no try is left); the budget then grants or refuses the retry the
+    /// policy would make, and a refusal is counted.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn budgeted_wait(
+        &mut self,
+        t: u64,
+        slot: u32,
+        pos: usize,
+        node: usize,
+        f: Failure,
+        policy: &squall_lang::RetrySpec,
+        kind: usize,
+    ) -> Option<u64> {
+        let (k, mut state) = self.retry_loop(slot, pos);
+        let request = &self.sim.kinds[kind].request;
+        let n = &mut self.nodes[node];
+        let load = Load {
+            active: n.open,
+            pending: 0,
+            active_retries: n.waiting,
+        };
+        let budget = n.budget.as_mut()?;
+        if retry::classify(f.kind, request) != Class::Terminal {
+            budget.on_failure();
+        }
+        let timeout = matches!(f.kind, FailKind::Timeout | FailKind::Network);
+        let mut asked = false;
+        let mut grant = None;
+        let wait =
+            retry::next_wait_gated(policy, request, f, t, &mut state, &mut self.gens, || {
+                asked = true;
+                grant = budget.try_retry(t, timeout, load);
+                grant.is_some()
+            });
+        self.requests.prev_wait[k] = state.previous.unwrap_or(NEVER);
+        match grant {
+            Some(Grant { cost }) => self.requests.grant[k] = cost,
+            None if asked => self.obs.nodes[node].retries_refused[t as usize] += 1,
+            None => {}
+        }
+        wait
+    }
+
+    /// The request leaves a service with a budget with `answer`: a success
+    /// is credited (gRPC's ratio, AWS's refund of the last retry's cost).
+    #[inline(never)]
+    fn budget_leave(&mut self, slot: u32, pos: usize, node: usize, answer: Answer) {
+        let k = slot as usize * self.requests.depth + pos;
+        let g = self.requests.grant[k];
+        let n = &mut self.nodes[node];
+        n.open = n.open.saturating_sub(1);
+        if let (Answer::Ok, Some(b)) = (answer, n.budget.as_mut()) {
+            b.on_success((g != NO_GRANT).then_some(Grant { cost: g }));
+        }
     }
 
     /// The request ends with `answer` at its source.

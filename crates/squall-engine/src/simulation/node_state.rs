@@ -7,7 +7,9 @@
 
 use squall_lang::Model;
 
+use crate::policy::breaker::any::AnyBreaker;
 use crate::policy::breaker::Breaker;
+use crate::policy::budget::Budget;
 use crate::server::capacity::Capacity;
 use crate::server::fault::Failing;
 use crate::server::script::Script;
@@ -23,7 +25,14 @@ pub(super) struct NodeState {
     pub(super) failing: Failing,
     /// The breakers on its downstream calls: one, or one per request path
     /// (indexed like [`Kind::scope`](super::kind::Kind::scope)).
-    pub(super) breakers: Vec<Breaker>,
+    pub(super) breakers: Vec<AnyBreaker>,
+    /// The retry budget on its retries, if any.
+    pub(super) budget: Option<Budget>,
+    /// Requests open at the node (its retry loop started, not yet
+    /// answered) and, of those, waiting for a retry: the concurrency an
+    /// Envoy budget reads (kept only for a node with a budget).
+    pub(super) open: u64,
+    pub(super) waiting: u64,
     /// Its scripted routes' positions and call counts.
     pub(super) script: Script,
     /// Tick of each composite field's last fresh value (the ledger).
@@ -38,11 +47,17 @@ impl NodeState {
         NodeState {
             capacity: Capacity::new(model, i),
             failing: Failing::new(model, i),
-            breakers: match &n.breaker {
-                None => Vec::new(),
-                Some(b) if b.per_path => vec![Breaker::new(b.clone()); scopes],
-                Some(b) => vec![Breaker::new(b.clone())],
+            breakers: match (&n.breaker, &n.library_breaker) {
+                (Some(b), _) if b.per_path => {
+                    vec![AnyBreaker::Consecutive(Breaker::new(b.clone())); scopes]
+                }
+                (Some(b), _) => vec![AnyBreaker::Consecutive(Breaker::new(b.clone()))],
+                (None, Some(l)) => vec![AnyBreaker::library(l, model.seed, i)],
+                (None, None) => Vec::new(),
             },
+            budget: n.budget.as_ref().map(Budget::from_spec),
+            open: 0,
+            waiting: 0,
             script: Script::new(n.routes.len()),
             ledger: vec![NEVER; n.composite.as_ref().map_or(0, |c| c.fields.len())],
         }

@@ -12,6 +12,9 @@ use crate::policy::breaker::State;
 
 use super::NEVER;
 
+/// No budget grant (the request has not been retried at that position).
+pub(super) const NO_GRANT: u32 = u32::MAX;
+
 /// Per-request state, in flat arrays indexed by slot (and path position).
 pub(super) struct Requests {
     /// Request id per slot.
@@ -31,6 +34,9 @@ pub(super) struct Requests {
     pub(super) admitted: Vec<State>,
     /// The breaker's epoch when the current try was sent.
     pub(super) admitted_epoch: Vec<u64>,
+    /// The cost of the last retry a budget granted per path position, or
+    /// `NO_GRANT` (set only at nodes with a budget).
+    pub(super) grant: Vec<u32>,
     /// Last tick seen per node: `slot * nodes + node`.
     pub(super) last_seen: Vec<u64>,
     pub(super) free: Vec<u32>,
@@ -53,6 +59,7 @@ impl Requests {
             sent_at: Vec::new(),
             admitted: Vec::new(),
             admitted_epoch: Vec::new(),
+            grant: Vec::new(),
             last_seen: Vec::new(),
             free: Vec::new(),
             depth,
@@ -87,6 +94,7 @@ impl Requests {
             self.sent_at.extend(std::iter::repeat_n(0, d));
             self.admitted.extend(std::iter::repeat_n(State::Closed, d));
             self.admitted_epoch.extend(std::iter::repeat_n(0, d));
+            self.grant.extend(std::iter::repeat_n(NO_GRANT, d));
             self.last_seen.extend(std::iter::repeat_n(NEVER, n));
             slot
         }

@@ -223,6 +223,11 @@ impl<'s, 'm> Runner<'s, 'm> {
     pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
         let depth = self.requests.depth;
         self.requests.tries[slot as usize * depth + pos] += 1;
+        let source = self.requests.source[slot as usize] as usize;
+        let node = self.sim.paths[source][pos];
+        if self.nodes[node].budget.is_some() {
+            self.nodes[node].waiting -= 1;
+        }
         self.send(t, slot, pos)
     }
 

@@ -1,7 +1,7 @@
 //! A node as declared: where it sits in the call graph, and its values as
 //! written (resolved per run by [`crate::resolve`]).
 
-use crate::ast::{BreakerAst, ResponseBlockAst, RetryAst, RouteAst, Timed, Value};
+use crate::ast::{BreakerAst, KindBlockAst, ResponseBlockAst, RetryAst, RouteAst, Timed, Value};
 use crate::span::Span;
 
 /// A node as declared: its place in the graph and its unresolved values.
@@ -19,6 +19,10 @@ pub struct NodeDecl {
     pub retry: Option<RetryAst>,
     /// `breaker { ... }` as written.
     pub breaker: Option<BreakerAst>,
+    /// `breaker KIND { ... }` as written.
+    pub library_breaker: Option<KindBlockAst>,
+    /// `budget KIND { ... }` as written.
+    pub budget: Option<KindBlockAst>,
     /// Scripted routes (`endpoint`).
     pub routes: Vec<RouteAst>,
     /// Nodes it fans out to (`chain a -> [b, c]`).

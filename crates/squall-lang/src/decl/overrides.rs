@@ -1,7 +1,7 @@
 //! Overrides: the param values, removed faults, replaced rates and seed
 //! that make one run differ from the base scenario.
 
-use crate::ast::{RateAst, Value};
+use crate::ast::{RateAst, ServiceChange, Value};
 
 /// One param override and where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +24,9 @@ pub struct Overrides {
     pub without: Vec<usize>,
     /// Sources whose `rate` lines are replaced.
     pub sources: Vec<(usize, Vec<RateAst>)>,
+    /// Services whose retry, breaker, budget or capacity is replaced or
+    /// removed, in order (later changes win).
+    pub services: Vec<(usize, Vec<ServiceChange>)>,
     /// The run's seed; `None`: the scenario's.
     pub seed: Option<u64>,
 }
@@ -35,6 +38,7 @@ impl Overrides {
         o.sets.extend(later.sets.iter().cloned());
         o.without.extend(later.without.iter().copied());
         o.sources.extend(later.sources.iter().cloned());
+        o.services.extend(later.services.iter().cloned());
         o.seed = later.seed.or(o.seed);
         o
     }

@@ -6,6 +6,23 @@ use super::values::*;
 use crate::ast::*;
 
 impl Printer<'_> {
+    /// `budget KIND { ... }` or `breaker KIND { ... }`; without settings,
+    /// just the keyword and the kind.
+    fn kind_block(&mut self, keyword: &str, b: &KindBlockAst) -> Node {
+        let head = format!("{keyword} {}", b.kind.name);
+        if b.fields.is_empty() {
+            return Self::leaf(head, span_at(b.span));
+        }
+        let mut node = self.block(head, span_at(b.span), Inline::IfFits);
+        let children = b
+            .fields
+            .iter()
+            .map(|(n, v)| Self::leaf(format!("{} {}", n.name, value_text(v)), span_at(n.span)))
+            .collect();
+        push_children(&mut node, children);
+        node
+    }
+
     pub(super) fn service_prop(&mut self, p: &ServiceProp) -> Node {
         match p {
             ServiceProp::Timed(t) => Self::leaf(timed_text(t), span_at(t.span)),
@@ -55,6 +72,8 @@ impl Printer<'_> {
                 push_children(&mut node, children);
                 node
             }
+            ServiceProp::Budget(b) => self.kind_block("budget", b),
+            ServiceProp::LibraryBreaker(b) => self.kind_block("breaker", b),
             ServiceProp::Response(r) => {
                 let ResponseBlockAst {
                     fields,

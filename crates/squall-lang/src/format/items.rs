@@ -272,6 +272,24 @@ impl Printer<'_> {
                 push_children(&mut node, children);
                 node
             }
+            VariantItem::Service(id, changes) => {
+                let mut node = self.block(
+                    format!("service {}", id.name),
+                    span_at(id.span),
+                    Inline::IfFits,
+                );
+                let children = changes
+                    .iter()
+                    .map(|c| match c {
+                        ServiceChange::Set(p) => self.service_prop(p),
+                        ServiceChange::Remove(kw) => {
+                            Self::leaf(format!("{} none", kw.name), span_at(kw.span))
+                        }
+                    })
+                    .collect();
+                push_children(&mut node, children);
+                node
+            }
         }
     }
 }

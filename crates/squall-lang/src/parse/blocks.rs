@@ -121,6 +121,34 @@ pub(super) fn parse_breaker(pair: Pair<'_, Rule>) -> Result<BreakerAst> {
     Ok(b)
 }
 
+/// `budget KIND { ... }` or `breaker KIND { ... }`.
+pub(super) fn parse_kind_block(pair: Pair<'_, Rule>) -> Result<KindBlockAst> {
+    let span: Span = pair.as_span().into();
+    let mut inner = pair.into_inner();
+    let kind = ident(
+        inner
+            .next()
+            .ok_or_else(|| internal(span, "a block without its kind"))?,
+    );
+    let mut fields = Vec::new();
+    for f in inner {
+        let fspan: Span = f.as_span().into();
+        let mut parts = f.into_inner();
+        let name = ident(
+            parts
+                .next()
+                .ok_or_else(|| internal(fspan, "a setting without a name"))?,
+        );
+        let value = parse_value_pair(
+            parts
+                .next()
+                .ok_or_else(|| internal(fspan, "a setting without a value"))?,
+        )?;
+        fields.push((name, value));
+    }
+    Ok(KindBlockAst { kind, fields, span })
+}
+
 pub(super) fn parse_backoff(pair: Pair<'_, Rule>) -> Result<BackoffAst> {
     let span: Span = pair.as_span().into();
     // `backoff_kind` wraps exactly one concrete kind.

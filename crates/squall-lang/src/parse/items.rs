@@ -8,8 +8,8 @@ use crate::span::Span;
 
 use super::{
     blocks::{
-        empty_retry, parse_backoff, parse_breaker, parse_op, parse_request, parse_response,
-        parse_response_block, parse_retry, parse_route, retry_prop,
+        empty_retry, parse_backoff, parse_breaker, parse_kind_block, parse_op, parse_request,
+        parse_response, parse_response_block, parse_retry, parse_route, retry_prop,
     },
     ident, internal, number,
     report::parse_report_item,
@@ -174,21 +174,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             while let Some(p) = c.next() {
                 match p.as_rule() {
                     Rule::ident => names.push(ident(p)),
-                    Rule::retry_block => props.push(ServiceProp::Retry(parse_retry(p)?)),
-                    Rule::capacity_prop => props.push(ServiceProp::Capacity(parse_value_pair(
-                        Children::of(p).expect(Rule::value)?,
-                    )?)),
-                    Rule::breaker_block => props.push(ServiceProp::Breaker(parse_breaker(p)?)),
-                    Rule::response_block => {
-                        props.push(ServiceProp::Response(parse_response_block(p)?))
-                    }
-                    r if is_timed(r) => props.push(ServiceProp::Timed(parse_timed(p)?)),
-                    other => {
-                        return Err(internal(
-                            p.as_span().into(),
-                            &format!("unexpected {other:?}"),
-                        ))
-                    }
+                    _ => props.push(parse_service_prop(p)?),
                 }
             }
             Item::Service(ServiceAst { names, props })
@@ -390,6 +376,27 @@ pub(super) fn parse_rate(pair: Pair<'_, Rule>) -> Result<RateAst> {
     Ok(RateAst { value, during })
 }
 
+/// One property of a `service` block (or of a variant's `service` change).
+fn parse_service_prop(p: Pair<'_, Rule>) -> Result<ServiceProp> {
+    Ok(match p.as_rule() {
+        Rule::retry_block => ServiceProp::Retry(parse_retry(p)?),
+        Rule::capacity_prop => {
+            ServiceProp::Capacity(parse_value_pair(Children::of(p).expect(Rule::value)?)?)
+        }
+        Rule::breaker_block => ServiceProp::Breaker(parse_breaker(p)?),
+        Rule::budget_block => ServiceProp::Budget(parse_kind_block(p)?),
+        Rule::breaker_lib => ServiceProp::LibraryBreaker(parse_kind_block(p)?),
+        Rule::response_block => ServiceProp::Response(parse_response_block(p)?),
+        r if is_timed(r) => ServiceProp::Timed(parse_timed(p)?),
+        other => {
+            return Err(internal(
+                p.as_span().into(),
+                &format!("unexpected {other:?}"),
+            ))
+        }
+    })
+}
+
 pub(super) fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
     let rule = pair.as_rule();
     let span: Span = pair.as_span().into();
@@ -410,6 +417,23 @@ pub(super) fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
                 rates.push(parse_rate(p)?);
             }
             VariantItem::Source(name, rates)
+        }
+        Rule::service_override => {
+            let name = ident(c.expect(Rule::ident)?);
+            let mut changes = Vec::new();
+            while let Some(p) = c.next() {
+                if p.as_rule() == Rule::removal {
+                    let pspan: Span = p.as_span().into();
+                    let kw = p
+                        .into_inner()
+                        .next()
+                        .ok_or_else(|| internal(pspan, "a removal without its keyword"))?;
+                    changes.push(ServiceChange::Remove(ident(kw)));
+                } else {
+                    changes.push(ServiceChange::Set(parse_service_prop(p)?));
+                }
+            }
+            VariantItem::Service(name, changes)
         }
         other => return Err(internal(span, &format!("unexpected {other:?}"))),
     })

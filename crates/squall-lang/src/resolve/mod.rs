@@ -16,6 +16,9 @@
 //! - `faults`: fault windows and their periodic strikes;
 //! - `responses`: the answers a script step or a fault imposes;
 //! - `policies`: generators, backoffs, retry policies and breakers;
+//! - `budgets`, `library_breakers`: retry budgets and rate-window breakers
+//!   named by library, each library's defaults filled in (`settings` reads
+//!   a block's settings by name);
 //! - `timed`: calls that take time: a node's server and caller sides,
 //!   a source's deadline, a fault's timed effects, the series bin;
 //! - `sweep`: sweeps given on the command line ([`Scenario::with_sweep`]).
@@ -23,12 +26,15 @@
 //! Problems are collected, not returned at the first: a run reports every
 //! value that does not fit.
 
+mod budgets;
 mod faults;
+mod library_breakers;
 mod nodes;
 mod params;
 mod policies;
 mod responses;
 mod runs;
+mod settings;
 mod sources;
 pub mod sweep;
 mod time;
@@ -99,7 +105,11 @@ impl Scenario {
         let nodes = self
             .nodes
             .iter()
-            .map(|n| self.node(n, &mut cx, &backoffs))
+            .enumerate()
+            .map(|(i, n)| match self.changed_node(i, n, o) {
+                Some(changed) => self.node(&changed, &mut cx, &backoffs),
+                None => self.node(n, &mut cx, &backoffs),
+            })
             .collect();
         let sources = self
             .sources

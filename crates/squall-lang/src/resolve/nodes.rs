@@ -2,8 +2,8 @@
 //! its composite response.
 
 use super::Cx;
-use crate::ast::{ResponseBlockAst, StepAst, ValueKind};
-use crate::decl::{NodeDecl, Scenario};
+use crate::ast::{ResponseBlockAst, ServiceChange, ServiceProp, StepAst, ValueKind};
+use crate::decl::{NodeDecl, Overrides, Scenario};
 use crate::diagnostic::Diagnostic;
 use crate::model::{
     Backoff, CompositeSpec, Degradation, FieldSpec, LedgerSpec, Method, NodeSpec, RouteSpec,
@@ -12,6 +12,41 @@ use crate::model::{
 use crate::units;
 
 impl Scenario {
+    /// Node `i` as a variant's `service` changes leave it, or `None` when
+    /// no change names it: each replaces the property of its kind (either
+    /// breaker replaces both kinds) or removes it, in order.
+    pub(super) fn changed_node(&self, i: usize, n: &NodeDecl, o: &Overrides) -> Option<NodeDecl> {
+        let mut changes = o.services.iter().filter(|(j, _)| *j == i).peekable();
+        changes.peek()?;
+        let mut n = n.clone();
+        for c in changes.flat_map(|(_, c)| c) {
+            match c {
+                ServiceChange::Set(ServiceProp::Retry(r)) => n.retry = Some(r.clone()),
+                ServiceChange::Set(ServiceProp::Capacity(v)) => n.capacity = Some(v.clone()),
+                ServiceChange::Set(ServiceProp::Breaker(b)) => {
+                    n.breaker = Some(b.clone());
+                    n.library_breaker = None;
+                }
+                ServiceChange::Set(ServiceProp::LibraryBreaker(b)) => {
+                    n.library_breaker = Some(b.clone());
+                    n.breaker = None;
+                }
+                ServiceChange::Set(ServiceProp::Budget(b)) => n.budget = Some(b.clone()),
+                // Refused when the file was checked.
+                ServiceChange::Set(ServiceProp::Response(_) | ServiceProp::Timed(_)) => {}
+                ServiceChange::Remove(kw) => match kw.name.as_str() {
+                    "retry" => n.retry = None,
+                    "breaker" => {
+                        n.breaker = None;
+                        n.library_breaker = None;
+                    }
+                    _ => n.budget = None,
+                },
+            }
+        }
+        Some(n)
+    }
+
     /// One node of the run.
     pub(super) fn node(
         &self,
@@ -25,6 +60,21 @@ impl Scenario {
         });
         let retry = n.retry.as_ref().and_then(|r| self.retry(r, cx, backoffs));
         let breaker = n.breaker.as_ref().and_then(|b| self.breaker(b, cx));
+        let budget = n.budget.as_ref().and_then(|b| self.budget(b, cx));
+        let library_breaker = n
+            .library_breaker
+            .as_ref()
+            .and_then(|b| self.library_breaker(b, cx));
+        if let (Some(b), None) = (&n.budget, &n.retry) {
+            cx.errs.push(
+                Diagnostic::new(
+                    format!("`{}` has a retry budget but no retry policy", n.name),
+                    b.span,
+                )
+                .label("nothing to refuse")
+                .help("a budget refuses retries the service's `retry` would make; give it a `retry { ... }`"),
+            );
+        }
         let routes = n
             .routes
             .iter()
@@ -44,6 +94,8 @@ impl Scenario {
             capacity,
             retry,
             breaker,
+            library_breaker,
+            budget,
             routes,
             server,
             caller,

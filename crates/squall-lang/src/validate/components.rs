@@ -111,35 +111,38 @@ impl Validator {
                                     }
                                     nodes[i].response = Some(r.clone());
                                 }
-                                ServiceProp::Breaker(b) => {
-                                    if nodes[i].breaker.is_some() {
+                                ServiceProp::LibraryBreaker(b) => {
+                                    if nodes[i].breaker.is_some()
+                                        || nodes[i].library_breaker.is_some()
+                                    {
                                         self.err(Twice::Breaker { owner: &id.name }.at(b.span));
                                     }
                                     self.expect_caller(&nodes[i], "a breaker", b.span);
-                                    if b.after.is_none() {
+                                    self.check_library_breaker(b);
+                                    nodes[i].library_breaker = Some(b.clone());
+                                }
+                                ServiceProp::Budget(b) => {
+                                    if nodes[i].budget.is_some() {
                                         self.err(
-                                            Diagnostic::new(
-                                                "a `breaker` needs `after N failures`",
-                                                b.span,
-                                            )
-                                            .label("no threshold")
-                                            .help(
-                                                "e.g. `breaker { after 3 failures  cooldown 5s }`",
-                                            ),
+                                            Twice::Block {
+                                                owner: &id.name,
+                                                block: "budget",
+                                            }
+                                            .at(b.span),
                                         );
                                     }
-                                    if b.cooldown.is_none() {
-                                        self.err(
-                                            Diagnostic::new(
-                                                "a `breaker` needs a `cooldown`",
-                                                b.span,
-                                            )
-                                            .label("no cooldown")
-                                            .help(
-                                                "e.g. `breaker { after 3 failures  cooldown 5s }`",
-                                            ),
-                                        );
+                                    self.expect_caller(&nodes[i], "a budget", b.span);
+                                    self.check_budget(b);
+                                    nodes[i].budget = Some(b.clone());
+                                }
+                                ServiceProp::Breaker(b) => {
+                                    if nodes[i].breaker.is_some()
+                                        || nodes[i].library_breaker.is_some()
+                                    {
+                                        self.err(Twice::Breaker { owner: &id.name }.at(b.span));
                                     }
+                                    self.expect_caller(&nodes[i], "a breaker", b.span);
+                                    self.check_breaker(b);
                                     nodes[i].breaker = Some(b.clone());
                                 }
                             }

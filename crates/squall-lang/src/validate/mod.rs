@@ -36,6 +36,7 @@ mod checks;
 mod components;
 mod expect;
 mod expr;
+mod kind_block;
 mod names;
 mod report;
 mod runs;

@@ -309,7 +309,8 @@ impl Validator {
                         }
                         ReportItem::Trace(title, id) => {
                             if let Some(i) = self.node(&node_names, id) {
-                                if nodes[i].breaker.is_none() {
+                                if nodes[i].breaker.is_none() && nodes[i].library_breaker.is_none()
+                                {
                                     self.err(
                                         Diagnostic::new(
                                             format!("`{}` has no breaker to trace", id.name),

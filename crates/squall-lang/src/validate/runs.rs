@@ -16,6 +16,8 @@ impl Validator {
     /// declares none) and returns the span of each declared variant's name.
     pub(super) fn variants(&mut self, ast: &ScenarioAst, s: &mut Scenario) -> Vec<Span> {
         let (params, faults, sources) = (&s.params, &s.faults, &s.sources);
+        let (nodes, policies, backoffs, rngs) = (&s.nodes, &s.policies, &s.backoffs, &s.rngs);
+        let node_names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
         let mut variants: Vec<VariantDecl> = Vec::new();
         let mut variant_spans: Vec<Span> = Vec::new();
         for item in &ast.items {
@@ -55,6 +57,50 @@ impl Validator {
                                     }
                                 }
                             }
+                        }
+                        VariantItem::Service(id, changes) => {
+                            let Some(i) = self.node(&node_names, id) else {
+                                continue;
+                            };
+                            for c in changes {
+                                match c {
+                                    ServiceChange::Set(ServiceProp::Retry(r)) => {
+                                        self.expect_caller(&nodes[i], "a retry", r.span);
+                                        self.check_retry(r, policies, backoffs, rngs);
+                                    }
+                                    ServiceChange::Set(ServiceProp::Budget(b)) => {
+                                        self.expect_caller(&nodes[i], "a budget", b.span);
+                                        self.check_budget(b);
+                                    }
+                                    ServiceChange::Set(ServiceProp::LibraryBreaker(b)) => {
+                                        self.expect_caller(&nodes[i], "a breaker", b.span);
+                                        self.check_library_breaker(b);
+                                    }
+                                    ServiceChange::Set(ServiceProp::Breaker(b)) => {
+                                        self.expect_caller(&nodes[i], "a breaker", b.span);
+                                        self.check_breaker(b);
+                                    }
+                                    ServiceChange::Set(ServiceProp::Capacity(_))
+                                    | ServiceChange::Remove(_) => {}
+                                    ServiceChange::Set(ServiceProp::Timed(t)) => self.err(
+                                        Diagnostic::new(
+                                            "a variant cannot change a service's timed settings yet",
+                                            t.span,
+                                        )
+                                        .label("a timed setting in a variant")
+                                        .help("a variant may replace or remove a service's `retry`, `breaker`, `budget` or `capacity`"),
+                                    ),
+                                    ServiceChange::Set(ServiceProp::Response(r)) => self.err(
+                                        Diagnostic::new(
+                                            "a variant cannot change a composite response",
+                                            r.span,
+                                        )
+                                        .label("a `response` in a variant")
+                                        .help("a variant may replace or remove a service's `retry`, `breaker`, `budget` or `capacity`"),
+                                    ),
+                                }
+                            }
+                            o.services.push((i, changes.clone()));
                         }
                         VariantItem::Source(id, rates) => match sources
                             .iter()

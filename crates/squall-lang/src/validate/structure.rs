@@ -180,7 +180,9 @@ impl Validator {
                                     downstream: None,
                                     capacity: None,
                                     retry: None,
-                                                                        breaker: None,
+                                    breaker: None,
+                                    budget: None,
+                                    library_breaker: None,
                                     routes: Vec::new(),
                                     fanout: Vec::new(),
                                     response: None,
@@ -337,6 +339,11 @@ impl Validator {
         let d = if node.fanout.is_empty() {
             let (says, why) = if what == "a retry" {
                 ("retries", "retries belong to the caller; put this block")
+            } else if what == "a budget" {
+                (
+                    "has a retry budget",
+                    "a budget limits the caller's retries; put it",
+                )
             } else {
                 (
                     "has a breaker",

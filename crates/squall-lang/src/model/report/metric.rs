@@ -64,6 +64,10 @@ pub enum Metric {
     FirstTryRate,
     /// `completed` / requests that ended: the share that succeeded at all.
     CompletionRate,
+    /// Retries the node's retry budget refused.
+    RetriesRefused,
+    /// The most calls the node saw in one tick of the window.
+    PeakCalls,
     /// The last tick of the window with an answered composite response,
     /// counted from the window's start (1 = its first tick); 0 if none.
     LastAnswered,
@@ -111,7 +115,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 50] = [
+    pub const ALL: [(&'static str, Metric); 52] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -162,6 +166,8 @@ impl Metric {
         ("e2e_p50", Metric::E2eP50),
         ("e2e_p99", Metric::E2eP99),
         ("e2e_mean", Metric::E2eMean),
+        ("retries_refused", Metric::RetriesRefused),
+        ("peak_calls", Metric::PeakCalls),
     ];
 
     /// Looks a metric up by name.

@@ -9,9 +9,11 @@
 
 mod backoff;
 mod breaker;
+mod budget;
 mod clock;
 mod composite;
 mod fault;
+mod library_breaker;
 mod node;
 mod request;
 mod response;
@@ -23,9 +25,11 @@ mod window;
 
 pub use backoff::Backoff;
 pub use breaker::BreakerSpec;
+pub use budget::BudgetSpec;
 pub use clock::Clock;
 pub use composite::{CompositeSpec, Degradation, FieldSpec, LedgerSpec};
 pub use fault::{FaultSpec, Periodic};
+pub use library_breaker::LibraryBreakerSpec;
 pub use node::{NodeSpec, RouteSpec, StepSpec};
 pub use request::{Method, RequestSpec};
 pub use response::{ResponseSpec, RetryAfter};

@@ -2,7 +2,9 @@
 
 use serde::Serialize;
 
-use super::{BreakerSpec, CompositeSpec, Method, ResponseSpec, RetrySpec};
+use super::{
+    BreakerSpec, BudgetSpec, CompositeSpec, LibraryBreakerSpec, Method, ResponseSpec, RetrySpec,
+};
 
 /// A step of a response script.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -42,6 +44,13 @@ pub struct NodeSpec {
     pub retry: Option<RetrySpec>,
     /// A circuit breaker on its calls to its downstream node.
     pub breaker: Option<BreakerSpec>,
+    /// A library's rate-window breaker on its calls to its downstream
+    /// node (instead of `breaker`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub library_breaker: Option<LibraryBreakerSpec>,
+    /// A retry budget on its retries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetSpec>,
     /// Scripted answers, for a node at the bottom of a chain.
     pub routes: Vec<RouteSpec>,
     /// A response assembled from fields fetched from other nodes.

@@ -1,0 +1,118 @@
+//! The checks of a block named by its kind (`budget KIND { ... }`,
+//! `breaker KIND { ... }`): a known kind, known fields for it, none given
+//! twice, the required ones present. Values are checked when resolved
+//! (they may be params).
+
+use crate::ast::{BreakerAst, KindBlockAst};
+use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::model::{BudgetSpec, LibraryBreakerSpec};
+use crate::twice::Twice;
+
+use super::Validator;
+
+impl Validator {
+    pub(super) fn check_budget(&mut self, b: &KindBlockAst) {
+        self.check_kind_block(b, "budget", BudgetSpec::KINDS);
+        for req in BudgetSpec::required_of(&b.kind.name) {
+            if !b.fields.iter().any(|(n, _)| n.name == *req) {
+                self.err(
+                    Diagnostic::new(
+                        format!("a `{}` budget needs `{req}`", b.kind.name),
+                        b.span,
+                    )
+                    .label(format!("no `{req}`"))
+                    .help(match b.kind.name.as_str() {
+                        "grpc" => "gRPC's throttling has no defaults, e.g. `budget grpc { max_tokens 10  token_ratio 0.1 }`",
+                        _ => "e.g. `budget token_bucket { size 5  per_call 0.1 }`",
+                    }),
+                );
+            }
+        }
+    }
+
+    /// A consecutive breaker needs its threshold and its cool-down.
+    pub(super) fn check_breaker(&mut self, b: &BreakerAst) {
+        let example = "e.g. `breaker { after 3 failures  cooldown 5s }`";
+        if b.after.is_none() {
+            self.err(
+                Diagnostic::new("a `breaker` needs `after N failures`", b.span)
+                    .label("no threshold")
+                    .help(example),
+            );
+        }
+        if b.cooldown.is_none() {
+            self.err(
+                Diagnostic::new("a `breaker` needs a `cooldown`", b.span)
+                    .label("no cooldown")
+                    .help(example),
+            );
+        }
+    }
+
+    pub(super) fn check_library_breaker(&mut self, b: &KindBlockAst) {
+        self.check_kind_block(b, "breaker", LibraryBreakerSpec::KINDS);
+        let has = |f: &str| b.fields.iter().any(|(n, _)| n.name == f);
+        if has("window") && has("window_calls") {
+            self.err(
+                Diagnostic::new(
+                    "a resilience4j window counts calls or time, not both",
+                    b.span,
+                )
+                .label("`window` and `window_calls`")
+                .help("`window_calls 100` is COUNT_BASED, `window 10s` TIME_BASED"),
+            );
+        }
+    }
+
+    fn check_kind_block(
+        &mut self,
+        b: &KindBlockAst,
+        block: &str,
+        table: &'static [(&'static str, &'static [&'static str])],
+    ) {
+        let kinds = table.iter().map(|(k, _)| *k);
+        let Some(fields) = table
+            .iter()
+            .find(|(k, _)| *k == b.kind.name)
+            .map(|(_, f)| *f)
+        else {
+            let list: Vec<String> = kinds.clone().map(|k| format!("`{k}`")).collect();
+            self.err(
+                Diagnostic::new(
+                    format!("unknown {block} kind `{}`", b.kind.name),
+                    b.kind.span,
+                )
+                .label(format!("not a {block} kind"))
+                .help(
+                    did_you_mean(&b.kind.name, kinds)
+                        .unwrap_or_else(|| format!("{block} kinds: {}", list.join(", "))),
+                ),
+            );
+            return;
+        };
+        for (k, (name, _)) in b.fields.iter().enumerate() {
+            if !fields.contains(&name.name.as_str()) {
+                let list: Vec<String> = fields.iter().map(|f| format!("`{f}`")).collect();
+                self.err(
+                    Diagnostic::new(
+                        format!("a `{}` {block} has no field `{}`", b.kind.name, name.name),
+                        name.span,
+                    )
+                    .label("unknown field")
+                    .help(
+                        did_you_mean(&name.name, fields.iter().copied())
+                            .unwrap_or_else(|| format!("its fields: {}", list.join(", "))),
+                    ),
+                );
+            } else if b.fields[..k].iter().any(|(n, _)| n.name == name.name) {
+                self.err(
+                    Twice::InBlock {
+                        setting: &name.name,
+                        block,
+                    }
+                    .at(name.span),
+                );
+            }
+        }
+    }
+}
