@@ -59,6 +59,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod bins;
 pub mod build;
 pub mod client;
 pub mod compare;
