@@ -68,6 +68,13 @@ bench *ARGS:
 bench-simpy *ARGS:
     bash bench/compare.sh "$@"
 
+# The continuous-time benchmark (bench/continuous.squall) in squall and SimPy,
+# side by side, plus storm-large; writes bench/RESULTS.md. Extra arguments go
+# to bench/continuous.sh, e.g. `--simpy-minutes 15` for a shorter SimPy run.
+[group('code')]
+bench-continuous *ARGS:
+    bash bench/continuous.sh "$@"
+
 # Build the book into book/book (needs `cargo install mdbook`).
 [group('book')]
 book:

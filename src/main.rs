@@ -66,7 +66,7 @@ impl FormatArg {
 enum Command {
     /// Run a scenario and print its report.
     #[command(
-        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n  squall run scenarios/retry-storm.squall --format json --out report.json\n  squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
+        after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall run scenarios/retry-storm.squall --variant storm --variant no_retries\n  squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'\n  squall run scenarios/retry-storm.squall --seed 7\n  squall run scenarios/retry-storm.squall --format json --out report.json\n  squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db\n\nExit codes: 0 ok, 2 invalid scenario, 3 usage error."
     )]
     Run {
         /// The scenario file.
@@ -77,6 +77,14 @@ enum Command {
         /// Override a param, e.g. `--set attempts=2` or `--set demand=6/round`.
         #[arg(long = "set", value_name = "NAME=VALUE")]
         sets: Vec<String>,
+        /// Run with this root seed instead of the file's `seed` (printed in
+        /// the report's header); every run derives its stream from it.
+        #[arg(long, value_name = "N")]
+        seed: Option<u64>,
+        /// Threads to run on. Default: one per core. The report is the same
+        /// for any number.
+        #[arg(long, value_name = "N")]
+        jobs: Option<usize>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = FormatArg::Text)]
         format: FormatArg,
@@ -208,7 +216,8 @@ pub enum DiffFormat {
 pub struct SweepArgs {
     /// The scenario file.
     pub file: PathBuf,
-    /// Vary a param over values, e.g. `--vary attempts=1,2,3`; repeat for more axes.
+    /// Vary a param over values, e.g. `--vary attempts=1,2,3`; repeat for
+    /// more axes. `--vary seed=1,2,3` varies the root seed.
     #[arg(long = "vary", value_name = "NAME=V1,V2,...")]
     pub vary: Vec<String>,
     /// The file's sweep to run (or whose points `--vary` replaces). Default:
@@ -221,6 +230,10 @@ pub struct SweepArgs {
     /// Override a param for every point, e.g. `--set demand=6/round`.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub sets: Vec<String>,
+    /// Run with this root seed instead of the file's `seed`; every point
+    /// derives its stream from it. (To sweep seeds: `--vary seed=1,2,3`.)
+    #[arg(long, value_name = "N")]
+    pub seed: Option<u64>,
     /// Threads to run points on. Default: one per core.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -262,6 +275,8 @@ fn main() -> ExitCode {
             file,
             variants,
             sets,
+            seed,
+            jobs,
             format,
             out,
             series,
@@ -271,6 +286,7 @@ fn main() -> ExitCode {
             &file,
             &variants,
             &sets,
+            &cmd::run::Seeding { seed, jobs },
             format,
             out.as_deref(),
             &cmd::run::Extras {

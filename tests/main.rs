@@ -14,5 +14,6 @@ mod layers;
 mod memory;
 mod pipeline_robust;
 mod reference;
+mod replications;
 mod retry_storm;
 mod support;

@@ -18,20 +18,36 @@ pub struct Extras {
     pub chart_node: Option<String>,
 }
 
+/// `--seed` and `--jobs` of `squall run`.
+pub struct Seeding {
+    /// The root seed instead of the file's.
+    pub seed: Option<u64>,
+    /// Threads; `None` for one per core.
+    pub jobs: Option<usize>,
+}
+
 /// `squall run FILE`: runs the scenario and prints its report.
+#[allow(clippy::too_many_arguments)]
 pub fn run(
     file: &Path,
     variants: &[String],
     sets: &[String],
+    seeding: &Seeding,
     format: FormatArg,
     out: Option<&Path>,
     extras: &Extras,
     color: bool,
 ) -> u8 {
-    let scenario = match util::load(file, color) {
+    let mut scenario = match util::load(file, color) {
         Ok(s) => s,
         Err(code) => return code,
     };
+    if let Some(seed) = seeding.seed {
+        scenario.seed = seed;
+    }
+    if seeding.jobs == Some(0) {
+        return util::usage("`--jobs 0`: give at least one thread");
+    }
     let cli = match util::parse_sets(&scenario, sets) {
         Ok(c) => c,
         Err(code) => return code,
@@ -70,6 +86,7 @@ pub fn run(
         StudyOptions {
             cli,
             variants: selected,
+            jobs: seeding.jobs,
         },
     ) {
         Ok(s) => s,

@@ -47,7 +47,10 @@ pub fn sweep(args: &SweepArgs, color: bool) -> u8 {
 }
 
 fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
-    let scenario = util::load(&args.file, color)?;
+    let mut scenario = util::load(&args.file, color)?;
+    if let Some(seed) = args.seed {
+        scenario.seed = seed;
+    }
     if let Some(out) = &args.out {
         util::refuse_overwriting(out, &[&args.file])?;
     }
@@ -233,6 +236,9 @@ fn vary_error_text(e: &SweepError) -> String {
         SweepError::NoValues { param } => {
             format!("`--vary {param}=` gives no values; list them, e.g. `--vary {param}=1,2,3`")
         }
+        SweepError::NotASeed { value } => format!(
+            "`--vary seed=` takes seeds, whole numbers from 0 to 10^15; `{value}` is not one"
+        ),
         SweepError::NoVariant { index } => format!("no variant number {index}"),
         SweepError::TooManyPoints { count, max } => format!(
             "the sweep has {count} points, more than the {max} squall runs at once; \

@@ -12,7 +12,14 @@ pub fn run_study<'s>(
     cli: Vec<Setting>,
     variants: Option<Vec<usize>>,
 ) -> Result<Study<'s>, Box<dyn std::error::Error>> {
-    let study = Study::run(scenario, StudyOptions { cli, variants })?;
+    let study = Study::run(
+        scenario,
+        StudyOptions {
+            cli,
+            variants,
+            jobs: None,
+        },
+    )?;
     for run in study.runs.values() {
         assert_accounts(&run.obs, &format!("{} {:?}", scenario.file, run.key));
     }

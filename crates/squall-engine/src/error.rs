@@ -94,4 +94,12 @@ pub enum SimError {
     /// An event was scheduled in the past.
     #[error(transparent)]
     Scheduling(#[from] SchedulingError),
+    /// A sending study with more records than a run holds.
+    #[error("a sending study of {records} records is more than the {limit} squall holds in one run (scale the study down)")]
+    TooManyRecords {
+        /// Records asked for.
+        records: u64,
+        /// The limit.
+        limit: u64,
+    },
 }

@@ -5,7 +5,10 @@
 //! per node, unique request ids per window, and an accounting of every
 //! request. The engine knows nothing about reports or files, and writes no
 //! words: answers, breaker states and trace rows are enums and numbers that
-//! the report crate puts into words.
+//! the report crate puts into words. A model in which calls take time
+//! (latency, workers, timeouts, deadlines) also gets
+//! [`observe::TimedObservations`]: latency quantiles, queue and service
+//! levels, timeouts and wasted work per node and window.
 //!
 //! ```
 //! use squall_lang::{Model, NodeSpec, SourceSpec};
@@ -65,6 +68,7 @@ pub mod outcome;
 pub mod policy;
 pub mod queue;
 pub mod rng;
+pub mod sending;
 mod server;
 pub mod simulation;
 pub mod time;

@@ -596,6 +596,8 @@ pub struct SweepAst {
 /// An item of the `report` block.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum ReportItem {
+    /// `replications N`: every run repeated with N derived seeds.
+    Replications(Value),
     /// `measure name = expr`
     Measure(Ident, Expr),
     /// `table "title" { ... }`
@@ -1078,6 +1080,7 @@ impl Item {
                 for i in items {
                     match i {
                         ReportItem::Waits(w) => w.attempts.iter().for_each(&mut *f),
+                        ReportItem::Replications(v) => f(v),
                         ReportItem::Herd(h) => h
                             .clients
                             .iter()

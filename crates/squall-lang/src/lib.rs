@@ -55,7 +55,7 @@ mod twice;
 pub mod units;
 pub mod validate;
 
-pub use decl::{Overrides, Scenario, Setting, SweepDecl, VariantDecl};
+pub use decl::{Overrides, Scenario, Setting, SweepDecl, VariantDecl, SEED_AXIS};
 pub use diagnostic::{Diagnostic, Diagnostics};
 pub use model::*;
 pub use resolve::RunKey;

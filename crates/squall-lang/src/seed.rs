@@ -9,6 +9,12 @@
 //! derives its own stream the same way (`source/<index>`, `rng/<name>`).
 //! A generator declared with an explicit `seed` ignores all of this and
 //! starts from that seed in every run (common random numbers).
+//!
+//! Two more sources of a run's seed: a sweep point with a `seed` axis
+//! derives from that value instead of the scenario's `seed`, and with
+//! `replications N` replication `r` (2 to N) of a run derives
+//! `replication/<r>` from the run's seed (`Scenario::replication_seed`;
+//! replication 1 is the run itself).
 
 /// One SplitMix64 step.
 pub fn splitmix64(state: &mut u64) -> u64 {

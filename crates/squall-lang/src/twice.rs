@@ -85,6 +85,21 @@ pub(crate) enum Twice<'a> {
     },
     /// A setting of a `breaker { ... }`.
     BreakerSetting,
+    /// A service's setting of calls that take time: `latency`, `workers`,
+    /// `queue`, `timeout`, ...
+    ServiceSetting {
+        /// The service.
+        service: &'a str,
+        /// The setting's keyword.
+        setting: &'a str,
+    },
+    /// A keyword a source says once: `deadline`.
+    SourceSays {
+        /// The source.
+        source: &'a str,
+        /// The keyword.
+        keyword: &'a str,
+    },
 }
 
 impl Twice<'_> {
@@ -113,6 +128,12 @@ impl Twice<'_> {
                 format!("`{setting}` is given twice in one {block}")
             }
             Twice::BreakerSetting => "a breaker setting is given twice".to_string(),
+            Twice::ServiceSetting { service, setting } => {
+                format!("`{setting}` of `{service}` is given twice")
+            }
+            Twice::SourceSays { source, keyword } => {
+                format!("source `{source}` says `{keyword}` twice")
+            }
         }
     }
 
@@ -133,6 +154,8 @@ impl Twice<'_> {
             Twice::SweepAxis { .. } => "second axis".to_string(),
             Twice::InBlock { setting, .. } => format!("second `{setting}`"),
             Twice::BreakerSetting => "second setting".to_string(),
+            Twice::ServiceSetting { setting, .. } => format!("second `{setting}`"),
+            Twice::SourceSays { keyword, .. } => format!("second `{keyword}`"),
         }
     }
 

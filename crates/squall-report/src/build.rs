@@ -32,6 +32,9 @@ impl Study<'_> {
                 ),
             );
         }
+        if self.replications() > 1 {
+            meta.push(("replications".to_string(), self.replications().to_string()));
+        }
         // All `--set` values in one entry, so JSON (an object) keeps them all.
         let sets: Vec<String> = self.cli.iter().map(crate::render::setting_text).collect();
         if !sets.is_empty() {
@@ -97,28 +100,48 @@ impl Study<'_> {
         }
     }
 
+    /// One row per run; with replications, totals over every replication
+    /// of the run, balancing only when each replication does.
     fn accounting(&self) -> Table {
         let rows = self
             .runs
             .values()
             .map(|r| {
-                let a = r.obs.accounting;
+                let all = std::iter::once(&r.obs.accounting).chain(
+                    self.replicas
+                        .iter()
+                        .filter_map(|m| m.get(&r.key))
+                        .map(|x| &x.obs.accounting),
+                );
+                let (mut entered, mut completed, mut dropped, mut in_flight) = (0, 0, 0, 0);
+                let mut balances = true;
+                for a in all {
+                    entered += a.entered;
+                    completed += a.completed;
+                    dropped += a.dropped;
+                    in_flight += a.in_flight;
+                    balances &= a.balances();
+                }
                 vec![
                     Cell::Text(self.run_label(r.key)),
-                    Cell::Number(a.entered as f64, 0),
-                    Cell::Number(a.completed as f64, 0),
-                    Cell::Number(a.dropped as f64, 0),
-                    Cell::Number(a.in_flight as f64, 0),
-                    Cell::Text(if a.balances() {
-                        "yes".into()
-                    } else {
-                        "NO".into()
-                    }),
+                    Cell::Number(entered as f64, 0),
+                    Cell::Number(completed as f64, 0),
+                    Cell::Number(dropped as f64, 0),
+                    Cell::Number(in_flight as f64, 0),
+                    Cell::Text(if balances { "yes".into() } else { "NO".into() }),
                 ]
             })
             .collect();
+        let mut title =
+            "accounting: every request ends completed, dropped or in flight".to_string();
+        if self.replications() > 1 {
+            title.push_str(&format!(
+                " (totals of {} replications)",
+                self.replications()
+            ));
+        }
         Table {
-            title: "accounting: every request ends completed, dropped or in flight".into(),
+            title,
             columns: vec![
                 "run".into(),
                 "entered".into(),

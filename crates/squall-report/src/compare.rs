@@ -3,7 +3,9 @@
 //! Tables are matched by title, rows by their label (the first cell),
 //! columns by heading. A cell changed when its printed text changed (so
 //! noise below the printed digits never counts); a changed number reads
-//! `old → new (+x.x%)`. Tables with no change are listed by name only.
+//! `old → new (+x.x%)`. A mean with an interval (a report with
+//! `replications`) also says whether the change is `beyond noise` (the two
+//! 95 % intervals are apart) or `within noise`. Tables with no change are listed by name only.
 //! Lines of text are compared as lines; the `file` fact is ignored (two
 //! files always differ by name).
 //!
@@ -107,8 +109,28 @@ fn json_cell(v: &serde_json::Value) -> Cell {
             Cell::Number(x, digits)
         }
         serde_json::Value::String(s) => Cell::Text(s.clone()),
+        serde_json::Value::Object(m) if m.contains_key("mean") => json_interval(m),
         other => Cell::Text(other.to_string()),
     }
+}
+
+/// An interval cell (`{"mean", "half_width", "n", "replications"}`), its
+/// digits read from how the mean was printed.
+fn json_interval(m: &serde_json::Map<String, serde_json::Value>) -> Cell {
+    let Some(Cell::Number(mean, digits)) = m.get("mean").map(json_cell) else {
+        return Cell::Missing;
+    };
+    let count = |k: &str| m.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
+    let n = count("n");
+    Cell::Interval(
+        crate::interval::Interval {
+            mean,
+            half_width: m.get("half_width").and_then(serde_json::Value::as_f64),
+            n,
+            replications: count("replications").max(n),
+        },
+        digits,
+    )
 }
 
 /// How to print a comparison.
@@ -149,13 +171,43 @@ fn relative(old: &str, new: &str) -> Option<String> {
 /// True when two printed cells say the same: the same text, or the same
 /// number (a JSON report drops trailing zeros: `0.05` is `0.0500`).
 fn same_cell(a: &str, b: &str) -> bool {
-    a == b || matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
+    let counts = |s: &str| s.split_once(" (").map(|(_, rest)| rest.to_string());
+    a == b
+        || matches!((a.parse::<f64>(), b.parse::<f64>()), (Ok(x), Ok(y)) if x == y)
+        || matches!((interval_parts(a), interval_parts(b)), (Some(x), Some(y)) if x == y && counts(a) == counts(b))
 }
 
 fn changed_cell(old: &str, new: &str) -> String {
+    if let (Some(a), Some(b)) = (interval_parts(old), interval_parts(new)) {
+        return interval_change(old, new, a, b);
+    }
     match relative(old, new) {
         Some(r) => format!("{old} → {new} ({r})"),
         None => format!("{old} → {new}"),
+    }
+}
+
+/// The mean and half-width of a printed interval cell (`12.30 ± 0.45`,
+/// maybe followed by `(9 of 10)`).
+fn interval_parts(text: &str) -> Option<(f64, f64)> {
+    let (mean, rest) = text.split_once(" ± ")?;
+    let half = rest.split(' ').next()?;
+    Some((mean.parse().ok()?, half.parse().ok()?))
+}
+
+/// A changed mean, and whether the change is more than noise: the two
+/// 95 % intervals do not overlap (a conservative test: overlapping
+/// intervals can still differ, separate ones differ at better than 5 %).
+fn interval_change(old: &str, new: &str, (m0, h0): (f64, f64), (m1, h1): (f64, f64)) -> String {
+    let verdict = if (m1 - m0).abs() > h0 + h1 {
+        "beyond noise"
+    } else {
+        "within noise"
+    };
+    let num = |x: f64| crate::number::to_fixed(x, 12);
+    match relative(&num(m0), &num(m1)) {
+        Some(r) => format!("{old} → {new} ({r}, {verdict})"),
+        None => format!("{old} → {new} ({verdict})"),
     }
 }
 
@@ -567,5 +619,51 @@ mod tests {
         assert!(!c.changed, "{}", c.text);
         let c = compare(&report(5.0, "a"), &back, DiffStyle::Markdown);
         assert!(c.text.contains("**5.00 → 6.25 (+25.0%)**"), "{}", c.text);
+    }
+
+    fn replicated(mean: f64, half: f64) -> Report {
+        let i = crate::interval::Interval {
+            mean,
+            half_width: Some(half),
+            n: 10,
+            replications: 10,
+        };
+        Report {
+            title: "t".into(),
+            meta: vec![],
+            blocks: vec![Block::Table(Table {
+                title: "cases".into(),
+                columns: vec!["case".into(), "calls".into()],
+                rows: vec![vec![Cell::Text("storm".into()), Cell::Interval(i, 1)]],
+            })],
+        }
+    }
+
+    #[test]
+    fn a_changed_mean_says_whether_it_is_more_than_noise() {
+        let text = |a: &Report, b: &Report| compare(a, b, DiffStyle::Text { color: false }).text;
+        let noise = text(&replicated(100.0, 3.0), &replicated(102.0, 3.0));
+        assert!(
+            noise.contains("100.0 ± 3.0 → 102.0 ± 3.0 (+2.0%, within noise)"),
+            "{noise}"
+        );
+        let change = text(&replicated(100.0, 3.0), &replicated(110.0, 3.0));
+        assert!(change.contains("(+10.0%, beyond noise)"), "{change}");
+        // A JSON report keeps the intervals.
+        let a = replicated(100.0, 3.0);
+        let back = Report::from_json(&a.to_json()).unwrap_or_else(|e| report(0.0, &e));
+        assert!(!compare(&a, &back, DiffStyle::Markdown).changed);
+        assert_eq!(back.to_text(), a.to_text());
+        // JSON drops trailing zeros (`4.10 ± 0.10` reads back as `4.1 ± 0.1`),
+        // yet the cells compare equal.
+        let mut tens = replicated(4.1, 0.1);
+        if let Block::Table(t) = &mut tens.blocks[0] {
+            if let Cell::Interval(_, d) = &mut t.rows[0][1] {
+                *d = 2;
+            }
+        }
+        let back = Report::from_json(&tens.to_json()).unwrap_or_else(|e| report(0.0, &e));
+        assert_ne!(back.to_text(), tens.to_text());
+        assert!(!compare(&tens, &back, DiffStyle::Markdown).changed);
     }
 }

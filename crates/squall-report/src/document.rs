@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::interval::Interval;
 use crate::number::to_fixed;
 
 /// A rendered report.
@@ -63,6 +64,10 @@ pub enum Cell {
     Text(String),
     /// A number printed with so many digits after the point.
     Number(f64, usize),
+    /// A mean over replications with its 95 % interval, printed with so
+    /// many digits after the point: `12.30 ± 0.45`, and `(9 of 10)` after
+    /// it when some replications had no value.
+    Interval(Interval, usize),
     /// No value (printed `—`, `null` in JSON).
     Missing,
 }
@@ -73,6 +78,7 @@ impl Cell {
         match self {
             Cell::Text(s) => s.clone(),
             Cell::Number(x, d) => to_fixed(*x, *d),
+            Cell::Interval(i, d) => interval_text(i, *d),
             Cell::Missing => "—".to_string(),
         }
     }
@@ -88,12 +94,43 @@ impl Serialize for Cell {
         match self {
             Cell::Text(t) => s.serialize_str(t),
             // The number as printed, so JSON and text agree digit for digit.
-            Cell::Number(x, d) => match to_fixed(*x, *d).parse::<f64>() {
-                Ok(v) if *d == 0 && v.abs() < 9.0e15 => s.serialize_i64(v as i64),
-                Ok(v) => s.serialize_f64(v),
-                Err(_) => s.serialize_none(),
-            },
+            Cell::Number(x, d) => printed_number(*x, *d).serialize(s),
+            // `{"mean": .., "half_width": .., "n": .., "replications": ..}`,
+            // numbers as printed.
+            Cell::Interval(i, d) => {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(Some(4))?;
+                m.serialize_entry("mean", &printed_number(i.mean, *d))?;
+                m.serialize_entry("half_width", &i.half_width.map(|h| printed_number(h, *d)))?;
+                m.serialize_entry("n", &i.n)?;
+                m.serialize_entry("replications", &i.replications)?;
+                m.end()
+            }
             Cell::Missing => s.serialize_none(),
         }
     }
+}
+
+/// A number as printed, as JSON: an integer with no digits after the
+/// point, `null` for what does not print as a number.
+fn printed_number(x: f64, d: usize) -> serde_json::Value {
+    match to_fixed(x, d).parse::<f64>() {
+        Ok(v) if d == 0 && v.abs() < 9.0e15 => serde_json::Value::from(v as i64),
+        Ok(v) => serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into),
+        Err(_) => serde_json::Value::Null,
+    }
+}
+
+/// `12.30 ± 0.45`; `12.30` alone when one replication had a value; then
+/// `(9 of 10)` when some replications had none.
+pub fn interval_text(i: &Interval, digits: usize) -> String {
+    let mut out = to_fixed(i.mean, digits);
+    if let Some(h) = i.half_width {
+        out.push_str(" ± ");
+        out.push_str(&to_fixed(h, digits));
+    }
+    if i.n < i.replications {
+        out.push_str(&format!(" ({} of {})", i.n, i.replications));
+    }
+    out
 }

@@ -8,6 +8,8 @@ use squall_engine::Observations;
 use squall_lang::ast::BinOp;
 use squall_lang::{Func, Metric, RExpr, RunKey};
 
+use crate::document::Cell;
+use crate::interval::Interval;
 use crate::study::{Run, Study};
 
 /// Where an expression is evaluated: a run, and optionally a window and node.
@@ -25,23 +27,57 @@ pub struct Ctx {
 const DEPTH: usize = 64;
 
 impl Study<'_> {
-    /// The value of `e` in `ctx`.
+    /// The value of `e` in `ctx`, in the first replication.
     pub fn eval(&self, e: &RExpr, ctx: Ctx) -> Option<f64> {
-        self.eval_depth(e, ctx, 0)
+        self.eval_depth(e, ctx, 0, 0)
     }
 
-    fn run_of(&self, key: RunKey) -> Option<&Run> {
-        self.runs.get(&key)
+    /// The value of `e` in `ctx` in replication `r` (0-based; 0 is `runs`).
+    pub fn eval_replica(&self, r: usize, e: &RExpr, ctx: Ctx) -> Option<f64> {
+        self.eval_depth(e, ctx, 0, r)
     }
 
-    fn eval_depth(&self, e: &RExpr, ctx: Ctx, depth: usize) -> Option<f64> {
+    /// The value of `e` in `ctx` in every replication, in order.
+    pub fn eval_replicas(&self, e: &RExpr, ctx: Ctx) -> Vec<Option<f64>> {
+        (0..self.replications())
+            .map(|r| self.eval_replica(r, e, ctx))
+            .collect()
+    }
+
+    /// The value of `e` in `ctx` as a table cell with `digits` digits: a
+    /// number, or with replications a mean and its 95 % interval.
+    pub fn value_cell(&self, e: &RExpr, ctx: Ctx, digits: usize) -> Cell {
+        if self.replicas.is_empty() {
+            return Cell::number(self.eval(e, ctx), digits);
+        }
+        Interval::of(&self.eval_replicas(e, ctx))
+            .map_or(Cell::Missing, |i| Cell::Interval(i, digits))
+    }
+
+    /// The value of `e` in `ctx`, or with replications the mean over the
+    /// replications that have one: what `expect` lines check.
+    pub fn eval_mean(&self, e: &RExpr, ctx: Ctx) -> Option<f64> {
+        if self.replicas.is_empty() {
+            return self.eval(e, ctx);
+        }
+        Interval::of(&self.eval_replicas(e, ctx)).map(|i| i.mean)
+    }
+
+    fn run_of(&self, key: RunKey, r: usize) -> Option<&Run> {
+        match r.checked_sub(1) {
+            None => self.runs.get(&key),
+            Some(i) => self.replicas.get(i)?.get(&key),
+        }
+    }
+
+    fn eval_depth(&self, e: &RExpr, ctx: Ctx, depth: usize, r: usize) -> Option<f64> {
         if depth > DEPTH {
             return None;
         }
         match e {
             RExpr::Number(x) => Some(*x),
             RExpr::Param(name) => {
-                let run = self.run_of(ctx.run)?;
+                let run = self.run_of(ctx.run, r)?;
                 self.scenario.param_number(name, &run.overrides)
             }
             RExpr::Metric {
@@ -51,7 +87,7 @@ impl Study<'_> {
                 metric,
             } => {
                 let key = variant.map_or(ctx.run, RunKey::Variant);
-                let run = self.run_of(key)?;
+                let run = self.run_of(key, r)?;
                 let w = window.or(ctx.window)?;
                 let spec = run.model.windows.get(w)?;
                 let n = if metric.needs_node() {
@@ -64,12 +100,12 @@ impl Study<'_> {
             RExpr::Measure { variant, measure } => {
                 let m = self.scenario.report.measures.get(*measure)?;
                 let run = variant.map_or(ctx.run, RunKey::Variant);
-                self.eval_depth(&m.expr, Ctx { run, ..ctx }, depth + 1)
+                self.eval_depth(&m.expr, Ctx { run, ..ctx }, depth + 1, r)
             }
-            RExpr::Neg(x) => self.eval_depth(x, ctx, depth + 1).map(|v| -v),
+            RExpr::Neg(x) => self.eval_depth(x, ctx, depth + 1, r).map(|v| -v),
             RExpr::Binary(op, a, b) => {
-                let a = self.eval_depth(a, ctx, depth + 1)?;
-                let b = self.eval_depth(b, ctx, depth + 1)?;
+                let a = self.eval_depth(a, ctx, depth + 1, r)?;
+                let b = self.eval_depth(b, ctx, depth + 1, r)?;
                 let v = match op {
                     BinOp::Add => a + b,
                     BinOp::Sub => a - b,
@@ -84,15 +120,15 @@ impl Study<'_> {
                 };
                 v.is_finite().then_some(v)
             }
-            RExpr::Call(f, args) => self.call(f, args, ctx, depth),
+            RExpr::Call(f, args) => self.call(f, args, ctx, depth, r),
         }
     }
 
-    fn call(&self, f: &Func, args: &[RExpr], ctx: Ctx, depth: usize) -> Option<f64> {
-        let run = self.run_of(ctx.run)?;
+    fn call(&self, f: &Func, args: &[RExpr], ctx: Ctx, depth: usize, r: usize) -> Option<f64> {
+        let run = self.run_of(ctx.run, r)?;
         match f {
             Func::Recovery { node, fault } => {
-                let threshold = self.eval_depth(args.first()?, ctx, depth + 1)?;
+                let threshold = self.eval_depth(args.first()?, ctx, depth + 1, r)?;
                 let name = &self.scenario.faults.get(*fault)?.name;
                 let spec = run.model.faults.iter().find(|x| x.name == *name)?;
                 let calls = &run.obs.nodes.get(*node)?.calls;
@@ -121,7 +157,7 @@ impl Study<'_> {
                 .and_then(|c| c.ledger.as_ref())
                 .map(|l| l.entries as f64),
             Func::Minutes | Func::Seconds => {
-                let ticks = self.eval_depth(args.first()?, ctx, depth + 1)?;
+                let ticks = self.eval_depth(args.first()?, ctx, depth + 1, r)?;
                 let ms = run.model.clock.tick_millis()? as f64;
                 let per = if matches!(f, Func::Minutes) {
                     60_000.0
@@ -139,7 +175,7 @@ impl Study<'_> {
             Func::Min | Func::Max | Func::Abs => {
                 let vals: Option<Vec<f64>> = args
                     .iter()
-                    .map(|a| self.eval_depth(a, ctx, depth + 1))
+                    .map(|a| self.eval_depth(a, ctx, depth + 1, r))
                     .collect();
                 let vals = vals?;
                 match f {

@@ -1,5 +1,7 @@
 //! `expect` lines: each evaluated in the report's first run, with a result
-//! the report lists and `squall test` checks.
+//! the report lists and `squall test` checks. With `replications N`, each
+//! side of a line is the mean over the replications (the same mean the
+//! tables print), so a line checks the mean, not one seed's draw.
 //!
 //! An [`ExpectOutcome`] keeps the actual value, the value it is compared
 //! with and what the line wants in words with numbers (`> 6`, `in 6..6.5`,
@@ -83,28 +85,28 @@ impl Study<'_> {
             .expects
             .iter()
             .map(|e| {
-                let actual = self.eval(&e.lhs, ctx);
+                let actual = self.eval_mean(&e.lhs, ctx);
                 let n = |x: Option<f64>| x.map_or("n/a".to_string(), short_number);
                 let (expected, wanted, passed) = match &e.check {
                     CheckSpec::Compare(op, b) => {
-                        let b = self.eval(b, ctx);
+                        let b = self.eval_mean(b, ctx);
                         let ok = matches!((actual, b), (Some(a), Some(b)) if op.eval(a, b));
                         (b, format!("{} {}", op.as_str(), n(b)), ok)
                     }
                     CheckSpec::Range(lo, hi) => {
-                        let (lo, hi) = (self.eval(lo, ctx), self.eval(hi, ctx));
+                        let (lo, hi) = (self.eval_mean(lo, ctx), self.eval_mean(hi, ctx));
                         let ok = matches!((actual, lo, hi), (Some(a), Some(l), Some(h)) if l <= a && a <= h);
                         (None, format!("in {}..{}", n(lo), n(hi)), ok)
                     }
                     CheckSpec::Near(x, tol) => {
-                        let x = self.eval(x, ctx);
+                        let x = self.eval_mean(x, ctx);
                         let (tol, tol_text) = match tol {
                             ToleranceSpec::Percent(p) => (
                                 x.map(|x| x.abs() * p / 100.0),
                                 format!("{}%", short_number(*p)),
                             ),
                             ToleranceSpec::Absolute(t) => {
-                                let t = self.eval(t, ctx);
+                                let t = self.eval_mean(t, ctx);
                                 (t, n(t))
                             }
                         };

@@ -18,6 +18,10 @@
 //! 4. [`render`] writes it as text, markdown or JSON, [`csv`] as CSV
 //!    ([`number`] formats numbers as the documents do).
 //!
+//! With `replications N` in the report, the planner runs every run N times
+//! (one seed each) and every number of a table or a line is a mean with a
+//! 95 % interval ([`interval`]); `expect` lines check the mean.
+//!
 //! # Where each report item lives
 //!
 //! | in the `report` block | built in |
@@ -69,12 +73,14 @@ pub mod document;
 pub mod error;
 pub mod eval;
 pub mod expect;
+pub mod interval;
 pub mod isolation;
 pub mod line;
 pub mod number;
 pub mod plan;
 pub mod render;
 pub mod run;
+pub mod sending;
 pub mod series;
 pub mod study;
 pub mod sweep;
@@ -83,6 +89,7 @@ pub mod words;
 
 pub use document::{Block, Cell, Report, Table};
 pub use error::StudyError;
+pub use interval::Interval;
 pub use plan::RunPlan;
 pub use render::Format;
 pub use run::Run;

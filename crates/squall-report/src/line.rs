@@ -1,11 +1,11 @@
 //! `line` report items: a sentence with values in it, evaluated in one run
 //! (the line's own variant, or the report's default run). A line about a
 //! variant the user left out with `--variant` is left out of the report.
+//! With `replications N`, each value reads `mean ± half-width`.
 
 use squall_lang::{LinePart, RunKey};
 
 use crate::eval::Ctx;
-use crate::number::to_fixed;
 use crate::study::Study;
 
 impl Study<'_> {
@@ -29,10 +29,8 @@ impl Study<'_> {
                     if !self.variants_available(e) {
                         return None;
                     }
-                    match self.eval(e, ctx) {
-                        Some(v) => out.push_str(&to_fixed(v, *digits)),
-                        None => out.push('—'),
-                    }
+                    // A number, or with replications a mean and its interval.
+                    out.push_str(&self.value_cell(e, ctx, *digits).display());
                 }
             }
         }

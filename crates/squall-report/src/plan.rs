@@ -33,6 +33,15 @@
 //! resolves every run through `Scenario::overrides`, which sets that seed;
 //! nothing else in this crate writes a seed.
 //!
+//! # Replications
+//!
+//! A report with `replications N` runs every planned run N times: the
+//! first with the run's own seed, the others with
+//! `Scenario::replication_seed`, derived from the run's seed and the
+//! replication's number alone. [`RunPlan::run`] returns them as
+//! [`Finished::runs`] (the first) and [`Finished::replicas`] (the others,
+//! in replication order).
+//!
 //! # Running
 //!
 //! [`RunPlan::run`] resolves every run first (so a bad `--set` value is
@@ -58,6 +67,16 @@ use crate::run::Run;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunPlan {
     keys: Vec<RunKey>,
+}
+
+/// A plan's finished runs.
+#[derive(Debug, Default)]
+pub struct Finished {
+    /// Every run, with its own seed (the first replication).
+    pub runs: BTreeMap<RunKey, Run>,
+    /// With `replications N`: replications 2..=N of every run, in order
+    /// (empty without replications).
+    pub replicas: Vec<BTreeMap<RunKey, Run>>,
 }
 
 /// Progress of a plan's runs: called with (finished, total) after each run,
@@ -181,38 +200,49 @@ impl RunPlan {
         &self.keys
     }
 
-    /// Resolves every run with the `cli` settings, then simulates them in
-    /// parallel on `jobs` threads (`None`: one per core).
+    /// Resolves every run with the `cli` settings, then simulates them (each
+    /// as many times as the report's `replications`) in parallel on `jobs`
+    /// threads (`None`: one per core).
     pub fn run(
         &self,
         s: &Scenario,
         cli: &[Setting],
         jobs: Option<usize>,
         progress: Progress<'_>,
-    ) -> Result<BTreeMap<RunKey, Run>, StudyError> {
-        let models = self
-            .keys
-            .iter()
-            .map(|&k| {
-                let (o, m) = resolve(s, k, cli)?;
-                Ok((k, o, m))
-            })
-            .collect::<Result<Vec<_>, StudyError>>()?;
+    ) -> Result<Finished, StudyError> {
+        let replications = s.report.replications.map_or(1, |n| n.max(1) as usize);
+        let mut models = Vec::with_capacity(self.keys.len() * replications);
+        for &k in &self.keys {
+            let (o, m) = resolve(s, k, cli)?;
+            let others = (1..replications)
+                .map(|r| {
+                    let mut o = o.clone();
+                    o.seed = Some(s.replication_seed(k, r));
+                    let m = s.model(&o).map_err(StudyError::Invalid)?;
+                    Ok((k, r, o, m))
+                })
+                .collect::<Result<Vec<_>, StudyError>>()?;
+            models.push((k, 0, o, m));
+            models.extend(others);
+        }
         let total = models.len();
         let done = AtomicUsize::new(0);
-        let simulate = || -> Result<Vec<Run>, SimError> {
+        let simulate = || -> Result<Vec<(usize, Run)>, SimError> {
             models
                 .into_par_iter()
-                .map(|(key, overrides, model)| {
+                .map(|(key, r, overrides, model)| {
                     let obs = Simulation::builder(&model).build()?.run()?;
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                     progress(n, total);
-                    Ok(Run {
-                        key,
-                        overrides,
-                        model,
-                        obs,
-                    })
+                    Ok((
+                        r,
+                        Run {
+                            key,
+                            overrides,
+                            model,
+                            obs,
+                        },
+                    ))
                 })
                 .collect()
         };
@@ -226,7 +256,18 @@ impl RunPlan {
                 pool.install(simulate)?
             }
         };
-        Ok(runs.into_iter().map(|r| (r.key, r)).collect())
+        let mut out = Finished {
+            runs: BTreeMap::new(),
+            replicas: (1..replications).map(|_| BTreeMap::new()).collect(),
+        };
+        for (r, run) in runs {
+            let map = match r.checked_sub(1) {
+                None => &mut out.runs,
+                Some(i) => &mut out.replicas[i],
+            };
+            map.insert(run.key, run);
+        }
+        Ok(out)
     }
 
     /// The runs that would not start, without command-line settings: a run

@@ -22,8 +22,12 @@ pub struct Study<'s> {
     pub cli: Vec<Setting>,
     /// Variants the user asked for (`None`: all).
     pub selected: Option<Vec<usize>>,
-    /// Finished runs.
+    /// Finished runs (with `replications N`, the first replication of each).
     pub runs: BTreeMap<RunKey, Run>,
+    /// With `replications N`: replications 2..=N of every run, in order;
+    /// empty without. Tables and lines read every replication, other items
+    /// the first (`runs`).
+    pub replicas: Vec<BTreeMap<RunKey, Run>>,
 }
 
 /// What to run.
@@ -33,6 +37,9 @@ pub struct StudyOptions {
     pub cli: Vec<Setting>,
     /// Only these variants (by index); `None` for all.
     pub variants: Option<Vec<usize>>,
+    /// Threads to run on; `None` for one per core. The report is the same
+    /// for any number.
+    pub jobs: Option<usize>,
 }
 
 impl<'s> Study<'s> {
@@ -40,13 +47,19 @@ impl<'s> Study<'s> {
     /// ([`RunPlan::report`]).
     pub fn run(scenario: &'s Scenario, options: StudyOptions) -> Result<Study<'s>, StudyError> {
         let plan = RunPlan::report(scenario, options.variants.as_deref());
-        let runs = plan.run(scenario, &options.cli, None, &|_, _| {})?;
+        let ran = plan.run(scenario, &options.cli, options.jobs, &|_, _| {})?;
         Ok(Study {
             scenario,
             cli: options.cli,
             selected: options.variants,
-            runs,
+            runs: ran.runs,
+            replicas: ran.replicas,
         })
+    }
+
+    /// How many replications every run has: 1 without `replications`.
+    pub fn replications(&self) -> usize {
+        1 + self.replicas.len()
     }
 
     /// True when the variant is part of this study.

@@ -165,7 +165,7 @@ impl Study<'_> {
                 row.extend(
                     t.columns
                         .iter()
-                        .map(|c| Cell::number(self.eval(&c.expr, ctx), c.digits)),
+                        .map(|c| self.value_cell(&c.expr, ctx, c.digits)),
                 );
                 row
             })

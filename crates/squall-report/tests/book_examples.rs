@@ -7,7 +7,7 @@
 //! * `{{#include path}}` lines inside a block are resolved relative to the
 //!   chapter, as mdBook does, so a chapter can show a file of `scenarios/`.
 //! * A code block right after the comment
-//!   `<!-- squall-output: FILE [--set NAME=VALUE]... [--variant NAME]... [--format text|markdown|json] -->`
+//!   `<!-- squall-output: FILE [--set NAME=VALUE]... [--seed N] [--variant NAME]... [--format text|markdown|json] -->`
 //!   quotes a real report: each of its non-empty lines, except `…`, appears
 //!   in that run's output, in the same order. Quoted output can be trimmed,
 //!   but not made up or left stale.
@@ -244,7 +244,7 @@ fn report_of(args: &str) -> Result<String, String> {
     let words = words(args);
     let (file, flags) = words.split_first().ok_or("no scenario file")?;
     let text = fs::read_to_string(root().join(file)).map_err(|e| format!("{file}: {e}"))?;
-    let scenario = squall_lang::load(file, &text).map_err(|d| d.to_plain())?;
+    let mut scenario = squall_lang::load(file, &text).map_err(|d| d.to_plain())?;
     let mut cli = Vec::new();
     let mut variants = Vec::new();
     let mut format = Format::Text;
@@ -263,6 +263,11 @@ fn report_of(args: &str) -> Result<String, String> {
                     value: value_ast,
                     origin: Some(format!("--set {value}")),
                 });
+            }
+            "--seed" => {
+                scenario.seed = value
+                    .parse()
+                    .map_err(|_| format!("`--seed {value}`: expected a whole number"))?;
             }
             "--variant" => {
                 let i = scenario
@@ -286,6 +291,7 @@ fn report_of(args: &str) -> Result<String, String> {
     let options = StudyOptions {
         cli,
         variants: (!variants.is_empty()).then_some(variants),
+        jobs: None,
     };
     let study = Study::run(&scenario, options).map_err(|e| e.to_string())?;
     Ok(study.report().render(format))

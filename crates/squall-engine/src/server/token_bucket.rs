@@ -56,6 +56,16 @@ impl TokenBucket {
         Err(Some(Duration::from_units(units as u64)))
     }
 
+    /// From `now` on, `rate` tokens per tick and at most `burst` (an
+    /// adaptive sender changing its pace); tokens already earned are kept,
+    /// down to the new burst.
+    pub fn set_rate(&mut self, now: Time, rate: f64, burst: f64, res: Resolution) {
+        self.refill(now);
+        self.per_unit = rate.max(0.0) / res.per_tick() as f64;
+        self.burst = burst.max(1.0);
+        self.level = self.level.min(self.burst);
+    }
+
     /// Tokens in the bucket at `now`.
     #[cfg(test)]
     pub fn level(&mut self, now: Time) -> f64 {

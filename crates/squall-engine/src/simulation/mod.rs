@@ -1,5 +1,14 @@
 //! The discrete-event core.
 //!
+//! Two paths share this module. A model in which nothing takes time runs on
+//! the **zero-time path** described below, event for event as it always
+//! has. A model with latency, workers, a rate limit, a per-try timeout, a
+//! deadline or a timed fault ([`takes_time`]) runs on the **timed path**
+//! (`timed/`: its module doc is the guide): events in nanoseconds, each try
+//! a call of its own, workers held while waiting, timeouts, orphans and
+//! cancellation. Both use the same server checks (`answer.rs`), retry rule
+//! ([`crate::policy::retry::next_wait`]), breakers and per-tick counters.
+//!
 //! # How a run proceeds
 //!
 //! Time is an integer count of ticks (`start..=ticks`, by default `1..=ticks`).

@@ -21,5 +21,5 @@ pub use node::NodeDecl;
 pub use overrides::{Overrides, Setting};
 pub use scenario::Scenario;
 pub use source::SourceDecl;
-pub use sweep::{SweepDecl, MAX_SWEEP_POINTS};
+pub use sweep::{seed_value, SweepDecl, MAX_SWEEP_POINTS, SEED_AXIS};
 pub use variant::VariantDecl;

@@ -6,6 +6,11 @@ use crate::ast::Value;
 /// Most points one sweep may have (each point is a whole run).
 pub const MAX_SWEEP_POINTS: usize = 10_000;
 
+/// The axis name that sweeps the scenario's root seed instead of a param
+/// (`seed in [1, 2, 3]`, `--vary seed=1,2,3`): each point runs as the file
+/// would with that `seed`.
+pub const SEED_AXIS: &str = "seed";
+
 /// A sweep: the cross product of param values, each point a run.
 #[derive(Debug, Clone)]
 pub struct SweepDecl {
@@ -57,6 +62,15 @@ impl SweepDecl {
         Some(point)
     }
 
+    /// The root seed point `i` runs with, when the sweep has a
+    /// [`SEED_AXIS`]; `None` otherwise (or past the end).
+    pub fn point_seed(&self, i: usize) -> Option<u64> {
+        self.point(i)?
+            .iter()
+            .find(|(name, _)| name == SEED_AXIS)
+            .and_then(|(_, v)| seed_value(v))
+    }
+
     /// The number of points (the same as [`SweepDecl::len`]).
     pub fn point_count(&self) -> usize {
         self.len()
@@ -78,4 +92,10 @@ impl SweepDecl {
         }
         points
     }
+}
+
+/// A seed axis value as a seed: a whole number from 0 to 10^15 (so it is
+/// exact as written); `None` for anything else.
+pub fn seed_value(v: &Value) -> Option<u64> {
+    crate::units::count(v, "a seed").ok()
 }

@@ -10,6 +10,9 @@ use crate::span::Span;
 impl Printer<'_> {
     pub(super) fn report_item(&mut self, i: &ReportItem) -> Node {
         match i {
+            ReportItem::Replications(n) => {
+                Self::leaf(format!("replications {}", value_text(n)), span_at(n.span))
+            }
             ReportItem::Measure(id, e) => Self::leaf(
                 format!("measure {} = {}", id.name, expr_text(e)),
                 Some((id.span.start, expr_end(e))),

@@ -52,6 +52,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::source_override => "`source`",
         Rule::sweep_axis => "`name in [values]`",
         Rule::sweep_base => "`variant`",
+        Rule::replications_decl => "`replications`",
         Rule::measure_decl => "`measure`",
         Rule::table_decl => "`table`",
         Rule::line_decl => "`line`",

@@ -17,6 +17,9 @@ pub(super) fn parse_report_item(pair: Pair<'_, Rule>) -> Result<ReportItem> {
     let span: Span = pair.as_span().into();
     let mut c = Children::of(pair);
     Ok(match rule {
+        Rule::replications_decl => {
+            ReportItem::Replications(parse_value_pair(c.expect(Rule::value)?)?)
+        }
         Rule::measure_decl => {
             let name = ident(c.expect(Rule::ident)?);
             ReportItem::Measure(name, parse_expr(c.expect(Rule::expr)?)?)

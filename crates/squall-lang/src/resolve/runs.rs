@@ -1,7 +1,7 @@
 //! Which runs a scenario declares, and what makes each one differ: its
 //! overrides and its seed.
 
-use crate::decl::{Overrides, Scenario, Setting};
+use crate::decl::{Overrides, Scenario, Setting, SEED_AXIS};
 use crate::seed::derive_seed;
 
 /// Which run of a scenario: a variant, or a point of a sweep.
@@ -33,7 +33,7 @@ impl Scenario {
                 let sweep = &self.sweeps[s];
                 let mut o = base.then(&self.variants[sweep.base].overrides);
                 if let Some(point) = sweep.point(p) {
-                    for (name, value) in point {
+                    for (name, value) in point.into_iter().filter(|(n, _)| n != SEED_AXIS) {
                         let origin = sweep.flag.as_ref().map(|flag| {
                             format!("{flag} {name}={}", crate::format::value_text(&value))
                         });
@@ -51,10 +51,10 @@ impl Scenario {
                 let sweep = &self.sweeps[s];
                 let mut o = base.then(&self.variants[v].overrides);
                 if let Some(point) = sweep.point(p) {
-                    for (name, value) in point {
+                    for (name, value) in point.into_iter().filter(|(n, _)| n != SEED_AXIS) {
                         o.sets.push(Setting {
-                            name: name.clone(),
-                            value: value.clone(),
+                            name,
+                            value,
                             origin: None,
                         });
                     }
@@ -69,7 +69,10 @@ impl Scenario {
     /// `variant/<name>` for a variant, `point/<settings>` for a sweep point
     /// (its settings sorted by name, so the seed follows the point's values
     /// and not its position), `variant/<name>/point/<settings>` for a point
-    /// on top of a variant.
+    /// on top of a variant. A point with a `seed` axis derives from that
+    /// value instead of the scenario's seed, and the axis is left out of
+    /// its settings: each seed is its own stream, and the other settings
+    /// label it as before.
     pub fn run_seed(&self, key: RunKey) -> u64 {
         let settings = |s: usize, p: usize| {
             let mut parts: Vec<String> = self
@@ -78,6 +81,7 @@ impl Scenario {
                 .and_then(|sw| sw.point(p))
                 .unwrap_or_default()
                 .iter()
+                .filter(|(n, _)| n != SEED_AXIS)
                 .map(|(n, v)| format!("{n}={}", crate::format::value_text(v)))
                 .collect();
             parts.sort();
@@ -90,7 +94,28 @@ impl Scenario {
                 format!("variant/{}/point/{}", self.variants[v].name, settings(s, p))
             }
         };
-        derive_seed(self.seed, &label)
+        let root = match key {
+            RunKey::Variant(_) => None,
+            RunKey::Point(s, p) | RunKey::Cross(_, s, p) => {
+                self.sweeps.get(s).and_then(|sw| sw.point_seed(p))
+            }
+        };
+        derive_seed(root.unwrap_or(self.seed), &label)
+    }
+
+    /// The seed of replication `r` (0-based) of a run, for a report with
+    /// `replications N`: the first replication is the run itself
+    /// ([`Scenario::run_seed`]), so a report with replications shows the
+    /// unreplicated run as its first sample; replication `r >= 1` derives
+    /// `derive_seed(run_seed, "replication/<r + 1>")`. It depends only on
+    /// the run and `r`, never on the thread count or the other runs.
+    pub fn replication_seed(&self, key: RunKey, r: usize) -> u64 {
+        let seed = self.run_seed(key);
+        if r == 0 {
+            seed
+        } else {
+            derive_seed(seed, &format!("replication/{}", r + 1))
+        }
     }
 
     /// Every run the file declares: variants, then sweep points.

@@ -8,7 +8,7 @@
 
 use super::RunKey;
 use crate::ast::Value;
-use crate::decl::{Scenario, SweepDecl};
+use crate::decl::{seed_value, Scenario, SweepDecl, SEED_AXIS};
 use crate::diagnostic::{suggest, Diagnostics};
 
 /// The most points one sweep may have: the same limit as a sweep in a file.
@@ -42,6 +42,12 @@ pub enum SweepError {
     NoValues {
         /// The param.
         param: String,
+    },
+    /// A value of the `seed` axis is not a seed.
+    #[error("`{value}` is not a seed: a swept seed is a whole number from 0 to 10^15")]
+    NotASeed {
+        /// The value, as given.
+        value: String,
     },
     /// The base variant does not exist.
     #[error("no variant number {index}")]
@@ -80,7 +86,13 @@ impl Scenario {
         }
         let mut seen: Vec<&str> = Vec::new();
         for (param, values) in &axes {
-            if !self.params.contains_key(param) {
+            if param == SEED_AXIS {
+                if let Some(v) = values.iter().find(|v| seed_value(v).is_none()) {
+                    return Err(SweepError::NotASeed {
+                        value: crate::format::value_text(v),
+                    });
+                }
+            } else if !self.params.contains_key(param) {
                 return Err(SweepError::UnknownParam {
                     param: param.clone(),
                     suggestion: suggest(param, self.params.keys().map(String::as_str))

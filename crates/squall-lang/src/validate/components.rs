@@ -36,17 +36,13 @@ impl Validator {
                                     if t.key.name == "timeout" {
                                         self.expect_caller(&nodes[i], "a timeout", t.span);
                                     }
-                                    let timed = &mut nodes[i].timed;
-                                    if timed.iter().any(|x| x.key.name == t.key.name) {
+                                    if nodes[i].timed.iter().any(|x| x.key.name == t.key.name) {
                                         self.err(
-                                            Diagnostic::new(
-                                                format!(
-                                                    "`{}` of `{}` is given twice",
-                                                    t.key.name, id.name
-                                                ),
-                                                t.span,
-                                            )
-                                            .label("second time"),
+                                            Twice::ServiceSetting {
+                                                service: &id.name,
+                                                setting: &t.key.name,
+                                            }
+                                            .at(t.span),
                                         );
                                     }
                                     nodes[i].timed.push(t.clone());
@@ -137,14 +133,11 @@ impl Validator {
                             SourceProp::Timed(t) => {
                                 if deadline.is_some() {
                                     self.err(
-                                        Diagnostic::new(
-                                            format!(
-                                                "source `{}` has two deadlines",
-                                                decl.name.name
-                                            ),
-                                            t.span,
-                                        )
-                                        .label("second `deadline`"),
+                                        Twice::SourceSays {
+                                            source: &decl.name.name,
+                                            keyword: "deadline",
+                                        }
+                                        .at(t.span),
                                     );
                                 }
                                 deadline = Some(t.clone());
@@ -302,14 +295,11 @@ impl Validator {
                             FaultProp::Timed(t) => {
                                 if timed.iter().any(|x| x.key.name == t.key.name) {
                                     self.err(
-                                        Diagnostic::new(
-                                            format!(
-                                                "fault `{}` gives `{}` twice",
-                                                decl.name.name, t.key.name
-                                            ),
-                                            t.span,
-                                        )
-                                        .label("second time"),
+                                        Twice::FaultSays {
+                                            fault: &decl.name.name,
+                                            keyword: &t.key.name,
+                                        }
+                                        .at(t.span),
                                     );
                                 }
                                 timed.push(t.clone());

@@ -47,6 +47,7 @@ impl Validator {
                         sweeps,
                     };
                     match ri {
+                        ReportItem::Replications(v) => self.replications(v, &mut report),
                         ReportItem::Measure(id, expr) => {
                             if measures.iter().any(|(n, _, _)| *n == id.name) {
                                 self.declared_twice("measure", id);
@@ -378,6 +379,34 @@ impl Validator {
                     });
                 }
             }
+        }
+    }
+
+    /// `replications N`: at least 2 (one replication has no interval), at
+    /// most [`MAX_REPLICATIONS`], once per report.
+    fn replications(&mut self, v: &Value, report: &mut ReportSpec) {
+        if report.replications.is_some() {
+            self.err(
+                crate::twice::Twice::Setting {
+                    keyword: "replications",
+                }
+                .at(v.span),
+            );
+            return;
+        }
+        let Some(n) = self.literal_count(v, "`replications`", 2) else {
+            return;
+        };
+        match u32::try_from(n) {
+            Ok(n) if n <= MAX_REPLICATIONS => report.replications = Some(n),
+            _ => self.err(
+                Diagnostic::new(
+                    format!("`replications` must be at most {MAX_REPLICATIONS}, found {n}"),
+                    v.span,
+                )
+                .label("too many")
+                .help("each replication repeats every run; 10 to 30 give a usable interval"),
+            ),
         }
     }
 

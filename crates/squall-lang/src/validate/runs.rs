@@ -7,7 +7,9 @@ use crate::span::Span;
 use crate::twice::Twice;
 
 use super::Validator;
-use crate::decl::{Overrides, Scenario, Setting, SweepDecl, VariantDecl, MAX_SWEEP_POINTS};
+use crate::decl::{
+    seed_value, Overrides, Scenario, Setting, SweepDecl, VariantDecl, MAX_SWEEP_POINTS, SEED_AXIS,
+};
 
 impl Validator {
     /// Reads the variants into `s` (one implicit `base` variant when the file
@@ -130,7 +132,19 @@ impl Validator {
                 }
                 let mut axes = Vec::new();
                 for (id, values) in &decl.axes {
-                    if self.param(params, id) {
+                    let is_seed = id.name == SEED_AXIS;
+                    if is_seed {
+                        for v in values.iter().filter(|v| seed_value(v).is_none()) {
+                            self.err(
+                                Diagnostic::new(
+                                    "a swept seed must be a whole number from 0 to 10^15",
+                                    v.span,
+                                )
+                                .label("not a seed"),
+                            );
+                        }
+                    }
+                    if is_seed || self.param(params, id) {
                         if axes
                             .iter()
                             .any(|(n, _): &(String, Vec<Value>)| *n == id.name)

@@ -73,7 +73,7 @@ impl Validator {
                 }
                 Item::Series(t) => {
                     if series.is_some() {
-                        self.err(Diagnostic::new("`series` is declared twice", t.span).label("second `series`"));
+                        self.err(Twice::Setting { keyword: "series" }.at(t.span));
                     }
                     series = Some(t.clone());
                 }
@@ -153,7 +153,13 @@ impl Validator {
                     seed = Some(*s);
                 }
                 Item::Param(name, value) => {
-                    if param_spans.contains_key(&name.name) {
+                    if name.name == crate::decl::SEED_AXIS {
+                        self.err(
+                            Diagnostic::new("a param cannot be called `seed`", name.span)
+                                .label("the scenario's seed")
+                                .help("`seed in [..]` in a sweep varies the scenario's seed; name the param otherwise"),
+                        );
+                    } else if param_spans.contains_key(&name.name) {
                         self.declared_twice("param", name);
                     } else {
                         param_spans.insert(name.name.clone(), name.span);

@@ -16,6 +16,10 @@
 //! count, the order of `--vary` values, the other points, or how the points
 //! are split into shards. A variant's seed follows its name, and a point run
 //! on a variant follows both (`Scenario::run_seed`; see [`crate::plan`]).
+//! A `seed` axis (`--vary seed=1,2,3`) gives each point that root seed
+//! instead of the scenario's, and with `replications N` every point runs N
+//! times, each replication with a seed of its own; both depend only on the
+//! point, so shards still add up to the whole table.
 //!
 //! # Shards
 //!

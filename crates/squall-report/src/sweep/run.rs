@@ -8,7 +8,6 @@
 use squall_lang::{RunKey, Scenario, Setting, TableSpec};
 
 use super::{text_hash, RowEntry, Shard, StoredCell, StudyId, SweepRows, TableRows, SHARD_VERSION};
-use crate::document::Cell;
 use crate::eval::Ctx;
 use crate::plan::{sweep_tables, RunPlan};
 use crate::study::{Study, StudyError};
@@ -39,12 +38,13 @@ pub fn run_sweep(
         .collect();
     let tables = sweep_tables(scenario, s);
     let plan = RunPlan::sweep(scenario, s, &|k| mine(Some(k), s, options.shard));
-    let runs = plan.run(scenario, &options.cli, options.jobs, progress)?;
+    let ran = plan.run(scenario, &options.cli, options.jobs, progress)?;
     let study = Study {
         scenario,
         cli: options.cli.clone(),
         selected: None,
-        runs,
+        runs: ran.runs,
+        replicas: ran.replicas,
     };
     let base_ticks = scenario
         .model_for(RunKey::Variant(sweep.base), &options.cli)
@@ -79,6 +79,9 @@ pub fn run_sweep(
         ));
     }
     meta.push(("seed".to_string(), scenario.seed.to_string()));
+    if study.replications() > 1 {
+        meta.push(("replications".to_string(), study.replications().to_string()));
+    }
     meta.push(("sweep".to_string(), sweep.name.clone()));
     meta.push(("points".to_string(), count.to_string()));
     meta.push((
@@ -137,7 +140,7 @@ fn sweep_table(study: &Study<'_>, t: &TableSpec, s: usize, shard: Option<Shard>)
             cells.extend(
                 t.columns
                     .iter()
-                    .map(|c| StoredCell::from(&Cell::number(study.eval(&c.expr, ctx), c.digits))),
+                    .map(|c| StoredCell::from(&study.value_cell(&c.expr, ctx, c.digits))),
             );
             RowEntry { row, cells }
         })
@@ -189,7 +192,7 @@ fn measures_table(study: &Study<'_>, s: usize, shard: Option<Shard>) -> TableRow
                     .report
                     .measures
                     .iter()
-                    .map(|m| StoredCell::from(&Cell::number(study.eval(&m.expr, ctx), 2))),
+                    .map(|m| StoredCell::from(&study.value_cell(&m.expr, ctx, 2))),
             );
             RowEntry { row: p, cells }
         })

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::MergeError;
 use crate::document::{Block, Cell, Report, Table};
+use crate::interval::Interval;
 
 /// The version of the shard file format.
 pub const SHARD_VERSION: u32 = 1;
@@ -75,6 +76,19 @@ pub enum StoredCell {
         /// Digits printed after the point.
         digits: usize,
     },
+    /// A mean over replications with its interval (see [`Interval`]).
+    Interval {
+        /// The exact mean.
+        mean: f64,
+        /// The exact half-width of the 95 % interval.
+        half_width: Option<f64>,
+        /// Replications with a value.
+        n: usize,
+        /// Replications run.
+        replications: usize,
+        /// Digits printed after the point.
+        digits: usize,
+    },
     /// Text.
     Text(String),
     /// No value.
@@ -89,6 +103,13 @@ impl From<&Cell> for StoredCell {
                 value: *value,
                 digits: *digits,
             },
+            Cell::Interval(i, digits) => StoredCell::Interval {
+                mean: i.mean,
+                half_width: i.half_width,
+                n: i.n,
+                replications: i.replications,
+                digits: *digits,
+            },
             Cell::Missing => StoredCell::Missing,
         }
     }
@@ -99,6 +120,21 @@ impl From<&StoredCell> for Cell {
         match c {
             StoredCell::Text(t) => Cell::Text(t.clone()),
             StoredCell::Number { value, digits } => Cell::Number(*value, *digits),
+            StoredCell::Interval {
+                mean,
+                half_width,
+                n,
+                replications,
+                digits,
+            } => Cell::Interval(
+                Interval {
+                    mean: *mean,
+                    half_width: *half_width,
+                    n: *n,
+                    replications: *replications,
+                },
+                *digits,
+            ),
             StoredCell::Missing => Cell::Missing,
         }
     }
@@ -243,7 +279,7 @@ pub fn read_shard(name: &str, text: &str) -> Result<SweepRows, MergeError> {
             let too_precise = r
                 .cells
                 .iter()
-                .any(|c| matches!(c, StoredCell::Number { digits, .. } if *digits > 12));
+                .any(|c| matches!(c, StoredCell::Number { digits, .. } | StoredCell::Interval { digits, .. } if *digits > 12));
             if too_precise {
                 return Err(not(format!(
                     "row {} of table \"{}\" prints more than 12 digits after the point",
@@ -300,6 +336,24 @@ mod tests {
             Cell::Number(22.333_333_333_333_332, 2),
             Cell::Text("3".into()),
             Cell::Missing,
+            Cell::Interval(
+                Interval {
+                    mean: 0.1 + 0.2,
+                    half_width: Some(1.0 / 3.0),
+                    n: 9,
+                    replications: 10,
+                },
+                3,
+            ),
+            Cell::Interval(
+                Interval {
+                    mean: 2.0,
+                    half_width: None,
+                    n: 1,
+                    replications: 2,
+                },
+                0,
+            ),
         ];
         let stored: Vec<StoredCell> = cells.iter().map(StoredCell::from).collect();
         let json = serde_json::to_string(&stored).unwrap_or_default();

@@ -20,9 +20,17 @@ pub use table::{AxisSpec, ColumnSpec, TableSpec};
 
 use serde::Serialize;
 
+/// Most replications a report may ask for: each is a whole copy of every
+/// run, and past a thousand the interval narrows only by `1/sqrt(N)` while
+/// the work grows by `N`.
+pub const MAX_REPLICATIONS: u32 = 1000;
+
 /// The report a scenario asks for, with every name bound.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ReportSpec {
+    /// `replications N`: every run is repeated with N derived seeds and
+    /// every number is a mean with a 95 % interval; `None`: one run each.
+    pub replications: Option<u32>,
     /// Named per-run expressions.
     pub measures: Vec<MeasureSpec>,
     /// Tables, lines and diagnoses in declaration order.

@@ -1,0 +1,47 @@
+//! Sending: a queue of records worked by a pool of senders against a
+//! provider with a rate ceiling.
+//!
+//! A record is a piece of work that costs money to lose (a message, a
+//! notification). Senders take records from the queue at a token rate and
+//! send them; the provider answers a code; the sender's classification
+//! decides what the record becomes. The pieces, one file each:
+//!
+//! | concern                                             | file                 |
+//! |-----------------------------------------------------|----------------------|
+//! | the per-record state machine and its checker        | `state.rs`           |
+//! | codes and their classes, as data                    | `classify.rs`        |
+//! | `next_attempt_at`: Retry-After, else full jitter    | `next_attempt.rs`    |
+//! | the throttle ratio over a sliding window            | `throttle_window.rs` |
+//! | the adaptive send rate (AIMD, AWS adaptive / CUBIC) | `adaptive.rs`, `aimd.rs`, `aws_adaptive.rs` |
+//! | what a study is made of                             | `spec.rs`            |
+//! | the run: events, the provider, the client           | `run.rs`             |
+//! | what a run measured                                 | `observations.rs`    |
+//!
+//! The rule the module is built around (document 004): a rate limit is
+//! not a failure. "Never", "not like this" and "not now" are three
+//! answers; a client that folds them into one bucket throws away the only
+//! information that says what to do.
+
+pub mod adaptive;
+pub mod aimd;
+pub mod aws_adaptive;
+pub mod classify;
+pub mod next_attempt;
+pub mod observations;
+pub mod run;
+pub mod spec;
+pub mod state;
+pub mod throttle_window;
+
+pub use adaptive::{AdaptiveRate, AdaptiveSpec};
+pub use aimd::{Aimd, AimdSpec};
+pub use aws_adaptive::AwsAdaptive;
+pub use classify::{Classifier, CodeClass, CodeMatch, ProviderCode};
+pub use next_attempt::{next_attempt_at, FullJitter, RetryAfter};
+pub use observations::{AttemptRow, FinalStates, SendBin, SendObservations};
+pub use run::{run_sending, tick_seconds};
+pub use spec::{
+    ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordsSpec, RetryAfterForm, SendSpec,
+};
+pub use state::{check_attempts, IllegalAttempt, LoggedAttempt, Machine, SendState};
+pub use throttle_window::ThrottleWindow;
