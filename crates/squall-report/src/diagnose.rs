@@ -102,18 +102,31 @@ impl Study<'_> {
         let s = self.scenario;
         let node = &s.nodes[d.node].name;
         let (wname, bname) = (&s.windows[d.window].0, &s.windows[d.baseline].0);
-        let unit = s.clock.unit_name();
+        let tick_unit = s.clock.unit_name();
         // Only a round has a plural; `ms` and `s` are symbols.
         let units = plural_unit(s.clock);
         let mut out = Vec::new();
         for v in (0..s.variants.len()).filter(|&v| self.includes_variant(v)) {
             let key = RunKey::Variant(v);
-            let (Some(w), Some(b)) = (
+            let (Some(mut w), Some(mut b)) = (
                 self.side(key, d.window, d.node),
                 self.side(key, d.baseline, d.node),
             ) else {
                 continue;
             };
+            // A run that takes time at a clock finer than a second holds
+            // a few calls per tick: its rates read per second.
+            let timed = self.runs.get(&key).is_some_and(|r| r.obs.timed.is_some());
+            let per_second = match s.clock.tick_millis() {
+                Some(ms) if timed && ms < 1000 => Some(1000.0 / ms as f64),
+                _ => None,
+            };
+            let unit = if per_second.is_some() { "s" } else { tick_unit };
+            if let Some(k) = per_second {
+                for side in [&mut w, &mut b] {
+                    side.scale(k);
+                }
+            }
             let r = |a: f64, b: f64| {
                 if b == 0.0 {
                     if a == 0.0 {
@@ -151,7 +164,10 @@ impl Study<'_> {
             };
             if let Some(a) = d.against {
                 if a != v && saturated {
-                    if let Some(other) = self.side(RunKey::Variant(a), d.window, d.node) {
+                    if let Some(mut other) = self.side(RunKey::Variant(a), d.window, d.node) {
+                        if let Some(k) = per_second {
+                            other.scale(k);
+                        }
                         let same =
                             (w.served - other.served).abs() <= TOLERANCE * other.served.max(1e-12);
                         capacity.push_str(&format!(
@@ -184,8 +200,96 @@ impl Study<'_> {
                 opt(w.success, 4),
                 capacity
             ));
+            if timed {
+                if let Some(line) = self.outlived(key, d, &b, per_second) {
+                    out.push(line);
+                }
+            }
         }
         out
+    }
+
+    /// Whether the overload at the node outlived the last fault that ended
+    /// before the window's end: read on bins from the fault's end, a bin is
+    /// overloaded while its calls exceed the baseline's by more than
+    /// [`TOLERANCE`].
+    fn outlived(
+        &self,
+        key: RunKey,
+        d: &DiagnoseSpec,
+        baseline: &Side,
+        per_second: Option<f64>,
+    ) -> Option<String> {
+        let s = self.scenario;
+        let run = self.runs.get(&key)?;
+        let window = run.model.windows.get(d.window)?;
+        let fault = run
+            .model
+            .faults
+            .iter()
+            .filter(|f| f.to < window.to)
+            .max_by_key(|f| f.to)?;
+        let calls = &run.obs.nodes.get(d.node)?.calls;
+        let bin = crate::eval::bin_ticks(run);
+        // The baseline's calls per tick (the side is per second when scaled).
+        let base = baseline.calls / per_second.unwrap_or(1.0);
+        let threshold = (1.0 + TOLERANCE) * base;
+        let node = &s.nodes[d.node].name;
+        let label = &s.variants[key_variant(key)?].label;
+        let bins = format!("bins of {}", span(s.clock, bin));
+        let (bname, fname) = (&s.windows[d.baseline].0, &fault.name);
+        Some(
+            match crate::bins::recovery(calls, fault.to, run.obs.ticks, bin, threshold) {
+                Some(t) => format!(
+                    "recovery, {label}: `{node}` recovered {} after `{fname}` ended ({bins}): calls back within {:.0} % of {bname}.",
+                    span(s.clock, t),
+                    TOLERANCE * 100.0
+                ),
+                None => {
+                    let n = crate::bins::bin_means(
+                        calls,
+                        fault.to as usize + 1,
+                        run.obs.ticks as usize,
+                        bin as usize,
+                    )
+                    .len();
+                    format!(
+                        "recovery, {label}: `{node}` is still overloaded {n} bins after `{fname}` ended, to the end of the run ({bins}): the overload outlived its trigger (metastable)."
+                    )
+                }
+            },
+        )
+    }
+}
+
+fn key_variant(key: RunKey) -> Option<usize> {
+    match key {
+        RunKey::Variant(v) => Some(v),
+        _ => None,
+    }
+}
+
+/// A stretch of `ticks` in the clock's words: seconds where the clock is
+/// a wall clock (`12 s`, `0.5 s`), rounds otherwise.
+fn span(clock: squall_lang::Clock, ticks: u64) -> String {
+    match clock.tick_millis() {
+        Some(ms) => {
+            let secs = (ticks * ms) as f64 / 1000.0;
+            let digits = if secs.fract() == 0.0 { 0 } else { 3 };
+            format!("{} s", to_fixed(secs, digits))
+        }
+        None if ticks == 1 => "1 round".to_string(),
+        None => format!("{ticks} rounds"),
+    }
+}
+
+impl Side {
+    /// Rates per tick to rates per `k` ticks.
+    fn scale(&mut self, k: f64) {
+        self.edge *= k;
+        self.unique *= k;
+        self.calls *= k;
+        self.served *= k;
     }
 }
 

@@ -132,13 +132,12 @@ impl Study<'_> {
                 let name = &self.scenario.faults.get(*fault)?.name;
                 let spec = run.model.faults.iter().find(|x| x.name == *name)?;
                 let calls = &run.obs.nodes.get(*node)?.calls;
-                (spec.to + 1..=run.obs.ticks)
-                    .find(|&t| f64::from(calls[t as usize]) <= threshold)
-                    .map(|t| (t - spec.to) as f64)
+                crate::bins::recovery(calls, spec.to, run.obs.ticks, bin_ticks(run), threshold)
+                    .map(|t| t as f64)
             }
             Func::Peak { node } => {
                 let calls = &run.obs.nodes.get(*node)?.calls;
-                calls.iter().skip(1).max().map(|&m| f64::from(m))
+                crate::bins::peak(calls, run.obs.ticks, bin_ticks(run))
             }
             Func::PeakTick { node } => {
                 let calls = &run.obs.nodes.get(*node)?.calls;
@@ -187,6 +186,12 @@ impl Study<'_> {
             }
         }
     }
+}
+
+/// The width of the run's series bins \[ticks\]: one tick on a run that
+/// takes no time.
+pub fn bin_ticks(run: &crate::run::Run) -> u64 {
+    run.obs.timed.as_ref().map_or(1, |t| t.bin_ticks.max(1))
 }
 
 /// The most calls one request can make at `node`: the product of the tries

@@ -63,6 +63,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod bins;
 pub mod build;
 pub mod chart;
 pub mod client;
