@@ -88,6 +88,10 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// the report's header); every run derives its stream from it.
         #[arg(long, value_name = "N")]
         seed: Option<u64>,
+        /// The events each run may handle before it stops with an error,
+        /// instead of the file's `work_budget` (or the default).
+        #[arg(long = "work-budget", value_name = "N")]
+        work_budget: Option<u64>,
         /// Threads to run on. Default: one per core. The report is the same
         /// for any number.
         #[arg(long, value_name = "N")]
@@ -249,6 +253,10 @@ pub struct SweepArgs {
     /// derives its stream from it. (To sweep seeds: `--vary seed=1,2,3`.)
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// The events each run may handle before it stops with an error,
+    /// instead of the file's `work_budget` (or the default).
+    #[arg(long = "work-budget", value_name = "N")]
+    pub work_budget: Option<u64>,
     /// Threads to run points on. Default: one per core.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -291,6 +299,7 @@ fn main() -> ExitCode {
             variants,
             sets,
             seed,
+            work_budget,
             jobs,
             format,
             out,
@@ -303,7 +312,11 @@ fn main() -> ExitCode {
             &file,
             &variants,
             &sets,
-            &cmd::run::Seeding { seed, jobs },
+            &cmd::run::Seeding {
+                seed,
+                work_budget,
+                jobs,
+            },
             format,
             out.as_deref(),
             &cmd::run::Extras {

@@ -468,7 +468,7 @@ fn check_refuses_a_crossed_run_the_engine_refuses() {
     assert_eq!(
         stderr(&o),
         format!(
-            "{path}: error: point 2 of sweep `bursts` on variant `spiky`: source `users` sends 2000000 requests per tick; squall simulates at most 1000000 per tick per source (scale the scenario down: rates, capacities and counts by the same factor)\n"
+            "{path}:9:41: error: point 2 of sweep `bursts` on variant `spiky`: source `users` sends 2000000 requests per tick; squall simulates at most 1000000 per tick per source (scale the scenario down: rates, capacities and counts by the same factor)\n"
         )
     );
     // `run` refuses the same run, so `check` and `run` agree.

@@ -12,6 +12,7 @@ mod cli;
 mod determinism;
 mod generality;
 mod layers;
+mod limits;
 mod memory;
 mod pictures;
 mod pipeline_robust;

@@ -26,6 +26,8 @@ pub struct Extras {
 pub struct Seeding {
     /// The root seed instead of the file's.
     pub seed: Option<u64>,
+    /// `--work-budget`: the events a run may handle, instead of the file's.
+    pub work_budget: Option<u64>,
     /// Threads; `None` for one per core.
     pub jobs: Option<usize>,
 }
@@ -48,6 +50,12 @@ pub fn run(
     };
     if let Some(seed) = seeding.seed {
         scenario.seed = seed;
+    }
+    if seeding.work_budget == Some(0) {
+        return util::usage("`--work-budget 0`: give at least one event");
+    }
+    if let Some(n) = seeding.work_budget {
+        scenario.work_budget = Some(n);
     }
     if seeding.jobs == Some(0) {
         return util::usage("`--jobs 0`: give at least one thread");
@@ -172,6 +180,7 @@ fn chart_node(scenario: &squall_lang::Scenario, name: Option<&str>) -> Result<us
 pub fn study_error(e: &StudyError, color: bool) -> u8 {
     match e {
         StudyError::Invalid(d) => util::print_diagnostics(d, color),
+        StudyError::Refused(r) => eprintln!("{}: error: {}", r.place(), r.error),
         other => eprintln!("error: {other}"),
     }
     EXIT_INVALID
@@ -207,8 +216,18 @@ pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
                     for (key, problem) in &refused {
                         match problem {
                             StudyError::Invalid(d) => util::print_diagnostics(d, color),
-                            StudyError::Sim(e) => {
-                                eprintln!("{}: error: {}: {e}", f.display(), run_name(&s, *key))
+                            StudyError::Refused(r) => {
+                                let others = match r.runs {
+                                    1 => String::new(),
+                                    2 => " and 1 other run".to_string(),
+                                    n => format!(" and {} other runs", n - 1),
+                                };
+                                eprintln!(
+                                    "{}: error: {}{others}: {}",
+                                    r.place(),
+                                    run_name(&s, *key),
+                                    r.error
+                                )
                             }
                             other => {
                                 eprintln!("{}: error: {}: {other}", f.display(), run_name(&s, *key))
@@ -217,6 +236,16 @@ pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
                     }
                     worst = worst.max(EXIT_INVALID);
                     continue;
+                }
+                for over in RunPlan::every(&s).over_budget(&s) {
+                    eprintln!(
+                        "{}: warning: {}: source `{}` may make up to {:.0} calls (its requests times the tries along its chain), more than the work budget of {} events; the run may stop at the budget (set `work_budget` or `--work-budget`, make fewer tries, or wait between them)",
+                        f.display(),
+                        run_name(&s, over.key),
+                        over.source,
+                        over.bound,
+                        over.budget
+                    );
                 }
                 let count =
                     |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });

@@ -51,6 +51,12 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
+    if args.work_budget == Some(0) {
+        return Err(util::usage("`--work-budget 0`: give at least one event"));
+    }
+    if let Some(n) = args.work_budget {
+        scenario.work_budget = Some(n);
+    }
     if let Some(out) = &args.out {
         util::refuse_overwriting(out, &[&args.file])?;
     }

@@ -76,4 +76,4 @@ pub mod time;
 pub use error::SimError;
 pub use observe::{Accounting, CompositeSeries, NodeSeries, Observations, OpRecord, TraceRow};
 pub use policy::backoff::{sample_wait, BackoffWaits};
-pub use simulation::{Simulation, SimulationBuilder};
+pub use simulation::{Simulation, SimulationBuilder, DEFAULT_WORK};

@@ -186,6 +186,8 @@ pub enum Item {
     Endpoint(EndpointAst),
     /// `seed 42`
     Seed(u64, Span),
+    /// `work_budget 1_000_000`: the budget, the literal as written, and its span
+    WorkBudget(u64, String, Span),
     /// `param name = value`
     Param(Ident, Value),
     /// `source name { ... }`
@@ -1088,6 +1090,7 @@ impl Item {
         match self {
             Item::Clock(_)
             | Item::Seed(..)
+            | Item::WorkBudget(..)
             | Item::Chain(..)
             | Item::Epoch(..)
             | Item::Rng(_)

@@ -3,6 +3,8 @@
 use squall_engine::SimError;
 use squall_lang::Diagnostics;
 
+use crate::refusal::Refusal;
+
 /// A problem running a study.
 #[derive(Debug, thiserror::Error)]
 pub enum StudyError {
@@ -12,6 +14,10 @@ pub enum StudyError {
     /// The engine refused a model.
     #[error("simulation failed: {0}")]
     Sim(#[from] SimError),
+    /// The engine refused a run's model before simulating it (a limit),
+    /// located at the declaration that causes it.
+    #[error("{}: {}", .0.place(), .0.error)]
+    Refused(Box<Refusal>),
     /// The thread pool for `--jobs` could not start.
     #[error("cannot start the worker threads: {0}")]
     Pool(String),

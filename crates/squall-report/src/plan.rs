@@ -54,13 +54,14 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
-use squall_engine::{SimError, Simulation};
+use squall_engine::{Simulation, SimulationBuilder};
 use squall_lang::{
     AxisSpec, CheckSpec, LinePart, Model, Overrides, RExpr, ReportItemSpec, RunKey, Scenario,
     Setting, TableSpec, ToleranceSpec,
 };
 
 use crate::error::StudyError;
+use crate::refusal::Refusal;
 use crate::run::Run;
 
 /// The runs one piece of work makes, sorted, each once.
@@ -228,11 +229,14 @@ impl RunPlan {
         }
         let total = models.len();
         let done = AtomicUsize::new(0);
-        let simulate = || -> Result<Vec<(usize, Run)>, SimError> {
+        let simulate = || -> Result<Vec<(usize, Run)>, StudyError> {
             models
                 .into_par_iter()
                 .map(|(key, r, overrides, model)| {
-                    let obs = Simulation::builder(&model).build()?.run()?;
+                    let sim = builder(s, &model)
+                        .build()
+                        .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, key, e))))?;
+                    let obs = sim.run()?;
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                     progress(n, total);
                     Ok((
@@ -272,19 +276,115 @@ impl RunPlan {
     }
 
     /// The runs that would not start, without command-line settings: a run
-    /// whose values do not resolve, or whose model the engine refuses.
-    /// Nothing is simulated.
+    /// whose values do not resolve, or whose model the engine refuses
+    /// ([`StudyError::Refused`], located; a refusal many runs share is
+    /// listed once, at its first run, with their count). Nothing is
+    /// simulated.
     pub fn refusals(&self, s: &Scenario) -> Vec<(RunKey, StudyError)> {
-        self.keys
-            .iter()
-            .filter_map(|&k| {
-                let problem = match resolve(s, k, &[]) {
-                    Err(e) => e,
-                    Ok((_, m)) => StudyError::Sim(Simulation::builder(&m).build().err()?),
-                };
-                Some((k, problem))
-            })
-            .collect()
+        let mut out: Vec<(RunKey, StudyError)> = Vec::new();
+        for &k in &self.keys {
+            let problem = match resolve(s, k, &[]) {
+                Err(e) => e,
+                Ok((_, m)) => match builder(s, &m).build() {
+                    Ok(_) => continue,
+                    Err(e) => StudyError::Refused(Box::new(Refusal::locate(s, k, e))),
+                },
+            };
+            if let StudyError::Refused(new) = &problem {
+                let same = out.iter_mut().find_map(|(_, p)| match p {
+                    StudyError::Refused(old) if old.error == new.error && old.at == new.at => {
+                        Some(old)
+                    }
+                    _ => None,
+                });
+                if let Some(old) = same {
+                    old.runs += 1;
+                    continue;
+                }
+            }
+            out.push((k, problem));
+        }
+        out
+    }
+}
+
+/// A run whose arithmetic bound on work exceeds its work budget: found by
+/// [`RunPlan::over_budget`] for `squall check`, which warns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OverBudget {
+    /// The run.
+    pub key: RunKey,
+    /// The source whose requests times the tries along its chain is largest.
+    pub source: String,
+    /// That bound: requests at the source's peak rate over the run, times
+    /// the product of the tries of every node along its chain.
+    pub bound: f64,
+    /// The run's work budget \[events\].
+    pub budget: u64,
+}
+
+/// The largest arithmetic bound on a model's calls over its sources:
+/// requests at peak rate over the run times the product of the tries along
+/// the chain each enters. `None` without sources.
+fn work_bound(m: &Model) -> Option<(String, f64)> {
+    m.sources
+        .iter()
+        .map(|src| {
+            let peak = src.periods.iter().map(|p| p.rate).fold(src.rate, f64::max);
+            let requests = peak * (m.ticks.saturating_sub(m.start) + 1) as f64;
+            let mut tries = 1.0;
+            let mut at = Some(src.entry);
+            let mut seen = 0;
+            while let Some(i) = at.filter(|&i| i < m.nodes.len() && seen <= m.nodes.len()) {
+                let n = &m.nodes[i];
+                tries *= n.retry.as_ref().map_or(1.0, |r| f64::from(r.attempts));
+                at = n.downstream;
+                seen += 1;
+            }
+            (src.name.clone(), requests * tries)
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+/// The engine's builder for one of `s`'s runs, with the file's (or
+/// `--work-budget`'s) work budget.
+fn builder<'m>(s: &Scenario, m: &'m Model) -> SimulationBuilder<'m> {
+    let b = Simulation::builder(m);
+    match s.work_budget {
+        Some(n) => b.work_budget(n),
+        None => b,
+    }
+}
+
+impl RunPlan {
+    /// The runs whose arithmetic bound on work ([`OverBudget::bound`])
+    /// exceeds their work budget (the file's, or the engine's default),
+    /// without command-line settings. Nothing is simulated; a run that does
+    /// not resolve is left to [`RunPlan::refusals`].
+    /// Runs with the same source and bound are listed once, at the first.
+    pub fn over_budget(&self, s: &Scenario) -> Vec<OverBudget> {
+        let budget = s.work_budget.unwrap_or(squall_engine::DEFAULT_WORK);
+        let mut out: Vec<OverBudget> = Vec::new();
+        for &key in &self.keys {
+            let Ok((_, m)) = resolve(s, key, &[]) else {
+                continue;
+            };
+            let Some((source, bound)) = work_bound(&m) else {
+                continue;
+            };
+            let repeated = out
+                .iter()
+                .any(|o| o.source == source && o.bound.total_cmp(&bound).is_eq());
+            if bound > budget as f64 && !repeated {
+                out.push(OverBudget {
+                    key,
+                    source,
+                    bound,
+                    budget,
+                });
+            }
+        }
+        out
     }
 }
 

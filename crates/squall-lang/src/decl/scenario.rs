@@ -22,6 +22,9 @@ pub struct Scenario {
     pub clock: Clock,
     /// Root seed.
     pub seed: u64,
+    /// `work_budget N`: the events a run may handle (`None`: the
+    /// engine's default; `--work-budget` overrides it).
+    pub work_budget: Option<u64>,
     /// `run` as written.
     pub run: Option<Value>,
     /// `run a..b` as written.

@@ -100,6 +100,9 @@ impl Printer<'_> {
                 node
             }
             Item::Seed(n, span) => Self::leaf(format!("seed {n}"), span_at(*span)),
+            Item::WorkBudget(_, text, span) => {
+                Self::leaf(format!("work_budget {text}"), span_at(*span))
+            }
             Item::Param(id, v) => Self::leaf(
                 format!("param {} = {}", id.name, value_text(v)),
                 Some((id.span.start, v.span.end)),

@@ -113,6 +113,19 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             })?;
             Item::Seed(seed, p.as_span().into())
         }
+        Rule::work_budget_decl => {
+            let p = c.expect(Rule::number)?;
+            let text: String = p.as_str().chars().filter(|c| *c != '_').collect();
+            let budget = text.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                Diagnostic::new(
+                    "a work budget must be a whole number of events from 1 to 18446744073709551615",
+                    p.as_span().into(),
+                )
+                .label("not a work budget")
+                .help("e.g. `work_budget 1_000_000_000`")
+            })?;
+            Item::WorkBudget(budget, p.as_str().to_string(), p.as_span().into())
+        }
         Rule::param_decl => {
             let name = ident(c.expect(Rule::ident)?);
             let value = c

@@ -26,6 +26,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::clock_decl => "`clock`",
         Rule::run_decl => "`run`",
         Rule::seed_decl => "`seed`",
+        Rule::work_budget_decl => "`work_budget`",
         Rule::param_decl => "`param`",
         Rule::source_decl => "`source`",
         Rule::chain_decl => "`chain`",

@@ -34,6 +34,7 @@ impl Validator {
         let mut backoffs: Vec<(String, BackoffAst)> = Vec::new();
         let mut policies: Vec<(String, RetryAst)> = Vec::new();
         let mut seed: Option<u64> = None;
+        let mut work_budget: Option<u64> = None;
         let mut params: IndexMap<String, Value> = IndexMap::new();
         let mut param_spans: IndexMap<String, Span> = IndexMap::new();
 
@@ -152,6 +153,14 @@ impl Validator {
                     }
                     seed = Some(*s);
                 }
+                Item::WorkBudget(n, _, span) => {
+                    if work_budget.is_some() {
+                        self.err(
+                            Twice::Setting { keyword: "work_budget" }.at(*span),
+                        );
+                    }
+                    work_budget = Some(*n);
+                }
                 Item::Param(name, value) => {
                     if name.name == crate::decl::SEED_AXIS {
                         self.err(
@@ -235,6 +244,7 @@ impl Validator {
             name: ast.name.clone(),
             clock,
             seed: seed.unwrap_or(DEFAULT_SEED),
+            work_budget,
             run,
             run_range,
             warmup,
