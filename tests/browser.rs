@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// The browser window, and so the screenshot \[px\].
 const WIDTH: u32 = 1000;
@@ -26,26 +25,17 @@ fn chromium() -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Runs `cmd`, ending it if it has not finished in two minutes (a browser
-/// that hangs must not hang the suite); true when it exited with success.
-fn run_bounded(cmd: &mut Command) -> std::io::Result<bool> {
-    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::null()).spawn()?;
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait()? {
-            return Ok(status.success());
-        }
-        if started.elapsed() > Duration::from_secs(120) {
-            child.kill()?;
-            child.wait()?;
-            return Ok(false);
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
+/// Runs `cmd` to its end; true when it exited with success. Headless
+/// Chromium with `--screenshot` exits by itself once the page is drawn, so
+/// the test waits for it with no clock: a wall-clock limit would make the
+/// test pass or fail by how busy the machine is.
+fn run_to_end(cmd: &mut Command) -> std::io::Result<bool> {
+    let status = cmd.stdout(Stdio::null()).stderr(Stdio::null()).status()?;
+    Ok(status.success())
 }
 
 fn screenshot(browser: &Path, page: &Path, png: &Path, profile: &Path) -> std::io::Result<bool> {
-    run_bounded(
+    run_to_end(
         Command::new(browser)
             .args([
                 "--headless",
