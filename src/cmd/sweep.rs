@@ -175,8 +175,7 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     let text = if shard.is_some() {
         rows.to_json()
     } else {
-        rows.report()
-            .render(args.format.unwrap_or(FormatArg::Text).to_report())
+        rows.render(args.format.unwrap_or(FormatArg::Text).to_report())
     };
     util::write_output(args.out.as_deref(), &text)
 }
@@ -205,7 +204,7 @@ pub fn merge(files: &[PathBuf], format: FormatArg, out: Option<&Path>) -> u8 {
         Ok(m) => m,
         Err(e) => return util::usage(&e.to_string()),
     };
-    let text = merged.report().render(format.to_report());
+    let text = merged.render(format.to_report());
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,
         Err(code) => code,

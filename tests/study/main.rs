@@ -8,3 +8,4 @@ mod fmt_props;
 mod hostile;
 #[path = "../support/mod.rs"]
 mod support;
+mod sweep_data;
