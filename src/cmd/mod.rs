@@ -1,5 +1,6 @@
 //! One module per command.
 
+pub mod charts;
 pub mod diff;
 pub mod fmt;
 pub mod new;

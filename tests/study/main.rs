@@ -8,4 +8,5 @@ mod fmt_props;
 mod hostile;
 #[path = "../support/mod.rs"]
 mod support;
+mod sweep_charts;
 mod sweep_data;

@@ -51,8 +51,10 @@ mod shard;
 use squall_lang::{AxisSpec, ReportItemSpec, Scenario};
 
 pub use crate::plan::sweep_tables;
+pub use data::param_axes;
 pub use merge::merge;
 pub use merge_error::MergeError;
+pub(crate) use run::sweep_table;
 pub use run::{run_sweep, SweepOptions};
 pub use shard::{
     read_shard, text_hash, ParamAxis, ParamValue, RowEntry, Shard, StoredCell, StudyId, SweepRows,

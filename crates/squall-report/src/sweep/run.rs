@@ -123,7 +123,12 @@ pub fn run_sweep(
 
 /// A report table whose rows include `sweep s`, with only the rows of the
 /// shard's points evaluated.
-fn sweep_table(study: &Study<'_>, t: &TableSpec, s: usize, shard: Option<Shard>) -> TableRows {
+pub(crate) fn sweep_table(
+    study: &Study<'_>,
+    t: &TableSpec,
+    s: usize,
+    shard: Option<Shard>,
+) -> TableRows {
     let (mut columns, plan) = study.plan_rows(t);
     let label_columns = columns.len();
     columns.extend(t.columns.iter().map(|c| c.title.clone()));
