@@ -265,8 +265,11 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Run only the K-th of N slices of the points (1-based; point i goes to
-    /// slice i mod N + 1) and write a shard file for `squall merge`.
-    #[arg(long, value_name = "K/N")]
+    /// slice i mod N + 1) and write a shard file for `squall merge`. `auto`
+    /// takes K (and N) from the batch system: JOB_COMPLETION_INDEX with
+    /// `auto/N` or JOB_COMPLETIONS (a Kubernetes Indexed Job), or
+    /// SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (a Slurm job array).
+    #[arg(long, value_name = "K/N|auto[/N]")]
     pub shard: Option<String>,
     /// Output format (not with `--shard`, which always writes a shard file).
     #[arg(long, value_enum)]

@@ -5,5 +5,6 @@ pub mod diff;
 pub mod fmt;
 pub mod new;
 pub mod run;
+pub mod shard;
 pub mod sweep;
 pub mod test;

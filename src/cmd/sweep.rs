@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use squall_lang::ast::Value;
 use squall_lang::resolve::sweep::SweepError;
-use squall_report::sweep::{default_sweep, run_sweep, Shard, SweepOptions};
+use squall_report::sweep::{default_sweep, run_sweep, SweepOptions};
 
 use crate::cmd::run::study_error;
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
@@ -65,7 +65,10 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     }
     let shard = match &args.shard {
         None => None,
-        Some(s) => Some(Shard::parse(s).map_err(|m| util::usage(&m))?),
+        Some(s) => Some(
+            crate::cmd::shard::parse(s, &|name| std::env::var(name).ok())
+                .map_err(|m| util::usage(&m))?,
+        ),
     };
     if shard.is_some() && args.charts.is_some() {
         return Err(util::usage(
