@@ -11,6 +11,7 @@ mod browser;
 mod cli;
 mod determinism;
 mod generality;
+mod highlighting;
 mod layers;
 mod limits;
 mod memory;
