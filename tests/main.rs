@@ -7,6 +7,7 @@
 //! `client`, `degradation` and `study` binaries share.
 
 mod accounting;
+mod book_charts;
 mod browser;
 mod cli;
 mod determinism;
