@@ -85,10 +85,10 @@ impl HeatMap {
         let _ = w.write_record(&header);
         for (j, row) in self.cells.iter().enumerate() {
             let mut fields = vec![crate::escape::csv_text(&self.y.text(j))];
-            fields.extend(row.iter().map(|v| {
-                v.filter(|x| x.is_finite())
-                    .map_or(String::new(), |x| format!("{x}"))
-            }));
+            fields.extend(
+                row.iter()
+                    .map(|v| v.map_or(String::new(), crate::sweep::full)),
+            );
             let _ = w.write_record(&fields);
         }
         crate::csv::finish(w)

@@ -116,13 +116,7 @@ impl SweepChart {
             }
         }
         let _ = w.write_record(&header);
-        let full = |x: f64| {
-            if x.is_finite() {
-                format!("{x}")
-            } else {
-                String::new()
-            }
-        };
+        let full = crate::sweep::full;
         for i in 0..self.x.len() {
             let mut row = vec![crate::escape::csv_text(&self.x.text(i))];
             for (l, b) in self.lines.iter().zip(&banded) {

@@ -307,8 +307,10 @@ fn data_cell(c: &StoredCell) -> DataCell {
     }
 }
 
-/// A number in full precision; empty when not finite.
-fn full(x: f64) -> String {
+/// A number in full precision (the shortest text that reads back to the
+/// same `f64`); empty when not finite. Shared by the sweep's data and its
+/// charts' CSV.
+pub fn full(x: f64) -> String {
     if x.is_finite() {
         format!("{x}")
     } else {
