@@ -80,6 +80,17 @@ bench-continuous *ARGS:
 book:
     mdbook build book
 
+# Draw the charts the book's chapters show: each line of book/charts.txt is
+# a `squall` command (`squall run FILE --charts DIR`), run as a reader would,
+# into a fresh DIR. Commit the result; tests/book_charts.rs checks it.
+[group('book')]
+book-charts:
+    cargo build --release --bin squall
+    grep -v '^#' book/charts.txt | grep . | while read -r line; do \
+        dir="${line##*--charts }"; dir="${dir%% *}"; rm -rf "$dir"; \
+        echo "squall $line"; target/release/squall --color never $line > /dev/null; \
+    done
+
 # Serve the book at http://localhost:3000, rebuilding on change.
 [group('book')]
 book-serve:

@@ -143,7 +143,7 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
 Points are the cross product of the `--vary` values, first axis outermost. Each point runs \
 with its own random stream derived from the scenario seed and the point's values, so the \
 table is the same for any `--jobs` and any `--shard` split.",
-        after_help = "Examples:\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4\n  squall sweep scenarios/retry-storm.squall --sweep allowance --format csv\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --shard 2/3 --out part-2.json\n  squall merge part-1.json part-2.json part-3.json\n\nExit codes: 0 ok, 2 invalid scenario (or a point that does not resolve), 3 usage error."
+        after_help = "Examples:\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4\n  squall sweep scenarios/retry-storm.squall --sweep allowance --format csv\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4 --charts charts/ --format markdown --out study.md\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --shard 2/3 --out part-2.json\n  squall merge part-1.json part-2.json part-3.json\n\nExit codes: 0 ok, 2 invalid scenario (or a point that does not resolve), 3 usage error."
     )]
     Sweep(SweepArgs),
     /// Join the shard files of a sweep into the table a single run prints.
@@ -160,6 +160,10 @@ table is the same for any `--jobs` and any `--shard` split.",
         /// Write the table to this file instead of standard output.
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Also draw the merged results into this directory, as `squall
+        /// sweep --charts` does.
+        #[arg(long, value_name = "DIR")]
+        charts: Option<PathBuf>,
     },
     /// Run every scenario under a folder, check its `expect` lines and compare
     /// its report with the committed snapshot.
@@ -261,8 +265,11 @@ pub struct SweepArgs {
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Run only the K-th of N slices of the points (1-based; point i goes to
-    /// slice i mod N + 1) and write a shard file for `squall merge`.
-    #[arg(long, value_name = "K/N")]
+    /// slice i mod N + 1) and write a shard file for `squall merge`. `auto`
+    /// takes K (and N) from the batch system: JOB_COMPLETION_INDEX with
+    /// `auto/N` or JOB_COMPLETIONS (a Kubernetes Indexed Job), or
+    /// SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT (a Slurm job array).
+    #[arg(long, value_name = "K/N|auto[/N]")]
     pub shard: Option<String>,
     /// Output format (not with `--shard`, which always writes a shard file).
     #[arg(long, value_enum)]
@@ -270,6 +277,12 @@ pub struct SweepArgs {
     /// Write the output to this file instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+    /// Also draw the results into this directory (created if missing), one
+    /// SVG (and its data as CSV) each: every numeric column as lines over
+    /// the first varied param, bands for replication intervals, and a heat
+    /// map for two params. Markdown output shows them.
+    #[arg(long, value_name = "DIR")]
+    pub charts: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -330,7 +343,12 @@ fn main() -> ExitCode {
         ),
         Command::Check { files, model } => cmd::run::check(&files, model, color),
         Command::Sweep(args) => cmd::sweep::sweep(&args, color),
-        Command::Merge { files, format, out } => cmd::sweep::merge(&files, format, out.as_deref()),
+        Command::Merge {
+            files,
+            format,
+            out,
+            charts,
+        } => cmd::sweep::merge(&files, format, out.as_deref(), charts.as_deref()),
         Command::Test { path, accept } => cmd::test::test(&path, accept, color),
         Command::Diff { old, new, format } => cmd::diff::diff(&old, &new, format, color),
         Command::Fmt { files, check } => cmd::fmt::fmt(&files, check, color),

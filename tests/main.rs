@@ -7,10 +7,12 @@
 //! `client`, `degradation` and `study` binaries share.
 
 mod accounting;
+mod book_charts;
 mod browser;
 mod cli;
 mod determinism;
 mod generality;
+mod highlighting;
 mod layers;
 mod limits;
 mod memory;

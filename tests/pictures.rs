@@ -91,7 +91,19 @@ fn the_html_page_holds_the_whole_report_and_fetches_nothing() {
     assert_eq!(code, 0, "{err}");
     let html = std::fs::read_to_string(&page).unwrap_or_else(|e| panic!("{e}"));
     assert!(html.starts_with("<!DOCTYPE html>"));
-    assert_eq!(html.matches("<svg").count(), 1, "the default chart, inline");
+    // The default chart, and after the sweep table its five columns over
+    // `attempts`, inline.
+    assert_eq!(html.matches("<svg").count(), 6, "the charts, inline");
+    let table = html
+        .find("<h2>what cutting the allowance buys")
+        .unwrap_or(0);
+    let drawn = html
+        .find("aria-label=\"recovery by attempts\"")
+        .unwrap_or(0);
+    assert!(
+        0 < table && table < drawn,
+        "the sweep's charts follow its table"
+    );
     for want in [
         "<h2>cases</h2>",
         "<h2>what cutting the allowance buys (same fault, rounds 101..400)</h2>",

@@ -1,8 +1,10 @@
 //! One module per command.
 
+pub mod charts;
 pub mod diff;
 pub mod fmt;
 pub mod new;
 pub mod run;
+pub mod shard;
 pub mod sweep;
 pub mod test;

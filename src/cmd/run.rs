@@ -120,19 +120,18 @@ pub fn run(
         }
     }
     let report = study.report();
+    let mut links = String::new();
     if extras.charts.is_some() || extras.html.is_some() {
         let charts = study.charts();
+        let table_charts = study.sweep_charts(charts.len() + 1);
         if let Some(dir) = &extras.charts {
-            if let Err(e) = std::fs::create_dir_all(dir) {
-                return util::usage(&format!("cannot create `{}`: {e}", dir.display()));
+            let mut all = charts.clone();
+            all.extend(table_charts.iter().map(|(_, c)| c.clone()));
+            if let Err(code) = crate::cmd::charts::write(dir, &all) {
+                return code;
             }
-            for c in &charts {
-                let svg = dir.join(&c.file);
-                for (path, text) in [(svg.with_extension("csv"), &c.csv), (svg, &c.svg)] {
-                    if let Err(code) = util::write_output(Some(&path), text) {
-                        return code;
-                    }
-                }
+            if format == FormatArg::Markdown {
+                links = crate::cmd::charts::markdown(dir, out, &all);
             }
         }
         if let Some(path) = &extras.html {
@@ -140,6 +139,7 @@ pub fn run(
             let page = squall_report::html::HtmlPage {
                 report: &report,
                 charts: &charts,
+                table_charts: &table_charts,
                 source: &source,
                 version: env!("CARGO_PKG_VERSION"),
             };
@@ -148,7 +148,7 @@ pub fn run(
             }
         }
     }
-    let text = report.render(format.to_report());
+    let text = report.render(format.to_report()) + &links;
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,
         Err(code) => code,

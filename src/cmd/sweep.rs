@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use squall_lang::ast::Value;
 use squall_lang::resolve::sweep::SweepError;
-use squall_report::sweep::{default_sweep, run_sweep, Shard, SweepOptions};
+use squall_report::sweep::{default_sweep, run_sweep, SweepOptions};
 
 use crate::cmd::run::study_error;
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
@@ -65,8 +65,16 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     }
     let shard = match &args.shard {
         None => None,
-        Some(s) => Some(Shard::parse(s).map_err(|m| util::usage(&m))?),
+        Some(s) => Some(
+            crate::cmd::shard::parse(s, &|name| std::env::var(name).ok())
+                .map_err(|m| util::usage(&m))?,
+        ),
     };
+    if shard.is_some() && args.charts.is_some() {
+        return Err(util::usage(
+            "`--shard` writes a shard file; draw the charts from all shards with `squall merge --charts DIR`",
+        ));
+    }
     if shard.is_some() && args.format.is_some() {
         return Err(util::usage(
             "`--shard` always writes a shard file (JSON for `squall merge`); drop `--format` and give it to `squall merge`",
@@ -175,14 +183,40 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     let text = if shard.is_some() {
         rows.to_json()
     } else {
-        rows.report()
-            .render(args.format.unwrap_or(FormatArg::Text).to_report())
+        let format = args.format.unwrap_or(FormatArg::Text);
+        rows.render(format.to_report())
+            + &draw(&rows, args.charts.as_deref(), format, args.out.as_deref())?
     };
     util::write_output(args.out.as_deref(), &text)
 }
 
+/// Writes the sweep's charts into `dir` (when given); for markdown output,
+/// the section that shows them.
+fn draw(
+    rows: &squall_report::sweep::SweepRows,
+    dir: Option<&Path>,
+    format: FormatArg,
+    out: Option<&Path>,
+) -> Result<String, u8> {
+    let Some(dir) = dir else {
+        return Ok(String::new());
+    };
+    let charts = rows.charts();
+    crate::cmd::charts::write(dir, &charts)?;
+    Ok(if format == FormatArg::Markdown {
+        crate::cmd::charts::markdown(dir, out, &charts)
+    } else {
+        String::new()
+    })
+}
+
 /// `squall merge FILE...`
-pub fn merge(files: &[PathBuf], format: FormatArg, out: Option<&Path>) -> u8 {
+pub fn merge(
+    files: &[PathBuf],
+    format: FormatArg,
+    out: Option<&Path>,
+    charts: Option<&Path>,
+) -> u8 {
     if let Some(out) = out {
         let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
         if let Err(code) = util::refuse_overwriting(out, &inputs) {
@@ -205,7 +239,11 @@ pub fn merge(files: &[PathBuf], format: FormatArg, out: Option<&Path>) -> u8 {
         Ok(m) => m,
         Err(e) => return util::usage(&e.to_string()),
     };
-    let text = merged.report().render(format.to_report());
+    let links = match draw(&merged, charts, format, out) {
+        Ok(l) => l,
+        Err(code) => return code,
+    };
+    let text = merged.render(format.to_report()) + &links;
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,
         Err(code) => code,

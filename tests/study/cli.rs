@@ -180,12 +180,14 @@ fn merge_refuses_an_incomplete_or_mixed_set_of_shards() {
 
 #[test]
 fn the_file_sweep_gives_the_table_squall_run_prints() {
+    // As data: the param's column and every digit (the text rounds).
     let (code, out, err) = run(&["sweep", STORM, "--sweep", "allowance", "--format", "csv"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out,
-        "tries per layer,calls/round,amplification,dropped,recovery,success\n\
-         3,25.00,6.25,0,25,0.0400\n2,22.33,5.58,68,17,0.0448\n1,4.00,1.00,180,1,0.2500\n"
+        "attempts,calls/round,amplification,dropped,recovery,success\n\
+         3,25,6.25,0,25,0.04\n2,22.333333333333332,5.583333333333333,68,17,0.04477611940298507\n\
+         1,4,1,180,1,0.25\n"
     );
     let (_, report, _) = run(&["run", STORM]);
     assert!(

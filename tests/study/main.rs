@@ -6,5 +6,8 @@
 mod cli;
 mod fmt_props;
 mod hostile;
+mod shard_auto;
 #[path = "../support/mod.rs"]
 mod support;
+mod sweep_charts;
+mod sweep_data;

@@ -19,6 +19,9 @@ pub struct HtmlPage<'a> {
     pub report: &'a Report,
     /// Its charts, in order.
     pub charts: &'a [ChartFile],
+    /// Charts drawn beside a table, each after the table of that title
+    /// (a sweep table's results over its params).
+    pub table_charts: &'a [(String, ChartFile)],
     /// The scenario's source text.
     pub source: &'a str,
     /// The version of squall that wrote the page.
@@ -53,9 +56,7 @@ impl HtmlPage<'_> {
         if !self.charts.is_empty() {
             out.push_str("<h2>Charts</h2>\n");
             for c in self.charts {
-                out.push_str(&format!("<figure aria-label=\"{}\">\n", xml(&c.title)));
-                out.push_str(c.svg.trim_end());
-                out.push_str("\n</figure>\n");
+                figure(c, &mut out);
             }
         }
         let mut in_lines = false;
@@ -67,6 +68,9 @@ impl HtmlPage<'_> {
                         in_lines = false;
                     }
                     table(t, &mut out);
+                    for (_, c) in self.table_charts.iter().filter(|(n, _)| *n == t.title) {
+                        figure(c, &mut out);
+                    }
                 }
                 Block::Line { text, .. } => {
                     if !in_lines {
@@ -89,6 +93,13 @@ impl HtmlPage<'_> {
         ));
         out
     }
+}
+
+/// One chart, inline.
+fn figure(c: &ChartFile, out: &mut String) {
+    out.push_str(&format!("<figure aria-label=\"{}\">\n", xml(&c.title)));
+    out.push_str(c.svg.trim_end());
+    out.push_str("\n</figure>\n");
 }
 
 /// One table: a heading, a header row, its rows; numbers on the right.

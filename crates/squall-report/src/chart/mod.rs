@@ -5,7 +5,9 @@
 //! [`Histogram`] (counts in equal buckets) — so whatever produces the bins
 //! (the per-tick counters today, a run's own time bins tomorrow) draws the
 //! same chart. [`from_study`] builds them from a [`crate::Study`], and
-//! [`chart_file`] lists the charts a report draws.
+//! [`chart_file`] lists the charts a report draws. A sweep's results are
+//! drawn over its params: a [`SweepChart`] (lines, replication bands) and,
+//! for two params, a [`HeatMap`], built by [`from_sweep`].
 //!
 //! Charts are drawn with plotters' SVG backend: text stays `<text>` in the
 //! viewer's sans-serif (no font files), every name is escaped, and the
@@ -15,11 +17,18 @@
 pub mod binned_series;
 pub mod chart_file;
 pub mod from_study;
+pub mod from_sweep;
+pub mod heat_map;
 pub mod histogram;
+pub mod key_axis;
 pub mod line_chart;
+pub mod markdown;
 pub mod style;
+pub mod sweep_chart;
 
 pub use binned_series::{BinnedSeries, FaultWindow, SeriesLine};
 pub use chart_file::{default_node, ChartFile};
 pub use from_study::{bin_width, MAX_BINS};
+pub use heat_map::HeatMap;
 pub use histogram::Histogram;
+pub use sweep_chart::{SweepAxis, SweepChart, SweepLine, SweepValue};

@@ -37,14 +37,15 @@ pub fn merge(parts: Vec<(String, SweepRows)>) -> Result<SweepRows, MergeError> {
             Some("the list of points")
         } else if a != b {
             Some("the scenario")
+        } else if first.params != p.params {
+            Some("the varied params")
         } else if first.shard.map(|s| s.count) != p.shard.map(|s| s.count) {
             Some("the number of shards")
         } else if first.tables.len() != p.tables.len()
-            || first
-                .tables
-                .iter()
-                .zip(&p.tables)
-                .any(|(x, y)| x.title != y.title || x.columns != y.columns)
+            || first.tables.iter().zip(&p.tables).any(|(x, y)| {
+                (&x.title, &x.columns, x.label_columns, x.point_label)
+                    != (&y.title, &y.columns, y.label_columns, y.point_label)
+            })
         {
             Some("the report's tables")
         } else {
@@ -99,10 +100,8 @@ pub fn merge(parts: Vec<(String, SweepRows)>) -> Result<SweepRows, MergeError> {
             });
         }
         tables.push(TableRows {
-            title: table.title.clone(),
-            columns: table.columns.clone(),
-            row_count: table.row_count,
             rows: rows.into_values().map(|(_, r)| r.clone()).collect(),
+            ..table.clone()
         });
     }
     let mut points_run: Vec<usize> = parts

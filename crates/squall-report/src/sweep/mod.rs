@@ -39,7 +39,10 @@
 //!   and reading it ([`read_shard`]).
 //! - `merge.rs`: [`merge`], joining shards back into the whole sweep.
 //! - `merge_error.rs`: [`MergeError`], why shard files do not join.
+//! - `data.rs`: the sweep as data (CSV and JSON with one column per varied
+//!   param, full precision; [`SweepRows::render`]).
 
+mod data;
 mod merge;
 mod merge_error;
 mod run;
@@ -48,12 +51,14 @@ mod shard;
 use squall_lang::{AxisSpec, ReportItemSpec, Scenario};
 
 pub use crate::plan::sweep_tables;
+pub use data::{full, param_axes};
 pub use merge::merge;
 pub use merge_error::MergeError;
+pub(crate) use run::sweep_table;
 pub use run::{run_sweep, SweepOptions};
 pub use shard::{
-    read_shard, text_hash, RowEntry, Shard, StoredCell, StudyId, SweepRows, TableRows,
-    SHARD_VERSION,
+    read_shard, text_hash, ParamAxis, ParamValue, RowEntry, Shard, StoredCell, StudyId, SweepRows,
+    TableRows, SHARD_VERSION,
 };
 
 /// The sweep `--vary` replaces when no `--sweep` is named: the first sweep

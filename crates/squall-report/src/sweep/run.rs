@@ -5,7 +5,7 @@
 //! report's facts for a sweep (file, clock, run, seed, sweep, points, base
 //! variant, `--vary` axes, `--set` settings).
 
-use squall_lang::{RunKey, Scenario, Setting, TableSpec};
+use squall_lang::{AxisSpec, RunKey, Scenario, Setting, TableSpec};
 
 use super::{text_hash, RowEntry, Shard, StoredCell, StudyId, SweepRows, TableRows, SHARD_VERSION};
 use crate::eval::Ctx;
@@ -114,6 +114,7 @@ pub fn run_sweep(
         },
         title: scenario.name.clone(),
         meta,
+        params: super::data::param_axes(scenario, s),
         shard: options.shard,
         points_run,
         tables: out_tables,
@@ -122,8 +123,14 @@ pub fn run_sweep(
 
 /// A report table whose rows include `sweep s`, with only the rows of the
 /// shard's points evaluated.
-fn sweep_table(study: &Study<'_>, t: &TableSpec, s: usize, shard: Option<Shard>) -> TableRows {
+pub(crate) fn sweep_table(
+    study: &Study<'_>,
+    t: &TableSpec,
+    s: usize,
+    shard: Option<Shard>,
+) -> TableRows {
     let (mut columns, plan) = study.plan_rows(t);
+    let label_columns = columns.len();
     columns.extend(t.columns.iter().map(|c| c.title.clone()));
     let row_count = plan.len();
     let entries = plan
@@ -142,15 +149,52 @@ fn sweep_table(study: &Study<'_>, t: &TableSpec, s: usize, shard: Option<Shard>)
                     .iter()
                     .map(|c| StoredCell::from(&study.value_cell(&c.expr, ctx, c.digits))),
             );
-            RowEntry { row, cells }
+            RowEntry {
+                row,
+                point: point_of(r.run, s),
+                cells,
+            }
         })
         .collect();
     TableRows {
         title: t.title.clone(),
         columns,
         row_count,
+        label_columns,
+        point_label: point_label(study, t, s),
         rows: entries,
     }
+}
+
+/// The point of sweep `s` a run is, if any.
+fn point_of(run: RunKey, s: usize) -> Option<usize> {
+    match run {
+        RunKey::Point(i, p) | RunKey::Cross(_, i, p) if i == s => Some(p),
+        _ => None,
+    }
+}
+
+/// The label column that names only the point of sweep `s`: the sweep's
+/// own column when the table splits its labels per axis, or the one label
+/// column when every other axis has a single entry (and so is left out of
+/// it; the rule of [`Study::plan_rows`]).
+fn point_label(study: &Study<'_>, t: &TableSpec, s: usize) -> Option<usize> {
+    let at = t
+        .rows
+        .iter()
+        .position(|a| matches!(a, AxisSpec::Sweep(i) if *i == s))?;
+    if t.labels.len() == t.rows.len() && t.rows.len() > 1 {
+        return Some(at);
+    }
+    let others_single = t.rows.iter().enumerate().all(|(j, a)| {
+        j == at
+            || match a {
+                AxisSpec::Variants(vs) => vs.len() == 1,
+                AxisSpec::Windows(ws) => ws.len() == 1,
+                AxisSpec::Sweep(i) => study.scenario.sweeps[*i].len() == 1,
+            }
+    });
+    others_single.then_some(0)
 }
 
 /// True when this shard evaluates a row with this run: the row's point is
@@ -194,7 +238,11 @@ fn measures_table(study: &Study<'_>, s: usize, shard: Option<Shard>) -> TableRow
                     .iter()
                     .map(|m| StoredCell::from(&study.value_cell(&m.expr, ctx, 2))),
             );
-            RowEntry { row: p, cells }
+            RowEntry {
+                row: p,
+                point: Some(p),
+                cells,
+            }
         })
         .collect();
     let title = if sweep.from_cli && sweep.label == sweep.name {
@@ -206,6 +254,8 @@ fn measures_table(study: &Study<'_>, s: usize, shard: Option<Shard>) -> TableRow
         title,
         columns,
         row_count: count,
+        label_columns: 1,
+        point_label: Some(0),
         rows,
     }
 }

@@ -14,8 +14,9 @@ use super::MergeError;
 use crate::document::{Block, Cell, Report, Table};
 use crate::interval::Interval;
 
-/// The version of the shard file format.
-pub const SHARD_VERSION: u32 = 1;
+/// The version of the shard file format (2: each row knows its point, the
+/// file the varied params' values, for the data outputs).
+pub const SHARD_VERSION: u32 = 2;
 
 /// One slice of a sweep's points: `index` of `count`, 1-based.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,11 +141,38 @@ impl From<&StoredCell> for Cell {
     }
 }
 
+/// A varied param (or the `seed` axis) and its values as data: plain
+/// numbers, durations in ticks of the clock, rates per tick, sizes in
+/// bytes; words (and anything else) as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ParamAxis {
+    /// The param's name, as the sweep names it.
+    pub name: String,
+    /// The values' unit (`round`, `per ms`, `B`); `None` for plain numbers
+    /// and words.
+    pub unit: Option<String>,
+    /// The values, in the sweep's order.
+    pub values: Vec<ParamValue>,
+}
+
+/// One value of a varied param, as data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    /// A number, exact.
+    Number(f64),
+    /// A word, or a value with no number.
+    Text(String),
+}
+
 /// One row with its place in the full table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RowEntry {
     /// Index of the row in the full table.
     pub row: usize,
+    /// The sweep point the row reads (`None` for a row of no point, e.g. a
+    /// variant's own row): the params' values in the data outputs.
+    pub point: Option<usize>,
     /// The cells; the first is the row's label.
     pub cells: Vec<StoredCell>,
 }
@@ -158,6 +186,12 @@ pub struct TableRows {
     pub columns: Vec<String>,
     /// Rows in the full table.
     pub row_count: usize,
+    /// How many of the first columns are row labels.
+    pub label_columns: usize,
+    /// The label column that names only the sweep point (the data outputs
+    /// put one column per varied param in its place); `None` when the
+    /// point's label is joined with another axis's.
+    pub point_label: Option<usize>,
     /// The rows this part holds, by row index.
     pub rows: Vec<RowEntry>,
 }
@@ -176,6 +210,8 @@ pub struct SweepRows {
     pub title: String,
     /// The report's facts (file, clock, run, seed, sweep, ...).
     pub meta: Vec<(String, String)>,
+    /// The varied params and their values, as data (first axis outermost).
+    pub params: Vec<ParamAxis>,
     /// The slice this part holds; `None` for a whole sweep.
     pub shard: Option<Shard>,
     /// The points this part ran.
@@ -259,8 +295,24 @@ pub fn read_shard(name: &str, text: &str) -> Result<SweepRows, MergeError> {
         }
     }
     let rows: SweepRows = serde_json::from_value(value).map_err(|e| not(e.to_string()))?;
+    let points = rows.study.points.len();
     for t in &rows.tables {
+        if t.label_columns > t.columns.len() || t.point_label.is_some_and(|i| i >= t.label_columns)
+        {
+            return Err(not(format!(
+                "table \"{}\" has {} label columns for {} columns",
+                t.title,
+                t.label_columns,
+                t.columns.len()
+            )));
+        }
         for r in &t.rows {
+            if r.point.is_some_and(|p| p >= points) {
+                return Err(not(format!(
+                    "row {} of table \"{}\" reads a point past the {points} points",
+                    r.row, t.title
+                )));
+            }
             if r.row >= t.row_count {
                 return Err(not(format!(
                     "table \"{}\" has row {} but only {} rows",
@@ -310,11 +362,12 @@ mod tests {
     fn shard_files_that_do_not_add_up_are_refused() {
         let file = |row: usize, digits: usize| {
             format!(
-                r#"{{"format":"squall-sweep","version":1,
+                r#"{{"format":"squall-sweep","version":2,
                 "study":{{"scenario":"s","source_hash":"0","seed":1,"sweep":"w","base":"b","settings":[],"points":["1"]}},
-                "title":"s","meta":[],"shard":{{"index":1,"count":1}},"points_run":[0],
-                "tables":[{{"title":"t","columns":["p","x"],"row_count":1,
-                  "rows":[{{"row":{row},"cells":["1",{{"value":2.0,"digits":{digits}}}]}}]}}]}}"#
+                "title":"s","meta":[],"params":[{{"name":"p","unit":null,"values":[1.0]}}],
+                "shard":{{"index":1,"count":1}},"points_run":[0],
+                "tables":[{{"title":"t","columns":["p","x"],"row_count":1,"label_columns":1,"point_label":0,
+                  "rows":[{{"row":{row},"point":0,"cells":["1",{{"value":2.0,"digits":{digits}}}]}}]}}]}}"#
             )
         };
         assert!(read_shard("ok.json", &file(0, 2)).is_ok());

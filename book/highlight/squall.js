@@ -1,0 +1,100 @@
+// highlight.js language definition for squall scenario files, loaded by
+// mdBook (`additional-js` in book.toml) so that ```squall blocks are
+// coloured in the book.
+//
+// The word lists below are checked against the pest grammar
+// (crates/squall-lang/src/squall.pest) by tests/highlighting.rs, together
+// with the TextMate grammar editors/squall.tmLanguage.json; keep the three
+// in step. Keywords are contextual in the language (a window may be called
+// `during`), so a keyword used as a name is coloured as a keyword.
+
+(function () {
+  "use strict";
+
+  // Words that start a declaration or a report item.
+  var DECLARATIONS =
+    "backoff chain chart clock diagnose endpoint epoch expect fault herd " +
+    "isolation line measure operations param policy replications report rng " +
+    "run scenario seed series service set source sweep table trace variant " +
+    "waits warmup window without work_budget";
+
+  // The other words of the grammar.
+  var KEYWORDS =
+    "after against arrivals as at attempt attempts body_error breaker bucket " +
+    "budget burst call cancel cap capacity clients column cooldown core " +
+    "deadline decorrelated default during end enters entries equal_jitter " +
+    "errors every exponential fail failures field fixed from full_jitter " +
+    "high idempotency_key in label latency ledger limit load lognormal low " +
+    "marker mean network_error none normal of on op optional path per phase " +
+    "policies probes propagate queue rate request response retry retry_after " +
+    "route rows sd sequential stale_for status step then timeout uniform " +
+    "unknown_attempts until variants vs windows within workers x";
+
+  // Units written after a number.
+  var UNITS =
+    "B GiB KiB MiB h min ms round rounds s";
+
+  // HTTP methods of requests and routes.
+  var METHODS =
+    "DELETE GET HEAD OPTIONS PATCH POST PUT";
+
+  function squall(hljs) {
+    var NUMBER = "\\d[\\d_]*(?:\\.\\d+)?";
+    return {
+      name: "squall",
+      aliases: ["sq"],
+      case_insensitive: false,
+      keywords: {
+        $pattern: /[A-Za-z_][A-Za-z0-9_]*/,
+        keyword: DECLARATIONS,
+        built_in: KEYWORDS
+      },
+      contains: [
+        hljs.HASH_COMMENT_MODE,
+        {
+          className: "string",
+          begin: /"/,
+          end: /"|$/,
+          contains: [
+            { className: "char.escape", begin: /\\.|\{\{|\}\}/ },
+            { className: "subst", begin: /\{[^{}"]*\}/ }
+          ]
+        },
+        {
+          // an HTTP method and the path after it: `request GET /v1/orders`
+          className: "meta",
+          begin: new RegExp("\\b(?:" + METHODS.split(" ").join("|") + ")\\b(?:\\s+/[^\\s{}\"#]*)?")
+        },
+        { className: "meta", begin: /\*\s+\/[^\s{}"#]*/ },
+        { className: "number", begin: /\b0x[0-9A-Fa-f]+\b/ },
+        {
+          // a number and its unit: `4 rounds`, `200ms`, `4/round`, `180 B`
+          className: "number",
+          begin: new RegExp("\\b" + NUMBER + "(?:\\s*/\\s*[A-Za-z]+\\b|\\s*(?:" +
+            UNITS.split(" ").sort(function (a, b) { return b.length - a.length; }).join("|") +
+            ")\\b)?")
+        },
+        { className: "variable", begin: /\$[A-Za-z_][A-Za-z0-9_]*/ },
+        { className: "built_in", begin: /\bp\d+(?:\.\d+)?\b/ },
+        { className: "operator", begin: /->|\.\.<|\.\.|==|!=|<=|>=/ }
+      ]
+    };
+  }
+
+  if (typeof hljs === "undefined") {
+    return;
+  }
+  hljs.registerLanguage("squall", squall);
+  // mdBook highlights the page before this file runs: colour its squall
+  // blocks again, from their text, now that the language is known.
+  var blocks = document.querySelectorAll("code.language-squall");
+  for (var i = 0; i < blocks.length; i++) {
+    var block = blocks[i];
+    block.textContent = block.textContent;
+    if (hljs.highlightElement) {
+      hljs.highlightElement(block);
+    } else {
+      hljs.highlightBlock(block);
+    }
+  }
+})();
