@@ -92,6 +92,10 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// instead of the file's `work_budget` (or the default).
         #[arg(long = "work-budget", value_name = "N")]
         work_budget: Option<u64>,
+        /// The memory the whole invocation may hold [MiB] (default 4096):
+        /// refused before any run when the estimate is over it.
+        #[arg(long = "memory-budget", value_name = "MIB")]
+        memory_budget: Option<u64>,
         /// Threads to run on. Default: one per core. The report is the same
         /// for any number.
         #[arg(long, value_name = "N")]
@@ -177,6 +181,10 @@ checks its `expect` lines, and compares its markdown report with the snapshot \
         /// Write the new reports as the snapshots instead of failing on a difference.
         #[arg(long)]
         accept: bool,
+        /// The events each run may handle before it stops with an error,
+        /// instead of each file's `work_budget` (or the default).
+        #[arg(long = "work-budget", value_name = "N")]
+        work_budget: Option<u64>,
     },
     /// Compare two reports table by table: two scenario files, or two JSON reports.
     #[command(
@@ -257,6 +265,10 @@ pub struct SweepArgs {
     /// instead of the file's `work_budget` (or the default).
     #[arg(long = "work-budget", value_name = "N")]
     pub work_budget: Option<u64>,
+    /// The memory the whole invocation may hold [MiB] (default 4096):
+    /// refused before any run when the estimate is over it.
+    #[arg(long = "memory-budget", value_name = "MIB")]
+    pub memory_budget: Option<u64>,
     /// Threads to run points on. Default: one per core.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -300,6 +312,7 @@ fn main() -> ExitCode {
             sets,
             seed,
             work_budget,
+            memory_budget,
             jobs,
             format,
             out,
@@ -315,6 +328,7 @@ fn main() -> ExitCode {
             &cmd::run::Seeding {
                 seed,
                 work_budget,
+                memory_budget,
                 jobs,
             },
             format,
@@ -331,7 +345,11 @@ fn main() -> ExitCode {
         Command::Check { files, model } => cmd::run::check(&files, model, color),
         Command::Sweep(args) => cmd::sweep::sweep(&args, color),
         Command::Merge { files, format, out } => cmd::sweep::merge(&files, format, out.as_deref()),
-        Command::Test { path, accept } => cmd::test::test(&path, accept, color),
+        Command::Test {
+            path,
+            accept,
+            work_budget,
+        } => cmd::test::test(&path, accept, work_budget, color),
         Command::Diff { old, new, format } => cmd::diff::diff(&old, &new, format, color),
         Command::Fmt { files, check } => cmd::fmt::fmt(&files, check, color),
         Command::New { name } => cmd::new::new(&name),

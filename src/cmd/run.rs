@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use squall_lang::{RunKey, Scenario};
-use squall_report::{RunPlan, Study, StudyError, StudyOptions};
+use squall_report::{Keep, RunPlan, Study, StudyError, StudyOptions};
 
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
 use crate::FormatArg;
@@ -28,6 +28,8 @@ pub struct Seeding {
     pub seed: Option<u64>,
     /// `--work-budget`: the events a run may handle, instead of the file's.
     pub work_budget: Option<u64>,
+    /// `--memory-budget`: the memory the invocation may hold \[MiB\].
+    pub memory_budget: Option<u64>,
     /// Threads; `None` for one per core.
     pub jobs: Option<usize>,
 }
@@ -104,6 +106,18 @@ pub fn run(
             cli,
             variants: selected,
             jobs: seeding.jobs,
+            // The series and charts read every tick; the report alone reads
+            // window totals, so each run is reduced as it finishes.
+            keep: if extras.series.is_some()
+                || extras.chart.is_some()
+                || extras.charts.is_some()
+                || extras.html.is_some()
+            {
+                Keep::Everything
+            } else {
+                Keep::Report
+            },
+            memory_mib: seeding.memory_budget,
         },
     ) {
         Ok(s) => s,
@@ -239,7 +253,7 @@ pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
                 }
                 for over in RunPlan::every(&s).over_budget(&s) {
                     eprintln!(
-                        "{}: warning: {}: source `{}` may make up to {:.0} calls (its requests times the tries along its chain), more than the work budget of {} events; the run may stop at the budget (set `work_budget` or `--work-budget`, make fewer tries, or wait between them)",
+                        "{}: warning: {}: source `{}` may make up to {:.0} calls (its requests times the tries and the fan-out along its chain), more than the work budget of {} events; the run may stop at the budget (set `work_budget` or `--work-budget`, make fewer tries, or wait between them)",
                         f.display(),
                         run_name(&s, over.key),
                         over.source,
