@@ -127,6 +127,16 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// charts inline, every table and line, the scenario's source.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
+        /// Also write every answered call of every run (run, time, request,
+        /// node, try, outcome, latency; times in the clock's ticks) to this
+        /// file: JSON lines, or an SQLite table `calls` when the name ends
+        /// in `.sqlite`.
+        #[arg(long, value_name = "FILE")]
+        events: Option<PathBuf>,
+        /// The most calls `--events` writes (default 1000000); past it the
+        /// first ones are written and squall says how many were left out.
+        #[arg(long = "events-limit", value_name = "N", requires = "events")]
+        events_limit: Option<usize>,
     },
     /// Check scenario files and print their diagnostics.
     #[command(
@@ -321,6 +331,8 @@ fn main() -> ExitCode {
             chart_node,
             charts,
             html,
+            events,
+            events_limit,
         } => cmd::run::run(
             &file,
             &variants,
@@ -339,6 +351,8 @@ fn main() -> ExitCode {
                 chart_node,
                 charts,
                 html,
+                events,
+                events_limit,
             },
             color,
         ),

@@ -11,6 +11,7 @@ mod browser;
 mod cli;
 mod determinism;
 mod generality;
+mod invocation;
 mod layers;
 mod limits;
 mod memory;

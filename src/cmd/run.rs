@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use squall_lang::{RunKey, Scenario};
+use squall_report::events::DEFAULT_EVENTS_LIMIT;
 use squall_report::{Keep, RunPlan, Study, StudyError, StudyOptions};
 
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
@@ -20,6 +21,10 @@ pub struct Extras {
     pub charts: Option<PathBuf>,
     /// The report as one self-contained HTML page.
     pub html: Option<PathBuf>,
+    /// Every answered call: JSON lines, or SQLite for `.sqlite`.
+    pub events: Option<PathBuf>,
+    /// The most calls written to `events`.
+    pub events_limit: Option<usize>,
 }
 
 /// `--seed` and `--jobs` of `squall run`.
@@ -85,6 +90,7 @@ pub fn run(
         extras.series.as_deref(),
         extras.chart.as_deref(),
         extras.html.as_deref(),
+        extras.events.as_deref(),
     ]
     .into_iter()
     .flatten()
@@ -100,6 +106,13 @@ pub fn run(
         },
         None => None,
     };
+    if extras.events_limit == Some(0) {
+        return util::usage("`--events-limit 0`: give at least one call");
+    }
+    let events_limit = extras
+        .events
+        .as_ref()
+        .map(|_| extras.events_limit.unwrap_or(DEFAULT_EVENTS_LIMIT));
     let study = match Study::run(
         &scenario,
         StudyOptions {
@@ -118,11 +131,27 @@ pub fn run(
                 Keep::Report
             },
             memory_mib: seeding.memory_budget,
+            events: events_limit,
         },
     ) {
         Ok(s) => s,
         Err(e) => return study_error(&e, color),
     };
+    if let (Some(path), Some(limit)) = (&extras.events, events_limit) {
+        let events = study.events(limit);
+        if let Err(m) = events.write(path) {
+            return util::usage(&m);
+        }
+        if events.truncated() {
+            eprintln!(
+                "warning: `{}` holds the first {} of {} calls, the limit (`--events-limit`); the other {} are left out",
+                path.display(),
+                events.rows.len(),
+                events.total,
+                events.total - events.rows.len() as u64
+            );
+        }
+    }
     if let Some(path) = &extras.series {
         if let Err(code) = util::write_output(Some(path), &study.series_csv()) {
             return code;

@@ -40,7 +40,8 @@
 //!
 //! Beside the report: [`sweep`] runs a sweep (`squall sweep`), writes and
 //! merges its shard files (`squall merge`); [`series`] writes the per-tick
-//! CSV and the SVG chart of `squall run --series/--chart`; [`compare`]
+//! CSV and the SVG chart of `squall run --series/--chart`; [`events`] the
+//! call log of `squall run --events`; [`compare`]
 //! compares two reports (`squall diff`).
 //!
 //! ```
@@ -75,6 +76,7 @@ pub mod document;
 pub mod error;
 pub mod escape;
 pub mod eval;
+pub mod events;
 pub mod expect;
 pub mod html;
 pub mod interval;

@@ -116,6 +116,9 @@ pub struct RunOptions<'a> {
     /// When set (by Ctrl-C, or a test), no further run starts; the finished
     /// ones are returned, the others counted in [`Finished::skipped`].
     pub stop: Option<&'a AtomicBool>,
+    /// Keep every run's answered calls, at most this many a run
+    /// (`squall run --events`).
+    pub call_log: Option<usize>,
 }
 
 /// What a plan would hold in memory at most, estimated before it runs:
@@ -274,6 +277,7 @@ impl RunPlan {
                 memory_mib: None,
                 progress,
                 stop: None,
+                call_log: None,
             },
         )
     }
@@ -300,7 +304,8 @@ impl RunPlan {
         }
         let reduce = o.keep == Keep::Report && !reads_ticks(s);
         let threads = o.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
-        let estimate = estimate(models.iter().map(|x| &x.3), threads, reduce);
+        let log = o.call_log.map_or(0, |n| n as u64 * CALL_ROW);
+        let estimate = estimate(models.iter().map(|x| &x.3), threads, reduce, log);
         let budget = o.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
         if estimate.total > budget.saturating_mul(1 << 20) {
             return Err(StudyError::Memory {
@@ -315,7 +320,11 @@ impl RunPlan {
                 .into_par_iter()
                 .filter(|_| o.stop.is_none_or(|f| !f.load(Ordering::SeqCst)))
                 .map(|(key, r, overrides, model)| {
-                    let sim = builder(s, &model)
+                    let mut b = builder(s, &model);
+                    if let Some(n) = o.call_log {
+                        b = b.call_log(n);
+                    }
+                    let sim = b
                         .build()
                         .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, key, e))))?;
                     let obs = sim.run()?;
@@ -375,7 +384,7 @@ impl RunPlan {
             let (_, m) = resolve(s, k, cli)?;
             models.extend(std::iter::repeat_n(m, replications));
         }
-        Ok(estimate(models.iter(), threads.max(1), reduce))
+        Ok(estimate(models.iter(), threads.max(1), reduce, 0))
     }
 
     /// The runs that would not start, without command-line settings: a run
@@ -522,16 +531,20 @@ fn reduced_bytes(m: &Model) -> u64 {
     m.windows.len() as u64 * per_window
 }
 
+/// The bytes of one row of a call log.
+const CALL_ROW: u64 = std::mem::size_of::<squall_engine::observe::CallRow>() as u64;
+
 /// The invocation's peak: without reduction every run's series at once;
 /// with it, the series of the runs in progress (one per thread) and the
-/// totals of every run.
+/// totals of every run; `log` more for every run (a full call log).
 fn estimate<'m>(
     models: impl Iterator<Item = &'m Model>,
     threads: usize,
     reduce: bool,
+    log: u64,
 ) -> MemoryEstimate {
     let mut sizes: Vec<(u64, u64)> = models
-        .map(|m| (series_bytes(m), reduced_bytes(m)))
+        .map(|m| (series_bytes(m), reduced_bytes(m).saturating_add(log)))
         .collect();
     let runs = sizes.len();
     let per_run = sizes.iter().map(|x| x.0).max().unwrap_or(0);
@@ -540,7 +553,10 @@ fn estimate<'m>(
         let running: u64 = sizes.iter().take(threads).map(|x| x.0).sum();
         running.saturating_add(sizes.iter().map(|x| x.1).sum())
     } else {
-        sizes.iter().map(|x| x.0).fold(0u64, u64::saturating_add)
+        sizes
+            .iter()
+            .map(|x| x.0.saturating_add(log))
+            .fold(0u64, u64::saturating_add)
     };
     MemoryEstimate {
         runs,
@@ -766,6 +782,7 @@ mod tests {
                 memory_mib,
                 progress: &|_, _| {},
                 stop: None,
+                call_log: None,
             },
         )
     }
@@ -863,6 +880,7 @@ mod tests {
                     memory_mib: None,
                     progress: &progress,
                     stop: Some(&stop),
+                    call_log: None,
                 },
             )
             .unwrap_or_else(|e| panic!("{e}"));

@@ -45,6 +45,9 @@ pub struct StudyOptions {
     pub keep: Keep,
     /// The invocation's memory budget \[MiB\]; `None` for the default.
     pub memory_mib: Option<u64>,
+    /// Keep every run's answered calls, at most this many a run (for
+    /// [`Study::events`]); `None` keeps none.
+    pub events: Option<usize>,
 }
 
 impl<'s> Study<'s> {
@@ -61,6 +64,7 @@ impl<'s> Study<'s> {
                 memory_mib: options.memory_mib,
                 progress: &|_, _| {},
                 stop: None,
+                call_log: options.events,
             },
         )?;
         Ok(Study {

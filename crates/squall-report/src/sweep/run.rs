@@ -56,6 +56,7 @@ pub fn run_sweep(
             memory_mib: options.memory_mib,
             progress,
             stop: options.stop.as_deref(),
+            call_log: None,
         },
     )?;
     let skipped = ran.skipped;
