@@ -302,6 +302,13 @@ impl RunPlan {
             models.push((k, 0, ov, m));
             models.extend(others);
         }
+        // A run past the engine's own limits is refused at the declaration
+        // that causes it, before the invocation's budget is weighed.
+        for (key, _, _, m) in &models {
+            builder(s, m)
+                .build()
+                .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, *key, e))))?;
+        }
         let reduce = o.keep == Keep::Report && !reads_ticks(s);
         let threads = o.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
         let log = o.call_log.map_or(0, |n| n as u64 * CALL_ROW);
