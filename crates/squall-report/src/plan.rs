@@ -185,19 +185,8 @@ impl RunPlan {
             variants_named(&m.expr, &mut named);
         }
         for e in &s.report.expects {
-            variants_named(&e.lhs, &mut named);
-            match &e.check {
-                CheckSpec::Compare(_, b) => variants_named(b, &mut named),
-                CheckSpec::Range(lo, hi) => {
-                    variants_named(lo, &mut named);
-                    variants_named(hi, &mut named);
-                }
-                CheckSpec::Near(x, tol) => {
-                    variants_named(x, &mut named);
-                    if let ToleranceSpec::Absolute(t) = tol {
-                        variants_named(t, &mut named);
-                    }
-                }
+            for x in expect_exprs(e) {
+                variants_named(x, &mut named);
             }
         }
         keys.extend(
@@ -556,7 +545,7 @@ fn estimate<'m>(
     let runs = sizes.len();
     let per_run = sizes.iter().map(|x| x.0).max().unwrap_or(0);
     let total = if reduce {
-        sizes.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        sizes.sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
         let running: u64 = sizes.iter().take(threads).map(|x| x.0).sum();
         running.saturating_add(sizes.iter().map(|x| x.1).sum())
     } else {
@@ -607,19 +596,26 @@ pub fn reads_ticks(s: &Scenario) -> bool {
     }
     exprs.extend(s.report.measures.iter().map(|m| &m.expr));
     for e in &s.report.expects {
-        exprs.push(&e.lhs);
-        match &e.check {
-            CheckSpec::Compare(_, b) => exprs.push(b),
-            CheckSpec::Range(lo, hi) => exprs.extend([lo, hi]),
-            CheckSpec::Near(x, tol) => {
-                exprs.push(x);
-                if let ToleranceSpec::Absolute(t) = tol {
-                    exprs.push(t);
-                }
+        exprs.extend(expect_exprs(e));
+    }
+    exprs.into_iter().any(uses)
+}
+
+/// The expressions of an `expect` line: its left side, and its bound,
+/// range or target and tolerance.
+pub(crate) fn expect_exprs(e: &squall_lang::ExpectSpec) -> Vec<&RExpr> {
+    let mut exprs = vec![&e.lhs];
+    match &e.check {
+        CheckSpec::Compare(_, b) => exprs.push(b),
+        CheckSpec::Range(lo, hi) => exprs.extend([lo, hi]),
+        CheckSpec::Near(x, tol) => {
+            exprs.push(x);
+            if let ToleranceSpec::Absolute(t) = tol {
+                exprs.push(t);
             }
         }
     }
-    exprs.into_iter().any(uses)
+    exprs
 }
 
 /// A run's overrides and model; the overrides carry the run's seed.
