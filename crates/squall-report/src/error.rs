@@ -39,7 +39,7 @@ fn memory_text(e: &MemoryEstimate, budget_mib: u64) -> String {
     let kept = if e.reduced {
         "the runs in progress hold their per-tick counters, finished runs their window totals"
     } else {
-        "every run keeps its per-tick counters (for the series, charts or per-tick measures)"
+        "every run keeps its per-tick counters, for the series, charts or per-tick measures"
     };
     format!(
         "this invocation would hold about {} MiB for {} run{} ({kept}; the longest run's counters take {} MiB), more than the memory budget of {budget_mib} MiB: run fewer variants or points (`--variant`, `--shard`), a shorter `run` or fewer `--jobs`, or raise `--memory-budget`",
