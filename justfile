@@ -28,7 +28,8 @@ test *ARGS:
     cargo test --workspace --no-fail-fast "$@"
 
 # The long property and fuzz runs: every cut and line of the language fuzz,
-# 300 pipeline edits a file, the whole parameter grids (SQUALL_LONG_TESTS=1;
+# 300 pipeline edits a file, every line left out of the degradation
+# scenario, 400 generated scenarios for `fmt`, the whole parameter grids (SQUALL_LONG_TESTS=1;
 # the default suite runs a seeded sample of each). A debug build, so overflow
 # checks stay on. Extra arguments go to `cargo test`.
 [group('test')]

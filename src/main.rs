@@ -92,6 +92,10 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// instead of the file's `work_budget` (or the default).
         #[arg(long = "work-budget", value_name = "N")]
         work_budget: Option<u64>,
+        /// The memory the whole invocation may hold [MiB] (default 4096):
+        /// refused before any run when the estimate is over it.
+        #[arg(long = "memory-budget", value_name = "MIB")]
+        memory_budget: Option<u64>,
         /// Threads to run on. Default: one per core. The report is the same
         /// for any number.
         #[arg(long, value_name = "N")]
@@ -123,6 +127,16 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// charts inline, every table and line, the scenario's source.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
+        /// Also write every answered call of every run (run, time, request,
+        /// node, try, outcome, latency; times in the clock's ticks) to this
+        /// file: JSON lines, or an SQLite table `calls` when the name ends
+        /// in `.sqlite`.
+        #[arg(long, value_name = "FILE")]
+        events: Option<PathBuf>,
+        /// The most calls `--events` writes (default 1000000); past it the
+        /// first ones are written and squall says how many were left out.
+        #[arg(long = "events-limit", value_name = "N", requires = "events")]
+        events_limit: Option<usize>,
     },
     /// Check scenario files and print their diagnostics.
     #[command(
@@ -181,6 +195,10 @@ checks its `expect` lines, and compares its markdown report with the snapshot \
         /// Write the new reports as the snapshots instead of failing on a difference.
         #[arg(long)]
         accept: bool,
+        /// The events each run may handle before it stops with an error,
+        /// instead of each file's `work_budget` (or the default).
+        #[arg(long = "work-budget", value_name = "N")]
+        work_budget: Option<u64>,
     },
     /// Compare two reports table by table: two scenario files, or two JSON reports.
     #[command(
@@ -261,6 +279,10 @@ pub struct SweepArgs {
     /// instead of the file's `work_budget` (or the default).
     #[arg(long = "work-budget", value_name = "N")]
     pub work_budget: Option<u64>,
+    /// The memory the whole invocation may hold [MiB] (default 4096):
+    /// refused before any run when the estimate is over it.
+    #[arg(long = "memory-budget", value_name = "MIB")]
+    pub memory_budget: Option<u64>,
     /// Threads to run points on. Default: one per core.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
@@ -313,6 +335,7 @@ fn main() -> ExitCode {
             sets,
             seed,
             work_budget,
+            memory_budget,
             jobs,
             format,
             out,
@@ -321,6 +344,8 @@ fn main() -> ExitCode {
             chart_node,
             charts,
             html,
+            events,
+            events_limit,
         } => cmd::run::run(
             &file,
             &variants,
@@ -328,6 +353,7 @@ fn main() -> ExitCode {
             &cmd::run::Seeding {
                 seed,
                 work_budget,
+                memory_budget,
                 jobs,
             },
             format,
@@ -338,6 +364,8 @@ fn main() -> ExitCode {
                 chart_node,
                 charts,
                 html,
+                events,
+                events_limit,
             },
             color,
         ),
@@ -349,7 +377,11 @@ fn main() -> ExitCode {
             out,
             charts,
         } => cmd::sweep::merge(&files, format, out.as_deref(), charts.as_deref()),
-        Command::Test { path, accept } => cmd::test::test(&path, accept, color),
+        Command::Test {
+            path,
+            accept,
+            work_budget,
+        } => cmd::test::test(&path, accept, work_budget, color),
         Command::Diff { old, new, format } => cmd::diff::diff(&old, &new, format, color),
         Command::Fmt { files, check } => cmd::fmt::fmt(&files, check, color),
         Command::New { name } => cmd::new::new(&name),

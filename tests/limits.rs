@@ -80,7 +80,7 @@ fn check_warns_when_the_bound_of_the_runaway_exceeds_the_budget() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
-        format!("{path}: warning: variant `base`: source `users` may make up to 50000000000 calls (its requests times the tries along its chain), more than the work budget of 100000000 events; the run may stop at the budget (set `work_budget` or `--work-budget`, make fewer tries, or wait between them)\n")
+        format!("{path}: warning: variant `base`: source `users` may make up to 50000000000 calls (its requests times the tries and the fan-out along its chain), more than the work budget of 100000000 events; the run may stop at the budget (set `work_budget` or `--work-budget`, make fewer tries, or wait between them)\n")
     );
 }
 

@@ -13,6 +13,7 @@ mod cli;
 mod determinism;
 mod generality;
 mod highlighting;
+mod invocation;
 mod layers;
 mod limits;
 mod memory;

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use squall_lang::{RunKey, Scenario};
-use squall_report::{RunPlan, Study, StudyError, StudyOptions};
+use squall_report::events::DEFAULT_EVENTS_LIMIT;
+use squall_report::{Keep, RunPlan, Study, StudyError, StudyOptions};
 
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
 use crate::FormatArg;
@@ -20,6 +21,10 @@ pub struct Extras {
     pub charts: Option<PathBuf>,
     /// The report as one self-contained HTML page.
     pub html: Option<PathBuf>,
+    /// Every answered call: JSON lines, or SQLite for `.sqlite`.
+    pub events: Option<PathBuf>,
+    /// The most calls written to `events`.
+    pub events_limit: Option<usize>,
 }
 
 /// `--seed` and `--jobs` of `squall run`.
@@ -28,6 +33,8 @@ pub struct Seeding {
     pub seed: Option<u64>,
     /// `--work-budget`: the events a run may handle, instead of the file's.
     pub work_budget: Option<u64>,
+    /// `--memory-budget`: the memory the invocation may hold \[MiB\].
+    pub memory_budget: Option<u64>,
     /// Threads; `None` for one per core.
     pub jobs: Option<usize>,
 }
@@ -83,6 +90,7 @@ pub fn run(
         extras.series.as_deref(),
         extras.chart.as_deref(),
         extras.html.as_deref(),
+        extras.events.as_deref(),
     ]
     .into_iter()
     .flatten()
@@ -98,17 +106,52 @@ pub fn run(
         },
         None => None,
     };
+    if extras.events_limit == Some(0) {
+        return util::usage("`--events-limit 0`: give at least one call");
+    }
+    let events_limit = extras
+        .events
+        .as_ref()
+        .map(|_| extras.events_limit.unwrap_or(DEFAULT_EVENTS_LIMIT));
     let study = match Study::run(
         &scenario,
         StudyOptions {
             cli,
             variants: selected,
             jobs: seeding.jobs,
+            // The series and charts read every tick; the report alone reads
+            // window totals, so each run is reduced as it finishes.
+            keep: if extras.series.is_some()
+                || extras.chart.is_some()
+                || extras.charts.is_some()
+                || extras.html.is_some()
+            {
+                Keep::Everything
+            } else {
+                Keep::Report
+            },
+            memory_mib: seeding.memory_budget,
+            events: events_limit,
         },
     ) {
         Ok(s) => s,
         Err(e) => return study_error(&e, color),
     };
+    if let (Some(path), Some(limit)) = (&extras.events, events_limit) {
+        let events = study.events(limit);
+        if let Err(m) = events.write(path) {
+            return util::usage(&m);
+        }
+        if events.truncated() {
+            eprintln!(
+                "warning: `{}` holds the first {} of {} calls, the limit (`--events-limit`); the other {} are left out",
+                path.display(),
+                events.rows.len(),
+                events.total,
+                events.total - events.rows.len() as u64
+            );
+        }
+    }
     if let Some(path) = &extras.series {
         if let Err(code) = util::write_output(Some(path), &study.series_csv()) {
             return code;
@@ -239,7 +282,7 @@ pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
                 }
                 for over in RunPlan::every(&s).over_budget(&s) {
                     eprintln!(
-                        "{}: warning: {}: source `{}` may make up to {:.0} calls (its requests times the tries along its chain), more than the work budget of {} events; the run may stop at the budget (set `work_budget` or `--work-budget`, make fewer tries, or wait between them)",
+                        "{}: warning: {}: source `{}` may make up to {:.0} calls (its requests times the tries and the fan-out along its chain), more than the work budget of {} events; the run may stop at the budget (set `work_budget` or `--work-budget`, make fewer tries, or wait between them)",
                         f.display(),
                         run_name(&s, over.key),
                         over.source,

@@ -2,6 +2,8 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use squall_lang::ast::Value;
 use squall_lang::resolve::sweep::SweepError;
@@ -10,6 +12,14 @@ use squall_report::sweep::{default_sweep, run_sweep, SweepOptions};
 use crate::cmd::run::study_error;
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
 use crate::{FormatArg, SweepArgs};
+
+/// The exit code of a sweep stopped by Ctrl-C (128 + SIGINT, as shells
+/// report it).
+const EXIT_INTERRUPTED: u8 = 130;
+
+/// The environment variable tests set to stop a sweep, as Ctrl-C does,
+/// once that many runs have finished.
+const STOP_AFTER: &str = "SQUALL_STOP_AFTER_RUNS";
 
 /// The name of a sweep made only of `--vary` axes.
 const ADHOC: &str = "vary";
@@ -155,11 +165,24 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
             )));
         }
     }
+    // Ctrl-C stops the sweep between points: the finished ones are written
+    // (a second Ctrl-C quits at once).
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(i32::from(EXIT_INTERRUPTED));
+        }
+    });
     let options = SweepOptions {
         cli,
         jobs: args.jobs,
         shard,
+        memory_mib: args.memory_budget,
+        stop: Some(Arc::clone(&stop)),
     };
+    // For tests: stop as Ctrl-C would once this many runs have finished.
+    let stop_after: Option<usize> = std::env::var(STOP_AFTER).ok().and_then(|v| v.parse().ok());
     let bar = std::io::stderr().is_terminal().then(|| {
         let bar = indicatif::ProgressBar::new(0);
         if let Ok(style) = indicatif::ProgressStyle::with_template(
@@ -170,6 +193,9 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
         bar
     });
     let progress = |done: usize, total: usize| {
+        if stop_after.is_some_and(|k| done >= k) {
+            stop.store(true, Ordering::SeqCst);
+        }
         if let Some(b) = &bar {
             b.set_length(total as u64);
             b.set_position(done as u64);
@@ -187,7 +213,21 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
         rows.render(format.to_report())
             + &draw(&rows, args.charts.as_deref(), format, args.out.as_deref())?
     };
-    util::write_output(args.out.as_deref(), &text)
+    util::write_output(args.out.as_deref(), &text)?;
+    match rows.interrupted {
+        None => Ok(()),
+        Some(missing) => {
+            eprintln!(
+                "interrupted: wrote the {} finished points{}; the other {missing} were not run (run the sweep again for all of them)",
+                rows.points_run.len(),
+                args.out
+                    .as_ref()
+                    .map(|p| format!(" to `{}`", p.display()))
+                    .unwrap_or_default()
+            );
+            Err(EXIT_INTERRUPTED)
+        }
+    }
 }
 
 /// Writes the sweep's charts into `dir` (when given); for markdown output,

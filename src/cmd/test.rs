@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use squall_report::{Format, Study, StudyOptions};
+use squall_report::{Format, Keep, Study, StudyOptions};
 
 use crate::util::{self, EXIT_FAILED, EXIT_INVALID, EXIT_OK};
 
@@ -65,8 +65,11 @@ enum Outcome {
     Invalid,
 }
 
-/// `squall test PATH [--accept]`
-pub fn test(path: &Path, accept: bool, color: bool) -> u8 {
+/// `squall test PATH [--accept] [--work-budget N]`
+pub fn test(path: &Path, accept: bool, work_budget: Option<u64>, color: bool) -> u8 {
+    if work_budget == Some(0) {
+        return util::usage("`--work-budget 0`: give at least one event");
+    }
     let files = match scenario_files(path) {
         Ok(f) => f,
         Err(m) => return util::usage(&m),
@@ -87,7 +90,7 @@ pub fn test(path: &Path, accept: bool, color: bool) -> u8 {
     };
     for file in &files {
         let mut lines = String::new();
-        match test_one(file, accept, color) {
+        match test_one(file, accept, work_budget, color) {
             Outcome::Passed(note) => {
                 passed += 1;
                 lines.push_str(&format!("ok    {} ({note})\n", file.display()));
@@ -122,7 +125,7 @@ pub fn test(path: &Path, accept: bool, color: bool) -> u8 {
     so_far(failed, invalid)
 }
 
-fn test_one(file: &Path, accept: bool, color: bool) -> Outcome {
+fn test_one(file: &Path, accept: bool, work_budget: Option<u64>, color: bool) -> Outcome {
     let shown = file.display().to_string();
     let text = match std::fs::read(file)
         .map_err(|e| e.to_string())
@@ -134,7 +137,7 @@ fn test_one(file: &Path, accept: bool, color: bool) -> Outcome {
     let short = file
         .file_name()
         .map_or_else(|| shown.clone(), |n| n.to_string_lossy().to_string());
-    let scenario = match squall_lang::load(&short, &text) {
+    let mut scenario = match squall_lang::load(&short, &text) {
         Ok(s) => s,
         Err(mut d) => {
             d.name = shown;
@@ -142,7 +145,16 @@ fn test_one(file: &Path, accept: bool, color: bool) -> Outcome {
             return Outcome::Invalid;
         }
     };
-    let study = match Study::run(&scenario, StudyOptions::default()) {
+    if let Some(n) = work_budget {
+        scenario.work_budget = Some(n);
+    }
+    // The report is all a test reads: each run keeps its window totals only,
+    // as `squall run` does without `--series` or charts.
+    let options = StudyOptions {
+        keep: Keep::Report,
+        ..StudyOptions::default()
+    };
+    let study = match Study::run(&scenario, options) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("{shown}:");

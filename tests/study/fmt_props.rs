@@ -447,7 +447,13 @@ fn generated_scenarios_format_losslessly() {
         state: 0x9e37_79b9_7f4a_7c15,
         comments: 0,
     };
-    for i in 0..400 {
+    // A seeded sample by default; the long run with `SQUALL_LONG_TESTS=1`.
+    let count = if crate::support::long_tests() {
+        400
+    } else {
+        120
+    };
+    for i in 0..count {
         let text = g.scenario();
         check(&format!("generated scenario {i}"), &text);
     }

@@ -18,6 +18,7 @@ pub fn run_study<'s>(
             cli,
             variants,
             jobs: None,
+            ..Default::default()
         },
     )?;
     for run in study.runs.values() {

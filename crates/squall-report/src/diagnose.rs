@@ -18,7 +18,7 @@
 
 use squall_lang::{DiagnoseSpec, Metric, RunKey};
 
-use crate::eval::window_metric;
+use crate::eval::run_window_metric;
 use crate::number::to_fixed;
 use crate::study::Study;
 
@@ -83,8 +83,7 @@ struct Side {
 impl Study<'_> {
     fn side(&self, key: RunKey, window: usize, node: usize) -> Option<Side> {
         let run = self.runs.get(&key)?;
-        let w = run.model.windows.get(window)?;
-        let m = |metric| window_metric(&run.obs, metric, w.from, w.to, window, Some(node));
+        let m = |metric| run_window_metric(run, metric, window, Some(node));
         Some(Side {
             edge: m(Metric::EdgeRate)?,
             unique: m(Metric::UniqueRate)?,

@@ -8,6 +8,7 @@ use squall_engine::Observations;
 use squall_lang::ast::BinOp;
 use squall_lang::{Func, Metric, RExpr, RunKey};
 
+use crate::counts::Counter;
 use crate::document::Cell;
 use crate::interval::Interval;
 use crate::study::{Run, Study};
@@ -89,13 +90,12 @@ impl Study<'_> {
                 let key = variant.map_or(ctx.run, RunKey::Variant);
                 let run = self.run_of(key, r)?;
                 let w = window.or(ctx.window)?;
-                let spec = run.model.windows.get(w)?;
                 let n = if metric.needs_node() {
                     Some(node.or(ctx.node)?)
                 } else {
                     None
                 };
-                window_metric(&run.obs, *metric, spec.from, spec.to, w, n)
+                run_window_metric(run, *metric, w, n)
             }
             RExpr::Measure { variant, measure } => {
                 let m = self.scenario.report.measures.get(*measure)?;
@@ -221,7 +221,8 @@ pub fn call_bound(model: &squall_lang::Model, node: usize) -> Option<f64> {
     best
 }
 
-/// A window metric: `w` is the window's index (for unique counts), `node`
+/// A window metric over ticks `from..=to` of a run's per-tick series: `w`
+/// is the window's index (for unique counts and timed stretches), `node`
 /// the node for node metrics.
 pub fn window_metric(
     obs: &Observations,
@@ -231,23 +232,50 @@ pub fn window_metric(
     w: usize,
     node: Option<usize>,
 ) -> Option<f64> {
-    let ticks = (to + 1 - from) as f64;
-    let sum = Observations::sum;
+    let count = |c, n| crate::counts::count(obs, c, from, to, n);
+    metric_of(obs, &count, metric, to + 1 - from, w, node)
+}
+
+/// A metric of named window `w` of a run, read from its per-tick series or,
+/// for a reduced run, from the totals it kept of the window.
+pub fn run_window_metric(run: &Run, metric: Metric, w: usize, node: Option<usize>) -> Option<f64> {
+    let spec = run.model.windows.get(w)?;
+    match run.counts(w) {
+        Some(kept) => {
+            let count = |c, n| kept.get(c, n);
+            metric_of(&run.obs, &count, metric, spec.to + 1 - spec.from, w, node)
+        }
+        None => window_metric(&run.obs, metric, spec.from, spec.to, w, node),
+    }
+}
+
+/// A metric from the counters of a stretch of `ticks` ticks (`count`), the
+/// window's distinct ids and timed stretches in `obs`.
+fn metric_of(
+    obs: &Observations,
+    count: &dyn Fn(Counter, Option<usize>) -> Option<u64>,
+    metric: Metric,
+    ticks: u64,
+    w: usize,
+    node: Option<usize>,
+) -> Option<f64> {
+    let ticks = ticks as f64;
+    let sys = |c| count(c, None).unwrap_or(0);
     let ratio = |a: f64, b: f64| if b == 0.0 { None } else { Some(a / b) };
     if !metric.needs_node() {
         return match metric {
-            Metric::Arrivals => Some(sum(&obs.arrivals, from, to) as f64),
-            Metric::EdgeRate => Some(sum(&obs.arrivals, from, to) as f64 / ticks),
-            Metric::Dropped => Some(sum(&obs.dropped, from, to) as f64),
-            Metric::DroppedRate => Some(sum(&obs.dropped, from, to) as f64 / ticks),
-            Metric::Completed => Some(sum(&obs.completed, from, to) as f64),
-            Metric::FirstTryOk => Some(sum(&obs.first_try, from, to) as f64),
+            Metric::Arrivals => Some(sys(Counter::Arrivals) as f64),
+            Metric::EdgeRate => Some(sys(Counter::Arrivals) as f64 / ticks),
+            Metric::Dropped => Some(sys(Counter::Dropped) as f64),
+            Metric::DroppedRate => Some(sys(Counter::Dropped) as f64 / ticks),
+            Metric::Completed => Some(sys(Counter::Completed) as f64),
+            Metric::FirstTryOk => Some(sys(Counter::FirstTry) as f64),
             Metric::FirstTryRate | Metric::CompletionRate => {
-                let ended = (sum(&obs.completed, from, to) + sum(&obs.dropped, from, to)) as f64;
+                let ended = (sys(Counter::Completed) + sys(Counter::Dropped)) as f64;
                 let part = if metric == Metric::FirstTryRate {
-                    sum(&obs.first_try, from, to)
+                    sys(Counter::FirstTry)
                 } else {
-                    sum(&obs.completed, from, to)
+                    sys(Counter::Completed)
                 } as f64;
                 return ratio(part, ended);
             }
@@ -258,54 +286,39 @@ pub fn window_metric(
     if let Some(v) = timed_window(obs, metric, w, node) {
         return Some(v);
     }
-    let s = obs.nodes.get(node?)?;
-    let calls = sum(&s.calls, from, to) as f64;
-    let served = sum(&s.ok, from, to) as f64;
+    let node = Some(node?);
+    let at = |c| count(c, node).map(|v| v as f64);
+    let calls = at(Counter::Calls)?;
+    let served = at(Counter::Ok)?;
     // Only the unique-id metrics need the window's distinct ids.
     let unique = || obs.window_unique.get(w)?.get(node?).map(|&u| u as f64);
     Some(match metric {
         Metric::Calls => calls,
         Metric::Served => served,
-        Metric::Failed => sum(&s.failed, from, to) as f64,
-        Metric::Refused => sum(&s.refused, from, to) as f64,
-        Metric::Blocked => sum(&s.blocked, from, to) as f64,
-        Metric::RetriesRefused => sum(&s.retries_refused, from, to) as f64,
-        Metric::PeakCalls => {
-            let to = (to as usize).min(s.calls.len().saturating_sub(1));
-            let from = (from as usize).min(to + 1);
-            f64::from(s.calls[from..=to].iter().max().copied().unwrap_or(0))
-        }
+        Metric::Failed => at(Counter::Failed)?,
+        Metric::Refused => at(Counter::Refused)?,
+        Metric::Blocked => at(Counter::Blocked)?,
+        Metric::RetriesRefused => at(Counter::RetriesRefused)?,
+        Metric::PeakCalls => at(Counter::PeakCalls)?,
         Metric::Answered => served,
-        Metric::Full => sum(&s.composite.as_ref()?.full, from, to) as f64,
-        Metric::Reduced => sum(&s.composite.as_ref()?.reduced, from, to) as f64,
-        Metric::FreshFields => sum(&s.composite.as_ref()?.fresh, from, to) as f64,
-        Metric::StaleFields => sum(&s.composite.as_ref()?.stale, from, to) as f64,
-        Metric::MissingFields => sum(&s.composite.as_ref()?.missing, from, to) as f64,
-        Metric::Bytes => composite_bytes(s, from, to)? as f64,
+        Metric::Full => at(Counter::Full)?,
+        Metric::Reduced => at(Counter::Reduced)?,
+        Metric::FreshFields => at(Counter::Fresh)?,
+        Metric::StaleFields => at(Counter::Stale)?,
+        Metric::MissingFields => at(Counter::Missing)?,
+        Metric::Bytes => at(Counter::Bytes)?,
         // As the degradation document prints it: 0 when nothing was answered.
         Metric::AvgBytes => {
-            let b = composite_bytes(s, from, to)? as f64;
+            let b = at(Counter::Bytes)?;
             if served == 0.0 {
                 0.0
             } else {
                 b / served
             }
         }
-        Metric::LastAnswered => {
-            let to_i = (to as usize).min(s.ok.len().saturating_sub(1));
-            (from as usize..=to_i)
-                .rev()
-                .find(|&t| s.ok[t] > 0)
-                .map_or(0.0, |t| (t as u64 + 1 - from) as f64)
-        }
+        Metric::LastAnswered => at(Counter::LastAnswered)?,
         Metric::Unique => unique()?,
-        Metric::SaturatedTicks => {
-            let to_i = (to as usize).min(s.refused.len().saturating_sub(1));
-            s.refused[from as usize..=to_i]
-                .iter()
-                .filter(|&&r| r > 0)
-                .count() as f64
-        }
+        Metric::SaturatedTicks => at(Counter::SaturatedTicks)?,
         Metric::CallRate => calls / ticks,
         Metric::ServedRate => served / ticks,
         Metric::UniqueRate => unique()? / ticks,
@@ -358,10 +371,4 @@ fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize
 
 fn composite(model: &squall_lang::Model, node: usize) -> Option<&squall_lang::CompositeSpec> {
     model.nodes.get(node)?.composite.as_ref()
-}
-
-fn composite_bytes(s: &squall_engine::NodeSeries, from: u64, to: u64) -> Option<u64> {
-    let c = s.composite.as_ref()?;
-    let to = (to as usize).min(c.bytes.len().saturating_sub(1));
-    Some(c.bytes[(from as usize).min(to + 1)..=to].iter().sum())
 }

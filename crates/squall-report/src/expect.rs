@@ -131,17 +131,7 @@ impl Study<'_> {
     /// True when an `expect` line (or a measure it uses) names a variant
     /// that has no run in this study.
     fn names_a_run_left_out(&self, e: &squall_lang::ExpectSpec) -> bool {
-        let mut exprs = vec![&e.lhs];
-        match &e.check {
-            CheckSpec::Compare(_, b) => exprs.push(b),
-            CheckSpec::Range(lo, hi) => exprs.extend([lo, hi]),
-            CheckSpec::Near(x, tol) => {
-                exprs.push(x);
-                if let ToleranceSpec::Absolute(t) = tol {
-                    exprs.push(t);
-                }
-            }
-        }
+        let mut exprs = crate::plan::expect_exprs(e);
         let measures = &self.scenario.report.measures;
         let mut seen = vec![false; measures.len()];
         let mut named = Vec::new();

@@ -30,7 +30,7 @@ impl Study<'_> {
             else {
                 continue;
             };
-            let w = run.model.windows.get(iso.window)?;
+            run.model.windows.get(iso.window)?;
             let down: Vec<usize> = run
                 .model
                 .faults
@@ -54,16 +54,8 @@ impl Study<'_> {
                 .iter()
                 .filter(|f| down.contains(&f.source))
                 .collect();
-            let m = |metric| {
-                crate::eval::window_metric(
-                    &run.obs,
-                    metric,
-                    w.from,
-                    w.to,
-                    iso.window,
-                    Some(iso.node),
-                )
-            };
+            let m =
+                |metric| crate::eval::run_window_metric(run, metric, iso.window, Some(iso.node));
             rows.push(vec![
                 Cell::Text(s.variants[v].label.clone()),
                 Cell::Text(if sources.is_empty() {

@@ -40,7 +40,8 @@
 //!
 //! Beside the report: [`sweep`] runs a sweep (`squall sweep`), writes and
 //! merges its shard files (`squall merge`); [`series`] writes the per-tick
-//! CSV and the SVG chart of `squall run --series/--chart`; [`compare`]
+//! CSV and the SVG chart of `squall run --series/--chart`; [`events`] the
+//! call log of `squall run --events`; [`compare`]
 //! compares two reports (`squall diff`).
 //!
 //! ```
@@ -68,12 +69,14 @@ pub mod build;
 pub mod chart;
 pub mod client;
 pub mod compare;
+pub mod counts;
 pub mod csv;
 pub mod diagnose;
 pub mod document;
 pub mod error;
 pub mod escape;
 pub mod eval;
+pub mod events;
 pub mod expect;
 pub mod html;
 pub mod interval;
@@ -94,7 +97,7 @@ pub mod words;
 pub use document::{Block, Cell, Report, Table};
 pub use error::StudyError;
 pub use interval::Interval;
-pub use plan::{OverBudget, RunPlan};
+pub use plan::{Keep, MemoryEstimate, OverBudget, RunOptions, RunPlan};
 pub use refusal::Refusal;
 pub use render::Format;
 pub use run::Run;

@@ -51,12 +51,12 @@
 //! run without simulating it, for `squall check`.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 use squall_engine::{Simulation, SimulationBuilder};
 use squall_lang::{
-    AxisSpec, CheckSpec, LinePart, Model, Overrides, RExpr, ReportItemSpec, RunKey, Scenario,
+    AxisSpec, CheckSpec, Func, LinePart, Model, Overrides, RExpr, ReportItemSpec, RunKey, Scenario,
     Setting, TableSpec, ToleranceSpec,
 };
 
@@ -78,6 +78,62 @@ pub struct Finished {
     /// With `replications N`: replications 2..=N of every run, in order
     /// (empty without replications).
     pub replicas: Vec<BTreeMap<RunKey, Run>>,
+    /// Runs not made because the work was stopped (`RunOptions::stop`):
+    /// 0 when every run finished.
+    pub skipped: usize,
+}
+
+/// What a plan keeps of each run as it finishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Keep {
+    /// Every per-tick series: for the series CSV, charts, and callers that
+    /// read the runs themselves.
+    #[default]
+    Everything,
+    /// What the report reads: each run is reduced to its window totals
+    /// ([`Run::reduce`]) unless the report reads per tick ([`reads_ticks`]).
+    Report,
+}
+
+/// The whole invocation's memory budget by default \[MiB\]: what the
+/// finished runs and the runs in progress may hold at once (`--memory-budget`
+/// sets another).
+pub const DEFAULT_MEMORY_MIB: u64 = 4096;
+
+/// How a plan runs.
+#[derive(Clone, Copy)]
+pub struct RunOptions<'a> {
+    /// `--set` settings.
+    pub cli: &'a [Setting],
+    /// Threads; `None` for one per core.
+    pub jobs: Option<usize>,
+    /// What to keep of each run.
+    pub keep: Keep,
+    /// The memory budget \[MiB\]; `None` for [`DEFAULT_MEMORY_MIB`].
+    pub memory_mib: Option<u64>,
+    /// Called after each run.
+    pub progress: Progress<'a>,
+    /// When set (by Ctrl-C, or a test), no further run starts; the finished
+    /// ones are returned, the others counted in [`Finished::skipped`].
+    pub stop: Option<&'a AtomicBool>,
+    /// Keep every run's answered calls, at most this many a run
+    /// (`squall run --events`).
+    pub call_log: Option<usize>,
+}
+
+/// What a plan would hold in memory at most, estimated before it runs:
+/// the per-tick counters of the runs in progress, and what every finished
+/// run keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryEstimate {
+    /// Runs (every replication counted).
+    pub runs: usize,
+    /// The longest run's per-tick counters \[bytes\].
+    pub per_run: u64,
+    /// The whole invocation at its peak \[bytes\].
+    pub total: u64,
+    /// Whether finished runs are reduced to their window totals.
+    pub reduced: bool,
 }
 
 /// Progress of a plan's runs: called with (finished, total) after each run,
@@ -129,19 +185,8 @@ impl RunPlan {
             variants_named(&m.expr, &mut named);
         }
         for e in &s.report.expects {
-            variants_named(&e.lhs, &mut named);
-            match &e.check {
-                CheckSpec::Compare(_, b) => variants_named(b, &mut named),
-                CheckSpec::Range(lo, hi) => {
-                    variants_named(lo, &mut named);
-                    variants_named(hi, &mut named);
-                }
-                CheckSpec::Near(x, tol) => {
-                    variants_named(x, &mut named);
-                    if let ToleranceSpec::Absolute(t) = tol {
-                        variants_named(t, &mut named);
-                    }
-                }
+            for x in expect_exprs(e) {
+                variants_named(x, &mut named);
             }
         }
         keys.extend(
@@ -204,7 +249,7 @@ impl RunPlan {
 
     /// Resolves every run with the `cli` settings, then simulates them (each
     /// as many times as the report's `replications`) in parallel on `jobs`
-    /// threads (`None`: one per core).
+    /// threads (`None`: one per core), keeping every per-tick series.
     pub fn run(
         &self,
         s: &Scenario,
@@ -212,46 +257,90 @@ impl RunPlan {
         jobs: Option<usize>,
         progress: Progress<'_>,
     ) -> Result<Finished, StudyError> {
+        self.run_with(
+            s,
+            &RunOptions {
+                cli,
+                jobs,
+                keep: Keep::Everything,
+                memory_mib: None,
+                progress,
+                stop: None,
+                call_log: None,
+            },
+        )
+    }
+
+    /// Resolves every run with the settings, checks the invocation's memory
+    /// estimate against its budget ([`StudyError::Memory`] before anything
+    /// runs), then simulates the runs in parallel, reducing each as it
+    /// finishes when `keep` says so.
+    pub fn run_with(&self, s: &Scenario, o: &RunOptions<'_>) -> Result<Finished, StudyError> {
         let replications = s.report.replications.map_or(1, |n| n.max(1) as usize);
         let mut models = Vec::with_capacity(self.keys.len() * replications);
         for &k in &self.keys {
-            let (o, m) = resolve(s, k, cli)?;
+            let (ov, m) = resolve(s, k, o.cli)?;
             let others = (1..replications)
                 .map(|r| {
-                    let mut o = o.clone();
-                    o.seed = Some(s.replication_seed(k, r));
-                    let m = s.model(&o).map_err(StudyError::Invalid)?;
-                    Ok((k, r, o, m))
+                    let mut ov = ov.clone();
+                    ov.seed = Some(s.replication_seed(k, r));
+                    let m = s.model(&ov).map_err(StudyError::Invalid)?;
+                    Ok((k, r, ov, m))
                 })
                 .collect::<Result<Vec<_>, StudyError>>()?;
-            models.push((k, 0, o, m));
+            models.push((k, 0, ov, m));
             models.extend(others);
+        }
+        // A run past the engine's own limits is refused at the declaration
+        // that causes it, before the invocation's budget is weighed.
+        for (key, _, _, m) in &models {
+            builder(s, m)
+                .build()
+                .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, *key, e))))?;
+        }
+        let reduce = o.keep == Keep::Report && !reads_ticks(s);
+        let threads = o.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
+        let log = o.call_log.map_or(0, |n| n as u64 * CALL_ROW);
+        let estimate = estimate(models.iter().map(|x| &x.3), threads, reduce, log);
+        let budget = o.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
+        if estimate.total > budget.saturating_mul(1 << 20) {
+            return Err(StudyError::Memory {
+                estimate,
+                budget_mib: budget,
+            });
         }
         let total = models.len();
         let done = AtomicUsize::new(0);
         let simulate = || -> Result<Vec<(usize, Run)>, StudyError> {
             models
                 .into_par_iter()
+                .filter(|_| o.stop.is_none_or(|f| !f.load(Ordering::SeqCst)))
                 .map(|(key, r, overrides, model)| {
-                    let sim = builder(s, &model)
+                    let mut b = builder(s, &model);
+                    if let Some(n) = o.call_log {
+                        b = b.call_log(n);
+                    }
+                    let sim = b
                         .build()
                         .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, key, e))))?;
                     let obs = sim.run()?;
+                    let mut run = Run {
+                        key,
+                        overrides,
+                        model,
+                        obs,
+                        kept: None,
+                    };
+                    if reduce {
+                        run.reduce();
+                    }
                     let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    progress(n, total);
-                    Ok((
-                        r,
-                        Run {
-                            key,
-                            overrides,
-                            model,
-                            obs,
-                        },
-                    ))
+                    (o.progress)(n, total);
+                    Ok((r, run))
                 })
                 .collect()
         };
-        let runs = match jobs {
+        let runs = match o.jobs {
             None => simulate()?,
             Some(n) => {
                 let pool = rayon::ThreadPoolBuilder::new()
@@ -264,6 +353,7 @@ impl RunPlan {
         let mut out = Finished {
             runs: BTreeMap::new(),
             replicas: (1..replications).map(|_| BTreeMap::new()).collect(),
+            skipped: total - runs.len(),
         };
         for (r, run) in runs {
             let map = match r.checked_sub(1) {
@@ -273,6 +363,24 @@ impl RunPlan {
             map.insert(run.key, run);
         }
         Ok(out)
+    }
+
+    /// What running this plan would hold in memory at most, with the `cli`
+    /// settings, on `threads` threads, reducing finished runs or not.
+    pub fn memory(
+        &self,
+        s: &Scenario,
+        cli: &[Setting],
+        threads: usize,
+        reduce: bool,
+    ) -> Result<MemoryEstimate, StudyError> {
+        let replications = s.report.replications.map_or(1, |n| n.max(1) as usize);
+        let mut models = Vec::with_capacity(self.keys.len());
+        for &k in &self.keys {
+            let (_, m) = resolve(s, k, cli)?;
+            models.extend(std::iter::repeat_n(m, replications));
+        }
+        Ok(estimate(models.iter(), threads.max(1), reduce, 0))
     }
 
     /// The runs that would not start, without command-line settings: a run
@@ -317,7 +425,8 @@ pub struct OverBudget {
     /// The source whose requests times the tries along its chain is largest.
     pub source: String,
     /// That bound: requests at the source's peak rate over the run, times
-    /// the product of the tries of every node along its chain.
+    /// the product of the tries of every node along its chain and of the
+    /// fan-out (fields fetched) of every composite response on it.
     pub bound: f64,
     /// The run's work budget \[events\].
     pub budget: u64,
@@ -325,7 +434,8 @@ pub struct OverBudget {
 
 /// The largest arithmetic bound on a model's calls over its sources:
 /// requests at peak rate over the run times the product of the tries along
-/// the chain each enters. `None` without sources.
+/// the chain each enters, times the fan-out (the fields a composite
+/// response fetches) along it. `None` without sources.
 fn work_bound(m: &Model) -> Option<(String, f64)> {
     m.sources
         .iter()
@@ -338,6 +448,10 @@ fn work_bound(m: &Model) -> Option<(String, f64)> {
             while let Some(i) = at.filter(|&i| i < m.nodes.len() && seen <= m.nodes.len()) {
                 let n = &m.nodes[i];
                 tries *= n.retry.as_ref().map_or(1.0, |r| f64::from(r.attempts));
+                // A fan-out: every call here fetches each field from its node.
+                if let Some(c) = &n.composite {
+                    tries *= c.fields.len().max(1) as f64;
+                }
                 at = n.downstream;
                 seen += 1;
             }
@@ -386,6 +500,122 @@ impl RunPlan {
         }
         out
     }
+}
+
+/// The bytes of a model's per-tick series: 4 system counters, 7 per node
+/// and 6 more for a composite response (one of them 8 bytes wide), one
+/// entry per tick.
+fn series_bytes(m: &Model) -> u64 {
+    let per_tick: u64 = 4 * 4
+        + m.nodes
+            .iter()
+            .map(|n| {
+                if n.composite.is_some() {
+                    7 * 4 + 5 * 4 + 8
+                } else {
+                    7 * 4
+                }
+            })
+            .sum::<u64>();
+    (m.ticks.saturating_add(1)).saturating_mul(per_tick)
+}
+
+/// The bytes a reduced run keeps of its counters: one set of totals per
+/// window.
+fn reduced_bytes(m: &Model) -> u64 {
+    let per_window = 64 + 128 * m.nodes.len() as u64;
+    m.windows.len() as u64 * per_window
+}
+
+/// The bytes of one row of a call log.
+const CALL_ROW: u64 = std::mem::size_of::<squall_engine::observe::CallRow>() as u64;
+
+/// The invocation's peak: without reduction every run's series at once;
+/// with it, the series of the runs in progress (one per thread) and the
+/// totals of every run; `log` more for every run (a full call log).
+fn estimate<'m>(
+    models: impl Iterator<Item = &'m Model>,
+    threads: usize,
+    reduce: bool,
+    log: u64,
+) -> MemoryEstimate {
+    let mut sizes: Vec<(u64, u64)> = models
+        .map(|m| (series_bytes(m), reduced_bytes(m).saturating_add(log)))
+        .collect();
+    let runs = sizes.len();
+    let per_run = sizes.iter().map(|x| x.0).max().unwrap_or(0);
+    let total = if reduce {
+        sizes.sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
+        let running: u64 = sizes.iter().take(threads).map(|x| x.0).sum();
+        running.saturating_add(sizes.iter().map(|x| x.1).sum())
+    } else {
+        sizes
+            .iter()
+            .map(|x| x.0.saturating_add(log))
+            .fold(0u64, u64::saturating_add)
+    };
+    MemoryEstimate {
+        runs,
+        per_run,
+        total,
+        reduced: reduce,
+    }
+}
+
+/// True when the report reads a run per tick, not only by window: a
+/// `diagnose` item (its recovery reads bins of calls), or an expression
+/// with `recovery`, `peak` or `peak_tick`. Such a study keeps every run's
+/// series.
+pub fn reads_ticks(s: &Scenario) -> bool {
+    fn uses(e: &RExpr) -> bool {
+        match e {
+            RExpr::Call(f, args) => {
+                matches!(
+                    f,
+                    Func::Recovery { .. } | Func::Peak { .. } | Func::PeakTick { .. }
+                ) || args.iter().any(uses)
+            }
+            RExpr::Neg(x) => uses(x),
+            RExpr::Binary(_, a, b) => uses(a) || uses(b),
+            RExpr::Metric { .. } | RExpr::Measure { .. } | RExpr::Number(_) | RExpr::Param(_) => {
+                false
+            }
+        }
+    }
+    let mut exprs: Vec<&RExpr> = Vec::new();
+    for item in &s.report.items {
+        match item {
+            ReportItemSpec::Table(t) => exprs.extend(t.columns.iter().map(|c| &c.expr)),
+            ReportItemSpec::Line(parts, _) => exprs.extend(parts.iter().filter_map(|p| match p {
+                LinePart::Value(e, _) => Some(e),
+                _ => None,
+            })),
+            ReportItemSpec::Diagnose(_) => return true,
+            _ => {}
+        }
+    }
+    exprs.extend(s.report.measures.iter().map(|m| &m.expr));
+    for e in &s.report.expects {
+        exprs.extend(expect_exprs(e));
+    }
+    exprs.into_iter().any(uses)
+}
+
+/// The expressions of an `expect` line: its left side, and its bound,
+/// range or target and tolerance.
+pub(crate) fn expect_exprs(e: &squall_lang::ExpectSpec) -> Vec<&RExpr> {
+    let mut exprs = vec![&e.lhs];
+    match &e.check {
+        CheckSpec::Compare(_, b) => exprs.push(b),
+        CheckSpec::Range(lo, hi) => exprs.extend([lo, hi]),
+        CheckSpec::Near(x, tol) => {
+            exprs.push(x);
+            if let ToleranceSpec::Absolute(t) = tol {
+                exprs.push(t);
+            }
+        }
+    }
+    exprs
 }
 
 /// A run's overrides and model; the overrides carry the run's seed.
@@ -514,5 +744,153 @@ mod tests {
             let (_, model) = resolve(&s, k, &[]).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(model.seed, s.run_seed(k), "{k:?}");
         }
+    }
+
+    /// A two-variant scenario of `rounds` rounds whose report reads only
+    /// window totals.
+    fn long(rounds: u64) -> String {
+        format!(
+            r#"scenario "long" {{
+  run {rounds} rounds
+  source users {{ rate 2/round  enters api }}
+  chain api -> db
+  service db {{ capacity 3/round }}
+  fault slow {{ on db  during 10..20  capacity 1/round }}
+  window all 1..{rounds}
+  window early 1..30
+  variant a "a" {{ }}
+  variant b "b" {{ }}
+  report {{
+    table "load" {{
+      rows variants [a, b] x windows
+      at db
+      column "calls" = calls :.0
+      column "peak" = peak_calls :.0
+      column "last" = last_answered :.0
+      column "saturated" = saturated_ticks :.0
+      column "success" = success_rate :.3
+    }}
+  }}
+}}"#
+        )
+    }
+
+    fn finished(s: &Scenario, keep: Keep, memory_mib: Option<u64>) -> Result<Finished, StudyError> {
+        RunPlan::report(s, None).run_with(
+            s,
+            &RunOptions {
+                cli: &[],
+                jobs: Some(1),
+                keep,
+                memory_mib,
+                progress: &|_, _| {},
+                stop: None,
+                call_log: None,
+            },
+        )
+    }
+
+    #[test]
+    fn a_reduced_run_keeps_the_same_bytes_however_long_it_ran() {
+        let mut kept = Vec::new();
+        for rounds in [1_000, 20_000] {
+            let s =
+                squall_lang::load("long.squall", &long(rounds)).unwrap_or_else(|e| panic!("{e:?}"));
+            assert!(!reads_ticks(&s));
+            let full = finished(&s, Keep::Everything, None).unwrap_or_else(|e| panic!("{e}"));
+            let reduced = finished(&s, Keep::Report, None).unwrap_or_else(|e| panic!("{e}"));
+            // Every report byte is the same.
+            let report = |runs: BTreeMap<RunKey, Run>| {
+                let study = crate::Study {
+                    scenario: &s,
+                    cli: Vec::new(),
+                    selected: None,
+                    runs,
+                    replicas: Vec::new(),
+                };
+                study.report().to_text()
+            };
+            let (a, b) = (full.runs.clone(), reduced.runs.clone());
+            assert_eq!(report(a), report(b), "{rounds} rounds");
+            for (k, r) in &reduced.runs {
+                let whole = full.runs[k].retained_bytes();
+                // Four u32 series for the system and seven per node, one
+                // entry per tick, are gone.
+                assert!(whole >= (rounds as usize + 1) * 4 * (4 + 7 * 2), "{whole}");
+                assert!(r.kept.is_some());
+                kept.push(r.retained_bytes());
+            }
+        }
+        // The same scenario 20 times longer keeps exactly as many bytes per
+        // run: its window totals, not its ticks.
+        assert_eq!(kept.len(), 4);
+        assert_eq!(kept[0], kept[2], "{kept:?}");
+        assert_eq!(kept[1], kept[3], "{kept:?}");
+        assert!(kept.iter().all(|&b| b < 8_192), "{kept:?}");
+    }
+
+    #[test]
+    fn an_invocation_over_its_memory_budget_is_refused_before_it_runs() {
+        let s = squall_lang::load("long.squall", &long(50_000)).unwrap_or_else(|e| panic!("{e:?}"));
+        let plan = RunPlan::report(&s, None);
+        // Two runs of 50 001 ticks, 4 + 2 x 7 counters of 4 bytes a tick.
+        let full = plan
+            .memory(&s, &[], 1, false)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(full.runs, 2);
+        assert_eq!(full.per_run, 50_001 * 72);
+        assert_eq!(full.total, 2 * 50_001 * 72);
+        // Reduced on one thread: one run's counters at a time, plus totals.
+        let reduced = plan
+            .memory(&s, &[], 1, true)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(reduced.total < full.total && reduced.total > full.per_run);
+        let err = finished(&s, Keep::Everything, Some(5))
+            .map(|_| ())
+            .unwrap_err();
+        let StudyError::Memory {
+            estimate,
+            budget_mib,
+        } = &err
+        else {
+            panic!("{err}")
+        };
+        assert_eq!((*estimate, *budget_mib), (full, 5));
+        assert_eq!(
+            err.to_string(),
+            "this invocation would hold about 7 MiB for 2 runs (every run keeps its per-tick counters, for the series, charts or per-tick measures; the longest run's counters take 4 MiB), more than the memory budget of 5 MiB: run fewer variants or points (`--variant`, `--shard`), a shorter `run` or fewer `--jobs`, or raise `--memory-budget`"
+        );
+        // Reducing each run as it finishes brings the same plan under it.
+        assert!(finished(&s, Keep::Report, Some(5)).is_ok());
+    }
+
+    #[test]
+    fn a_stop_flag_set_after_k_runs_keeps_the_k_finished_runs() {
+        let s = squall_lang::load("crossed.squall", CROSSED).unwrap_or_else(|e| panic!("{e:?}"));
+        let stop = AtomicBool::new(false);
+        let progress = |done: usize, _total: usize| {
+            if done >= 2 {
+                stop.store(true, Ordering::SeqCst);
+            }
+        };
+        let ran = RunPlan::report(&s, None)
+            .run_with(
+                &s,
+                &RunOptions {
+                    cli: &[],
+                    jobs: Some(1),
+                    keep: Keep::Report,
+                    memory_mib: None,
+                    progress: &progress,
+                    stop: Some(&stop),
+                    call_log: None,
+                },
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            ran.runs.keys().copied().collect::<Vec<_>>(),
+            [RunKey::Variant(0), RunKey::Variant(1)]
+        );
+        assert_eq!(ran.skipped, 2);
     }
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use squall_lang::{RunKey, Scenario, Setting};
 
 pub use crate::error::StudyError;
-use crate::plan::RunPlan;
+use crate::plan::{Keep, RunOptions, RunPlan};
 pub use crate::run::Run;
 
 /// A scenario and its finished runs.
@@ -40,6 +40,14 @@ pub struct StudyOptions {
     /// Threads to run on; `None` for one per core. The report is the same
     /// for any number.
     pub jobs: Option<usize>,
+    /// What to keep of each run: everything (the default; for the series
+    /// CSV, charts and callers reading the runs) or what the report reads.
+    pub keep: Keep,
+    /// The invocation's memory budget \[MiB\]; `None` for the default.
+    pub memory_mib: Option<u64>,
+    /// Keep every run's answered calls, at most this many a run (for
+    /// [`Study::events`]); `None` keeps none.
+    pub events: Option<usize>,
 }
 
 impl<'s> Study<'s> {
@@ -47,7 +55,18 @@ impl<'s> Study<'s> {
     /// ([`RunPlan::report`]).
     pub fn run(scenario: &'s Scenario, options: StudyOptions) -> Result<Study<'s>, StudyError> {
         let plan = RunPlan::report(scenario, options.variants.as_deref());
-        let ran = plan.run(scenario, &options.cli, options.jobs, &|_, _| {})?;
+        let ran = plan.run_with(
+            scenario,
+            &RunOptions {
+                cli: &options.cli,
+                jobs: options.jobs,
+                keep: options.keep,
+                memory_mib: options.memory_mib,
+                progress: &|_, _| {},
+                stop: None,
+                call_log: options.events,
+            },
+        )?;
         Ok(Study {
             scenario,
             cli: options.cli,

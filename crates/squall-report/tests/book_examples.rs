@@ -292,6 +292,7 @@ fn report_of(args: &str) -> Result<String, String> {
         cli,
         variants: (!variants.is_empty()).then_some(variants),
         jobs: None,
+        ..Default::default()
     };
     let study = Study::run(&scenario, options).map_err(|e| e.to_string())?;
     Ok(study.report().render(format))

@@ -5,6 +5,8 @@
 //! * [`series`] — per-tick counters per node ([`NodeSeries`]) and per
 //!   composite response ([`CompositeSeries`]).
 //! * [`accounting`] — where every request ended up ([`Accounting`]).
+//! * [`call_log`] — one row per answered call, when asked for
+//!   ([`CallLog`]).
 //! * [`trace`] — a circuit breaker's decisions ([`TraceRow`]) and the
 //!   per-node row limit.
 //! * [`operation`] — how each operation of a sequential source went
@@ -20,6 +22,7 @@
 //! answers and breaker states.
 
 pub mod accounting;
+pub mod call_log;
 pub mod gauge;
 pub mod histogram;
 pub mod observations;
@@ -30,6 +33,7 @@ pub mod trace;
 pub(crate) mod windows;
 
 pub use accounting::Accounting;
+pub use call_log::{CallLog, CallRow};
 pub use observations::Observations;
 pub use operation::OpRecord;
 pub use series::{CompositeSeries, NodeSeries};

@@ -54,6 +54,9 @@ pub struct Observations {
     /// What a run that takes time measured beyond the per-tick counters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timed: Option<super::timed::TimedObservations>,
+    /// Every answered call, when the run was asked to keep them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_log: Option<super::call_log::CallLog>,
 }
 
 impl Observations {
@@ -79,6 +82,7 @@ impl Observations {
             trace_dropped: vec![0; node_names.len()],
             paths: Vec::new(),
             timed: None,
+            call_log: None,
         }
     }
 

@@ -78,6 +78,9 @@ impl Runner<'_, '_> {
                 .own_answer(t, slot, f.source, true, i)
                 .unwrap_or(Answer::Ok);
             self.count_answer(t, f.source, answer);
+            // Logged at the start of the tick the fetch is made in.
+            let at = t.saturating_mul(self.timed.per_tick());
+            self.log_call(at, slot, f.source, 1, answer, 0);
             assembly.add(spec, i, answer, t, &mut self.nodes[node].ledger);
         }
         assembly.finish(spec, t, self.obs.nodes[node].composite.as_mut())

@@ -31,6 +31,7 @@ pub struct SimulationBuilder<'m> {
     pub(super) model: &'m Model,
     pub(super) seed: u64,
     pub(super) work: u64,
+    pub(super) call_log: Option<usize>,
 }
 
 impl<'m> SimulationBuilder<'m> {
@@ -39,6 +40,13 @@ impl<'m> SimulationBuilder<'m> {
     /// A run that needs more stops with [`SimError::WorkBudget`].
     pub fn work_budget(mut self, events: u64) -> Self {
         self.work = events;
+        self
+    }
+
+    /// Keeps one row per answered call, at most `limit` rows
+    /// ([`Observations::call_log`](crate::Observations::call_log)).
+    pub fn call_log(mut self, limit: usize) -> Self {
+        self.call_log = Some(limit);
         self
     }
 
@@ -216,6 +224,7 @@ impl<'m> SimulationBuilder<'m> {
             kind_base,
             scopes,
             scope_names: seen,
+            call_log: self.call_log,
         })
     }
 }

@@ -13,6 +13,7 @@
 use squall_lang::Schedule;
 
 use crate::observe::trace::{self, TraceRow};
+use crate::observe::CallRow;
 use crate::observe::OpRecord;
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::breaker::counts_against_dependency;
@@ -36,6 +37,10 @@ impl Runner<'_, '_> {
             let leaf = pos + 1 == path_len;
             if let Some(answer) = self.own_answer(t, slot, node, leaf, 0) {
                 self.count_answer(t, node, answer);
+                if self.obs.call_log.is_some() {
+                    let try_no = self.try_at(slot, pos);
+                    self.log_call(t, slot, node, try_no, answer, 0);
+                }
                 return self.deliver(t, slot, pos as isize - 1, answer, true);
             }
             // The node's first try at its downstream.
@@ -137,6 +142,39 @@ impl Runner<'_, '_> {
         );
     }
 
+    /// Logs an answered call when the run keeps a call log: `time` and
+    /// `latency` in engine units, `try_no` the caller's try.
+    #[inline]
+    pub(super) fn log_call(
+        &mut self,
+        time: u64,
+        slot: u32,
+        node: usize,
+        try_no: u32,
+        answer: Answer,
+        latency: u64,
+    ) {
+        if let Some(log) = &mut self.obs.call_log {
+            log.push(CallRow {
+                time,
+                request: self.requests.id[slot as usize],
+                node: node as u32,
+                try_no,
+                outcome: answer,
+                latency,
+            });
+        }
+    }
+
+    /// Which try of its caller the call at path position `pos` is (the
+    /// entry call is try 1).
+    fn try_at(&self, slot: u32, pos: usize) -> u32 {
+        match pos.checked_sub(1) {
+            None => 1,
+            Some(p) => self.requests.tries[slot as usize * self.requests.depth + p],
+        }
+    }
+
     pub(super) fn count_answer(&mut self, t: u64, node: usize, answer: Answer) {
         let s = &mut self.obs.nodes[node];
         match answer {
@@ -225,6 +263,10 @@ impl Runner<'_, '_> {
                 }
             }
             self.count_answer(t, node, answer);
+            if self.obs.call_log.is_some() {
+                let try_no = self.try_at(slot, pos);
+                self.log_call(t, slot, node, try_no, answer, 0);
+            }
             if self.nodes[node].budget.is_some() {
                 self.budget_leave(slot, pos, node, answer);
             }

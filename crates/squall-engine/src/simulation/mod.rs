@@ -127,6 +127,8 @@ pub struct Simulation<'m> {
     /// How many distinct request paths there are, and which.
     scopes: usize,
     scope_names: Vec<String>,
+    /// Keep a row per answered call, at most this many.
+    call_log: Option<usize>,
 }
 
 /// The default work budget of a run \[events\], beyond one source tick per
@@ -142,6 +144,7 @@ impl<'m> Simulation<'m> {
             model,
             seed: model.seed,
             work: DEFAULT_WORK,
+            call_log: None,
         }
     }
 

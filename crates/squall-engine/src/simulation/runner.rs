@@ -64,6 +64,11 @@ impl<'s, 'm> Runner<'s, 'm> {
         obs.ops = vec![Vec::new(); m.sources.len()];
         obs.traces = vec![Vec::new(); m.nodes.len()];
         obs.paths.clone_from(&sim.scope_names);
+        obs.call_log = sim.call_log.map(crate::observe::CallLog::new);
+        let timed = Timed::new(m, sim.seed);
+        if let Some(log) = &mut obs.call_log {
+            log.units_per_tick = timed.per_tick();
+        }
         Runner {
             sim,
             queue: EventQueue::new(),
@@ -76,7 +81,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             next_id: 1,
             windows: Windows::new(m.windows.iter().map(|w| (w.from, w.to)).collect()),
             past_end: 0,
-            timed: Timed::new(m, sim.seed),
+            timed,
         }
     }
 

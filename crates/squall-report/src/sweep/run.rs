@@ -5,11 +5,14 @@
 //! report's facts for a sweep (file, clock, run, seed, sweep, points, base
 //! variant, `--vary` axes, `--set` settings).
 
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
 use squall_lang::{AxisSpec, RunKey, Scenario, Setting, TableSpec};
 
 use super::{text_hash, RowEntry, Shard, StoredCell, StudyId, SweepRows, TableRows, SHARD_VERSION};
 use crate::eval::Ctx;
-use crate::plan::{sweep_tables, RunPlan};
+use crate::plan::{sweep_tables, Keep, RunOptions, RunPlan};
 use crate::study::{Study, StudyError};
 
 /// What to run.
@@ -21,6 +24,12 @@ pub struct SweepOptions {
     pub jobs: Option<usize>,
     /// Only this slice of the points.
     pub shard: Option<Shard>,
+    /// The invocation's memory budget \[MiB\]; `None` for the default.
+    pub memory_mib: Option<u64>,
+    /// When set (Ctrl-C), no further point starts: the rows of the points
+    /// that finished are returned, and [`SweepRows::interrupted`] says how
+    /// many did not.
+    pub stop: Option<Arc<AtomicBool>>,
 }
 
 /// Runs sweep `s` of the scenario (or one shard of it). `progress` is called
@@ -38,7 +47,19 @@ pub fn run_sweep(
         .collect();
     let tables = sweep_tables(scenario, s);
     let plan = RunPlan::sweep(scenario, s, &|k| mine(Some(k), s, options.shard));
-    let ran = plan.run(scenario, &options.cli, options.jobs, progress)?;
+    let ran = plan.run_with(
+        scenario,
+        &RunOptions {
+            cli: &options.cli,
+            jobs: options.jobs,
+            keep: Keep::Report,
+            memory_mib: options.memory_mib,
+            progress,
+            stop: options.stop.as_deref(),
+            call_log: None,
+        },
+    )?;
+    let skipped = ran.skipped;
     let study = Study {
         scenario,
         cli: options.cli.clone(),
@@ -72,6 +93,30 @@ pub fn run_sweep(
         ("file".to_string(), scenario.file.clone()),
         ("clock".to_string(), scenario.clock.unit_name().to_string()),
     ];
+    // Stopped early: only the points whose runs finished have rows.
+    let planned = points_run.len();
+    let points_run: Vec<usize> = if skipped == 0 {
+        points_run
+    } else {
+        let specs = sweep_tables(scenario, s);
+        if specs.is_empty() {
+            for t in &mut out_tables {
+                t.rows
+                    .retain(|r| study.runs.contains_key(&RunKey::Point(s, r.row)));
+            }
+        }
+        for (t, spec) in out_tables.iter_mut().zip(specs) {
+            let (_, plan) = study.plan_rows(spec);
+            t.rows.retain(|r| {
+                plan.get(r.row)
+                    .is_some_and(|x| study.runs.contains_key(&x.run))
+            });
+        }
+        points_run
+            .into_iter()
+            .filter(|&p| point_finished(&study, s, p))
+            .collect()
+    };
     if let Some((start, end)) = base_ticks {
         meta.push((
             "run".to_string(),
@@ -100,6 +145,16 @@ pub fn run_sweep(
     if !settings.is_empty() {
         meta.push(("set".to_string(), settings.join("; ")));
     }
+    if skipped > 0 {
+        meta.push((
+            "interrupted".to_string(),
+            format!(
+                "stopped after {} of {planned} points; the rows of the other {} are missing",
+                points_run.len(),
+                planned - points_run.len()
+            ),
+        ));
+    }
     Ok(SweepRows {
         format: "squall-sweep".into(),
         version: SHARD_VERSION,
@@ -116,6 +171,7 @@ pub fn run_sweep(
         meta,
         params: super::data::param_axes(scenario, s),
         shard: options.shard,
+        interrupted: (skipped > 0).then(|| planned - points_run.len()),
         points_run,
         tables: out_tables,
     })
@@ -195,6 +251,15 @@ fn point_label(study: &Study<'_>, t: &TableSpec, s: usize) -> Option<usize> {
             }
     });
     others_single.then_some(0)
+}
+
+/// True when point `p` of sweep `s` finished on every run that shows it.
+fn point_finished(study: &Study<'_>, s: usize, p: usize) -> bool {
+    study.runs.contains_key(&RunKey::Point(s, p))
+        || study
+            .runs
+            .keys()
+            .any(|k| matches!(k, RunKey::Cross(_, i, q) if *i == s && *q == p))
 }
 
 /// True when this shard evaluates a row with this run: the row's point is

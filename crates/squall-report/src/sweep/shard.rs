@@ -216,6 +216,10 @@ pub struct SweepRows {
     pub shard: Option<Shard>,
     /// The points this part ran.
     pub points_run: Vec<usize>,
+    /// Stopped early (Ctrl-C): how many of its points did not finish; their
+    /// rows are missing. `None` when every point ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<usize>,
     /// The tables.
     pub tables: Vec<TableRows>,
 }

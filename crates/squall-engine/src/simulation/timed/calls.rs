@@ -47,6 +47,8 @@ pub(super) struct Call {
     pub(super) phase: Phase,
     /// Tries made downstream.
     pub(super) tries: u32,
+    /// Which try of its caller it is (1 for the entry call).
+    pub(super) try_no: u32,
     /// Tick of its first try downstream (for a retry policy's deadline).
     pub(super) first_try: u64,
     /// Previous backoff wait \[ticks\] (decorrelated jitter), or `u64::MAX`.
@@ -94,6 +96,7 @@ impl Calls {
             gen: 0,
             phase: Phase::Service,
             tries: 0,
+            try_no: 1,
             first_try: 0,
             prev_wait: u64::MAX,
             holds_worker: false,

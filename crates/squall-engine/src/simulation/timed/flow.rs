@@ -169,6 +169,9 @@ impl Runner<'_, '_> {
         tm.refs[slot as usize] += 1;
         tm.recorder.calls.arrived += 1;
         let c = tm.calls.alloc(slot, pos, parent, now);
+        if parent != NONE {
+            tm.calls.get_mut(c).try_no = tm.calls.get(parent).tries;
+        }
         if parent != NONE && tm.calls.get(parent).orphan {
             tm.calls.get_mut(c).orphan = true;
             tm.calls.get_mut(c).orphaned_at = now;
@@ -598,6 +601,8 @@ impl Runner<'_, '_> {
         }
         self.timed.recorder.calls.answered += 1;
         self.count_answer(tick, node, answer);
+        let latency = now.since(call.arrived).units();
+        self.log_call(now.units(), call.slot, node, call.try_no, answer, latency);
         if call.orphan {
             self.timed.recorder.count(node, Count::WastedCalls, now, 1);
         }

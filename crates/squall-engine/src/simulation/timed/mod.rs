@@ -160,6 +160,15 @@ pub(super) struct Timed {
 
 impl Timed {
     /// The state for `model` (empty when nothing in it takes time).
+    /// Engine units per tick: 1 when nothing takes time.
+    pub(super) fn per_tick(&self) -> u64 {
+        if self.on {
+            self.res.per_tick()
+        } else {
+            1
+        }
+    }
+
     pub(super) fn new(model: &Model, seed: u64) -> Self {
         if !takes_time(model) {
             return Timed::default();

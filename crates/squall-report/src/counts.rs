@@ -1,0 +1,196 @@
+//! What a window metric counts, read from a run's per-tick series or from
+//! the per-window totals a reduced run keeps instead.
+//!
+//! Every window metric ([`window_metric`](crate::eval::window_metric)) is
+//! arithmetic on a few [`Counter`]s over the window's ticks: sums of a
+//! series (calls, answers, bytes), and three scans (the peak calls of a
+//! tick, the last tick with an answer, the ticks that refused something).
+//! A run whose report reads nothing per tick keeps only these, one
+//! [`WindowCounts`] per named window of its model, and drops its per-tick
+//! series as it finishes (`Run::reduce`): its memory then follows the
+//! number of windows and nodes, not the length of the run, and every
+//! number of its report is the same.
+
+use squall_engine::{NodeSeries, Observations};
+
+/// One count over a stretch of ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counter {
+    /// New requests.
+    Arrivals,
+    /// Requests answered with success.
+    Completed,
+    /// Requests dropped.
+    Dropped,
+    /// Requests completed without a retry.
+    FirstTry,
+    /// Calls a node saw.
+    Calls,
+    /// Calls it answered with success.
+    Ok,
+    /// Calls it answered with failure.
+    Failed,
+    /// Calls its capacity refused.
+    Refused,
+    /// Calls its breaker failed fast.
+    Blocked,
+    /// Retries its budget refused.
+    RetriesRefused,
+    /// The most calls in one tick.
+    PeakCalls,
+    /// The last tick with an answer, counted from the window's first tick
+    /// (1 for the first); 0 when nothing was answered.
+    LastAnswered,
+    /// Ticks in which the node refused a call.
+    SaturatedTicks,
+    /// Composite responses with every field fresh.
+    Full,
+    /// Composite responses with a field stale or missing.
+    Reduced,
+    /// Fresh fields.
+    Fresh,
+    /// Stale fields.
+    Stale,
+    /// Missing fields.
+    Missing,
+    /// Bytes of answered composite responses.
+    Bytes,
+}
+
+/// The system counters, in [`WindowCounts`]' order.
+const SYSTEM: [Counter; 4] = [
+    Counter::Arrivals,
+    Counter::Completed,
+    Counter::Dropped,
+    Counter::FirstTry,
+];
+
+/// A node's counters, in [`NodeCounts`]' order.
+const NODE: [Counter; 9] = [
+    Counter::Calls,
+    Counter::Ok,
+    Counter::Failed,
+    Counter::Refused,
+    Counter::Blocked,
+    Counter::RetriesRefused,
+    Counter::PeakCalls,
+    Counter::LastAnswered,
+    Counter::SaturatedTicks,
+];
+
+/// A composite node's counters, in [`NodeCounts`]' order.
+const COMPOSITE: [Counter; 6] = [
+    Counter::Full,
+    Counter::Reduced,
+    Counter::Fresh,
+    Counter::Stale,
+    Counter::Missing,
+    Counter::Bytes,
+];
+
+/// Every counter of one window: what a reduced run keeps of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowCounts {
+    system: [u64; 4],
+    nodes: Vec<NodeCounts>,
+}
+
+/// One node's counters in a window.
+#[derive(Debug, Clone, PartialEq)]
+struct NodeCounts {
+    plain: [u64; 9],
+    composite: Option<[u64; 6]>,
+}
+
+impl WindowCounts {
+    /// Every counter over ticks `from..=to` of `obs`.
+    pub fn of(obs: &Observations, from: u64, to: u64) -> WindowCounts {
+        let at = |c, node| count(obs, c, from, to, node).unwrap_or(0);
+        WindowCounts {
+            system: SYSTEM.map(|c| at(c, None)),
+            nodes: (0..obs.nodes.len())
+                .map(|n| NodeCounts {
+                    plain: NODE.map(|c| at(c, Some(n))),
+                    composite: obs.nodes[n]
+                        .composite
+                        .as_ref()
+                        .map(|_| COMPOSITE.map(|c| at(c, Some(n)))),
+                })
+                .collect(),
+        }
+    }
+
+    /// Counter `c` (at `node` for a node counter): `None` where the series
+    /// would be missing (no such node, or no composite response).
+    pub fn get(&self, c: Counter, node: Option<usize>) -> Option<u64> {
+        if let Some(i) = SYSTEM.iter().position(|&x| x == c) {
+            return Some(self.system[i]);
+        }
+        let n = self.nodes.get(node?)?;
+        if let Some(i) = NODE.iter().position(|&x| x == c) {
+            return Some(n.plain[i]);
+        }
+        let i = COMPOSITE.iter().position(|&x| x == c)?;
+        n.composite.map(|v| v[i])
+    }
+
+    /// Bytes this takes on the heap and inline.
+    pub fn bytes(&self) -> usize {
+        std::mem::size_of::<Self>() + self.nodes.capacity() * std::mem::size_of::<NodeCounts>()
+    }
+}
+
+/// Counter `c` over ticks `from..=to` of the per-tick series of `obs` (at
+/// `node` for a node counter); `None` where the series is missing.
+pub fn count(
+    obs: &Observations,
+    c: Counter,
+    from: u64,
+    to: u64,
+    node: Option<usize>,
+) -> Option<u64> {
+    let sum = |series: &[u32]| Observations::sum(series, from, to);
+    match c {
+        Counter::Arrivals => return Some(sum(&obs.arrivals)),
+        Counter::Completed => return Some(sum(&obs.completed)),
+        Counter::Dropped => return Some(sum(&obs.dropped)),
+        Counter::FirstTry => return Some(sum(&obs.first_try)),
+        _ => {}
+    }
+    let s: &NodeSeries = obs.nodes.get(node?)?;
+    let last = |len: usize| (to as usize).min(len.saturating_sub(1));
+    Some(match c {
+        Counter::Calls => sum(&s.calls),
+        Counter::Ok => sum(&s.ok),
+        Counter::Failed => sum(&s.failed),
+        Counter::Refused => sum(&s.refused),
+        Counter::Blocked => sum(&s.blocked),
+        Counter::RetriesRefused => sum(&s.retries_refused),
+        Counter::PeakCalls => {
+            let to = last(s.calls.len());
+            let from = (from as usize).min(to + 1);
+            u64::from(s.calls[from..=to].iter().max().copied().unwrap_or(0))
+        }
+        Counter::LastAnswered => (from as usize..=last(s.ok.len()))
+            .rev()
+            .find(|&t| s.ok[t] > 0)
+            .map_or(0, |t| t as u64 + 1 - from),
+        Counter::SaturatedTicks => s.refused[from as usize..=last(s.refused.len())]
+            .iter()
+            .filter(|&&r| r > 0)
+            .count() as u64,
+        Counter::Full => sum(&s.composite.as_ref()?.full),
+        Counter::Reduced => sum(&s.composite.as_ref()?.reduced),
+        Counter::Fresh => sum(&s.composite.as_ref()?.fresh),
+        Counter::Stale => sum(&s.composite.as_ref()?.stale),
+        Counter::Missing => sum(&s.composite.as_ref()?.missing),
+        Counter::Bytes => {
+            let b = &s.composite.as_ref()?.bytes;
+            let to = last(b.len());
+            b[(from as usize).min(to + 1)..=to].iter().sum()
+        }
+        Counter::Arrivals | Counter::Completed | Counter::Dropped | Counter::FirstTry => {
+            return None
+        }
+    })
+}
