@@ -14,7 +14,9 @@ use crate::units;
 impl Scenario {
     /// Node `i` as a variant's `service` changes leave it, or `None` when
     /// no change names it: each replaces the property of its kind (either
-    /// breaker replaces both kinds) or removes it, in order.
+    /// breaker replaces both kinds; a timed setting replaces the node's
+    /// setting of the same keyword, `latency` its `latency`) or removes it,
+    /// in order.
     pub(super) fn changed_node(&self, i: usize, n: &NodeDecl, o: &Overrides) -> Option<NodeDecl> {
         let mut changes = o.services.iter().filter(|(j, _)| *j == i).peekable();
         changes.peek()?;
@@ -32,8 +34,13 @@ impl Scenario {
                     n.breaker = None;
                 }
                 ServiceChange::Set(ServiceProp::Budget(b)) => n.budget = Some(b.clone()),
+                // A timed setting replaces the node's setting of its keyword.
+                ServiceChange::Set(ServiceProp::Timed(t)) => {
+                    n.timed.retain(|x| x.key.name != t.key.name);
+                    n.timed.push(t.clone());
+                }
                 // Refused when the file was checked.
-                ServiceChange::Set(ServiceProp::Response(_) | ServiceProp::Timed(_)) => {}
+                ServiceChange::Set(ServiceProp::Response(_)) => {}
                 ServiceChange::Remove(kw) => match kw.name.as_str() {
                     "retry" => n.retry = None,
                     "breaker" => {
