@@ -116,12 +116,29 @@ impl Scenario {
         for f in &r.fields {
             let source = self.nodes.iter().position(|n| n.name == f.source.name);
             let bytes = cx.keep(self.conv(&f.bytes, o, |v| units::bytes(v, "a field's size")));
-            match (source, bytes) {
-                (Some(source), Some(bytes)) => fields.push(FieldSpec {
+            let timeout = match &f.timeout {
+                None => Some(None),
+                Some(v) => {
+                    let clock = self.clock;
+                    let t = cx.keep(self.conv(v, o, |v| {
+                        units::fine_ticks(v, clock, "a field's timeout")
+                    }));
+                    if t == Some(0.0) {
+                        cx.errs.push(
+                            Diagnostic::new("a field timeout of 0 never waits for the field", v.span)
+                                .label("zero timeout"),
+                        );
+                    }
+                    t.map(Some)
+                }
+            };
+            match (source, bytes, timeout) {
+                (Some(source), Some(bytes), Some(timeout)) => fields.push(FieldSpec {
                     name: f.name.name.clone(),
                     source,
                     core: f.core,
                     bytes,
+                    timeout,
                 }),
                 _ => ok = false,
             }

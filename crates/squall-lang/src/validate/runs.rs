@@ -83,7 +83,7 @@ impl Validator {
                                     ServiceChange::Set(ServiceProp::Capacity(_))
                                     | ServiceChange::Remove(_) => {}
                                     ServiceChange::Set(ServiceProp::Timed(t)) => {
-                                        if t.key.name == "timeout" {
+                                        if t.key.name == "timeout" && nodes[i].fanout.is_empty() {
                                             self.expect_caller(&nodes[i], "a timeout", t.span);
                                         }
                                     }

@@ -72,6 +72,10 @@ pub(super) struct Call {
     pub(super) admitted_epoch: u64,
     /// In use (not on the free list).
     pub(super) live: bool,
+    /// For a call fetching a field of its caller's composite response:
+    /// the field's index and node (`NONE` for a call down the path).
+    pub(super) field: u32,
+    pub(super) field_node: u32,
 }
 
 /// The slab.
@@ -106,6 +110,8 @@ impl Calls {
             answer: Answer::Ok,
             admitted_epoch: 0,
             live: true,
+            field: NONE,
+            field_node: NONE,
         };
         if let Some(c) = self.free.pop() {
             let gen = self.calls[c as usize].gen;

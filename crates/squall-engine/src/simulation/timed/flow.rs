@@ -164,7 +164,7 @@ impl Runner<'_, '_> {
         self.arrive_timed(now, c)
     }
 
-    fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
+    pub(super) fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
         let tm = &mut self.timed;
         tm.refs[slot as usize] += 1;
         tm.recorder.calls.arrived += 1;
@@ -186,16 +186,20 @@ impl Runner<'_, '_> {
     }
 
     /// The node at `call`'s position and its source's path.
-    fn node_of(&self, c: u32) -> (usize, usize, bool) {
+    pub(super) fn node_of(&self, c: u32) -> (usize, usize, bool) {
         let call = self.timed.calls.get(c);
         let source = self.requests.source[call.slot as usize] as usize;
+        if call.field != NONE {
+            // A field's node answers by itself (`composite`).
+            return (call.field_node as usize, source, true);
+        }
         let path = &self.sim.paths[source];
         let pos = call.pos as usize;
         (path[pos], source, pos + 1 == path.len())
     }
 
     /// The deadline the node of `c` knows, if any.
-    fn known_deadline(&self, c: u32) -> Option<Time> {
+    pub(super) fn known_deadline(&self, c: u32) -> Option<Time> {
         let call = self.timed.calls.get(c);
         let d = self.timed.deadline[call.slot as usize];
         if d == Time::NEVER {
@@ -210,7 +214,7 @@ impl Runner<'_, '_> {
     }
 
     /// Call `c` reaches its node at `now`.
-    fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+    pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, _, leaf) = self.node_of(c);
         let slot = self.timed.calls.get(c).slot;
         let tick = self.timed.res.tick_of(now);
@@ -221,13 +225,17 @@ impl Runner<'_, '_> {
         if let Some(a) = self.error_share(tick, node) {
             return self.complete_call(now, c, a);
         }
-        if let Some(a) = self.refusal(tick, node, 0) {
+        let field = self.timed.calls.get(c).field;
+        let field = if field == NONE { 0 } else { field as usize };
+        if let Some(a) = self.refusal(tick, node, field) {
             return self.complete_call(now, c, a);
         }
         if let Some(a) = self.rate_limit(now, node) {
             return self.complete_call(now, c, a);
         }
-        if leaf {
+        // A composite response is assembled from its fields after the
+        // node's own work (`composite`), not here.
+        if leaf && self.sim.model.nodes[node].composite.is_none() {
             let a = self.leaf_answer(tick, slot, node);
             self.timed.calls.get_mut(c).answer = a;
         }
@@ -427,7 +435,10 @@ impl Runner<'_, '_> {
     /// Call `c`'s own service is over: a leaf answers, another node sends
     /// its first try downstream.
     fn proceed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (_, _, leaf) = self.node_of(c);
+        let (node, _, leaf) = self.node_of(c);
+        if leaf && self.sim.model.nodes[node].composite.is_some() {
+            return self.fetch_fields(now, c, node);
+        }
         if leaf {
             let a = self.timed.calls.get(c).answer;
             return self.complete_call(now, c, a);
@@ -496,6 +507,7 @@ impl Runner<'_, '_> {
                 self.stop_at_deadline(now, c)
             }
             Phase::Service => self.proceed(now, c),
+            Phase::Waiting if self.timed.fetches.fetching(c) => self.fetch_wake(now, c),
             Phase::Waiting => self.time_out(now, c),
             Phase::Backoff => self.send_try(now, c),
         }
@@ -536,13 +548,7 @@ impl Runner<'_, '_> {
             if child != NONE {
                 self.timed.calls.get_mut(child).detached = true;
             }
-            let mut x = child;
-            while x != NONE {
-                let call = self.timed.calls.get_mut(x);
-                call.orphan = true;
-                call.orphaned_at = call.orphaned_at.min(now);
-                x = call.child;
-            }
+            self.orphan_from(now, child);
         }
         if let Some(scope) = self.breaker_scope(slot, node) {
             let epoch = self.timed.calls.get(c).admitted_epoch;
@@ -553,7 +559,7 @@ impl Runner<'_, '_> {
 
     /// Cancels call `c` and the calls below it: each leaves its queue or
     /// frees its worker now.
-    fn cancel_chain(&mut self, now: Time, mut c: u32) -> Result<(), SimError> {
+    pub(super) fn cancel_chain(&mut self, now: Time, mut c: u32) -> Result<(), SimError> {
         while c != NONE {
             let call = *self.timed.calls.get(c);
             let (node, _, _) = self.node_of(c);
@@ -564,6 +570,7 @@ impl Runner<'_, '_> {
                 self.wasted_busy(now, node, &call);
                 self.free_worker(now, node)?;
             }
+            self.cancel_fields(now, c)?;
             let tm = &mut self.timed;
             tm.recorder.count(node, Count::Cancelled, now, 1);
             tm.recorder.calls.cancelled += 1;
@@ -585,7 +592,7 @@ impl Runner<'_, '_> {
     }
 
     /// The node of call `c` answers `answer` at `now`.
-    fn complete_call(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+    pub(super) fn complete_call(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
         let call = *self.timed.calls.get(c);
         let (node, source, _) = self.node_of(c);
         let tick = self.timed.res.tick_of(now);
@@ -616,8 +623,11 @@ impl Runner<'_, '_> {
         if call.detached {
             return Ok(());
         }
-        // The caller's try answered: its timer goes stale.
         let p = call.parent;
+        if call.field != NONE {
+            return self.field_answered(now, p, call.field as usize, answer);
+        }
+        // The caller's try answered: its timer goes stale.
         self.timed.calls.get_mut(p).child = NONE;
         let (pnode, _, _) = self.node_of(p);
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {

@@ -58,7 +58,10 @@
 //!
 //! After its service time, a node with a downstream sends its first try
 //! and **holds its worker** until it answers: while it waits for the try,
-//! and while it waits before a retry.
+//! and while it waits before a retry. A node with a composite response
+//! fetches its fields in parallel instead, waits for each at most its
+//! timeout, and answers what its degradation policy makes of what came
+//! back ([`composite`]).
 //!
 //! # The caller's side
 //!
@@ -91,6 +94,7 @@
 //! waiting ([`crate::observe::timed::CallAccounting`]).
 
 mod calls;
+mod composite;
 mod flow;
 mod recorder;
 
@@ -115,6 +119,11 @@ pub fn takes_time(model: &Model) -> bool {
         .any(|n| n.server.is_some() || n.caller.timeout.is_some())
         || model.sources.iter().any(|s| s.deadline.is_some())
         || model.faults.iter().any(|f| !f.timed.is_empty())
+        || model.nodes.iter().any(|n| {
+            n.composite
+                .as_ref()
+                .is_some_and(|c| c.fields.iter().any(|f| f.timeout.is_some()))
+        })
 }
 
 /// A node as a server, and as a caller.
@@ -156,6 +165,8 @@ pub(super) struct Timed {
     /// a new gap at a change of rate).
     pending: Vec<bool>,
     recorder: Recorder,
+    /// Composite responses waiting for their fields.
+    fetches: composite::Fetches,
 }
 
 impl Timed {
@@ -228,6 +239,7 @@ impl Timed {
                 model.nodes.len(),
                 model.sources.len(),
             ),
+            fetches: composite::Fetches::default(),
         }
     }
 }
