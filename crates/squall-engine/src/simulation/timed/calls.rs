@@ -9,6 +9,7 @@
 //! a try lives here and not in the request.
 
 use crate::outcome::Answer;
+use crate::policy::breaker::State;
 use crate::time::Time;
 
 /// No call.
@@ -70,6 +71,10 @@ pub(super) struct Call {
     pub(super) answer: Answer,
     /// The breaker's epoch when its current try was sent.
     pub(super) admitted_epoch: u64,
+    /// The state its current try found at the breaker, and the tick it
+    /// was sent (for the breaker's trace).
+    pub(super) admitted_state: State,
+    pub(super) sent_tick: u64,
     /// In use (not on the free list).
     pub(super) live: bool,
     /// For a call fetching a field of its caller's composite response:
@@ -109,6 +114,8 @@ impl Calls {
             service_end: Time::NEVER,
             answer: Answer::Ok,
             admitted_epoch: 0,
+            admitted_state: State::Closed,
+            sent_tick: 0,
             live: true,
             field: NONE,
             field_node: NONE,

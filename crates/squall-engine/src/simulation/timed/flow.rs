@@ -465,9 +465,10 @@ impl Runner<'_, '_> {
                 let open = fail(FailKind::CircuitOpen {
                     remaining: a.remaining,
                 });
+                self.trace_refused(tick, slot, node, a.before, open);
                 return self.after_try(now, c, open);
             }
-            self.timed.calls.get_mut(c).admitted_epoch = a.epoch;
+            self.admitted(c, tick, a);
         }
         let pos = self.timed.calls.get(c).pos;
         let child = self.new_call(slot, pos + 1, c, now);
@@ -552,7 +553,8 @@ impl Runner<'_, '_> {
         }
         if let Some(scope) = self.breaker_scope(slot, node) {
             let epoch = self.timed.calls.get(c).admitted_epoch;
-            self.nodes[node].breakers[scope].record(true, tick, epoch);
+            let after = self.nodes[node].breakers[scope].record(true, tick, epoch);
+            self.trace_answered(c, node, fail(FailKind::Timeout), after);
         }
         self.after_try(now, c, fail(FailKind::Timeout))
     }
@@ -632,11 +634,12 @@ impl Runner<'_, '_> {
         let (pnode, _, _) = self.node_of(p);
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
-            self.nodes[pnode].breakers[scope].record(
+            let after = self.nodes[pnode].breakers[scope].record(
                 counts_against_dependency(answer),
                 tick,
                 epoch,
             );
+            self.trace_answered(p, pnode, answer, after);
         }
         self.after_try(now, p, answer)
     }

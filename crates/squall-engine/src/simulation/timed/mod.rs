@@ -97,6 +97,7 @@ mod calls;
 mod composite;
 mod flow;
 mod recorder;
+mod trace;
 
 use squall_lang::{Model, RateLimitSpec};
 

@@ -1,0 +1,72 @@
+//! Constructs of the zero-time path on the timed path, by hand: a
+//! breaker's trace rows, sequential sources, and a rate limit that makes
+//! calls wait for a token. Each case has a few requests at known moments,
+//! so every event time is worked out above the test and asserted exactly.
+
+use squall_engine::policy::breaker::State;
+use squall_engine::outcome::{Answer, FailKind};
+use squall_engine::{Observations, Simulation};
+use squall_lang::RunKey;
+
+fn run_text(text: &str) -> Observations {
+    let s = squall_lang::load("test.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
+    let obs = Simulation::builder(&m)
+        .build()
+        .and_then(|s| s.run())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(obs.accounting.balances(), "{:?}", obs.accounting);
+    let timed = obs.timed.as_ref().expect("a run that takes time");
+    assert!(timed.calls.balances(), "{:?}", timed.calls);
+    obs
+}
+
+/// `api -> db`, a breaker on api opening after 2 failures for 100 ms; db
+/// takes 10 ms and fails every call at once while `down` lasts (1..25
+/// ms), and takes 30 ms more while `slow` lasts (200..210 ms); api's tries
+/// time out after 20 ms. Requests at 1, 5, 10, 120 and 200 ms:
+///
+/// - 1 ms: sent, 503 at once: Closed -> Closed (one failure);
+/// - 5 ms: sent, 503: Closed -> Open (two failures);
+/// - 10 ms: not sent, the breaker is open;
+/// - 120 ms: past the 100 ms cooldown, the probe is sent, db answers at
+///   130 ms: HalfOpen -> Closed;
+/// - 200 ms: sent, db would take 40 ms; the timeout at 220 ms fails it:
+///   Closed -> Closed, answer `timeout`.
+#[test]
+fn breaker_trace_rows_on_the_timed_path() {
+    let obs = run_text(
+        r#"scenario "trace in time" {
+  clock ms
+  run 1s
+  source one { enters api  at [1ms, 5ms, 10ms, 120ms, 200ms] }
+  chain api -> db
+  service api { timeout 20ms  breaker { after 2 failures  cooldown 100ms  probes 1 } }
+  service db { latency 10ms }
+  fault down { on db  during 1ms..25ms  errors 100% as 503 }
+  fault slow { on db  during 200ms..210ms  latency + 30ms }
+}
+"#,
+    );
+    let rows: Vec<(u64, bool, State, State)> = obs.traces[0]
+        .iter()
+        .map(|r| (r.time, r.sent, r.before, r.after))
+        .collect();
+    use State::{Closed, HalfOpen, Open};
+    assert_eq!(
+        rows,
+        vec![
+            (1, true, Closed, Closed),
+            (5, true, Closed, Open),
+            (10, false, Open, Open),
+            (120, true, HalfOpen, Closed),
+            (200, true, Closed, Closed),
+        ]
+    );
+    let answers: Vec<Answer> = obs.traces[0].iter().map(|r| r.answer).collect();
+    assert!(matches!(answers[0], Answer::Fail(f) if f.kind == FailKind::Status(503)));
+    assert!(matches!(answers[2], Answer::Fail(f) if matches!(f.kind, FailKind::CircuitOpen { .. })));
+    assert_eq!(answers[3], Answer::Ok);
+    assert!(matches!(answers[4], Answer::Fail(f) if f.kind == FailKind::Timeout));
+    assert_eq!(obs.nodes[0].blocked[10], 1);
+}
