@@ -102,12 +102,6 @@ pub enum SimError {
         /// Its largest rate.
         rate: f64,
     },
-    /// A construct that does not run yet in a model where calls take time.
-    #[error("{what} cannot run yet in a model where calls take time (latency, workers, timeouts or deadlines)")]
-    Untimed {
-        /// What.
-        what: String,
-    },
     /// An event was scheduled in the past.
     #[error(transparent)]
     Scheduling(#[from] SchedulingError),

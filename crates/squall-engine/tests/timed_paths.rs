@@ -70,3 +70,46 @@ fn breaker_trace_rows_on_the_timed_path() {
     assert!(matches!(answers[4], Answer::Fail(f) if f.kind == FailKind::Timeout));
     assert_eq!(obs.nodes[0].blocked[10], 1);
 }
+
+/// A sequential source when calls take time: `app -> server`, the server
+/// takes 10 ms, app retries after a fixed 5 ms. The first operation
+/// starts at tick 1; the server answers its first try 503 at 11 ms, app
+/// waits 5 ms, the second try goes at 16 ms and answers 200 at 26 ms: the
+/// operation ends at 26 ms after 2 tries and one wait of 5 ms. The next
+/// starts at once, at 26 ms: 404 at 36 ms, not retried, 1 try.
+#[test]
+fn sequential_operations_follow_each_other_in_time() {
+    let obs = run_text(
+        r#"scenario "sequential in time" {
+  clock ms
+  run 1s
+  chain app -> server
+  service app { retry { attempts 3  backoff fixed 5ms } }
+  endpoint server {
+    route a GET /a { 503 x 1 then 200 }
+    default { 404 }
+  }
+  service server { latency 10ms }
+  source ui {
+    enters app
+    sequential {
+      op "503 then 200" GET /a
+      op "404" GET /b
+    }
+  }
+}
+"#,
+    );
+    let ops: Vec<(&str, u64, u64, u32, Vec<u64>)> = obs.ops[0]
+        .iter()
+        .map(|o| (o.label.as_str(), o.start, o.end, o.tries, o.waits.clone()))
+        .collect();
+    assert_eq!(
+        ops,
+        vec![("503 then 200", 1, 26, 2, vec![5]), ("404", 26, 36, 1, vec![])]
+    );
+    assert_eq!(obs.ops[0][0].answer, Answer::Ok);
+    assert!(matches!(obs.ops[0][1].answer, Answer::Fail(f) if f.kind == FailKind::Status(404)));
+    assert_eq!(obs.accounting.completed, 1);
+    assert_eq!(obs.accounting.dropped, 1);
+}

@@ -133,17 +133,6 @@ impl<'m> SimulationBuilder<'m> {
                 });
             }
         }
-        if super::timed::takes_time(m) {
-            if let Some(s) = m
-                .sources
-                .iter()
-                .find(|s| matches!(s.schedule, Schedule::Sequential(_)))
-            {
-                return Err(SimError::Untimed {
-                    what: format!("sequential source `{}`", s.name),
-                });
-            }
-        }
         for f in &m.faults {
             check(format!("fault `{}`", f.name), f.node)?;
             out_of_run(format!("fault `{}`", f.name), f.from, f.to)?;

@@ -40,7 +40,7 @@ impl Runner<'_, '_> {
                                 .schedule(res.at_tick(t).units(), Event::At { source, index: 0 })?;
                         }
                     }
-                    Schedule::Sequential(_) => {}
+                    Schedule::Sequential(_) => self.start_sequential(s)?,
                 }
             }
         }
@@ -78,7 +78,8 @@ impl Runner<'_, '_> {
                     }
                 }
                 Event::Wake { call, gen } => self.wake(now, call, gen)?,
-                Event::Op { .. } | Event::Retry { .. } => {}
+                Event::Op { source, index } => self.start_op(now, source as usize, index)?,
+                Event::Retry { .. } => {}
             }
         }
         // What is left at the end: calls by phase, requests still open.
@@ -144,7 +145,7 @@ impl Runner<'_, '_> {
     }
 
     /// A new request of `kind` from source `s` at `now`.
-    fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
+    pub(super) fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
         let tick = self.timed.res.tick_of(now);
         let slot = self.new_request(tick, s, kind);
         let i = slot as usize;
@@ -613,6 +614,7 @@ impl Runner<'_, '_> {
         self.timed.calls.release(c);
         if call.parent == NONE {
             self.tally_end(tick, call.slot, answer);
+            self.op_ended(now, call.slot, answer, call.tries)?;
             let started = self.timed.started[call.slot as usize];
             self.timed
                 .recorder
@@ -673,6 +675,9 @@ impl Runner<'_, '_> {
         }
         if !call.orphan {
             self.requests.retried[call.slot as usize] = true;
+            if call.pos == 0 {
+                self.op_wait(call.slot, wait);
+            }
         }
         let _ = source;
         let gen = self.timed.calls.enter(c, Phase::Backoff);

@@ -23,8 +23,9 @@
 //! with the rate in force at the moment the gap is drawn. A gap that
 //! would cross a change of rate is cut at the change, where a new gap is
 //! drawn (exact for a Poisson source, which has no memory). `at` sources
-//! send at the start of their ticks. Sequential sources do not run on
-//! this path yet.
+//! send at the start of their ticks. A sequential source runs one
+//! operation at a time, the next starting the moment the one before ends
+//! ([`sequential`]).
 //!
 //! # A call at a node
 //!
@@ -97,6 +98,7 @@ mod calls;
 mod composite;
 mod flow;
 mod recorder;
+mod sequential;
 mod trace;
 
 use squall_lang::{Model, RateLimitSpec};
