@@ -164,6 +164,8 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::kw_status => "`status`",
         Rule::kw_retry_after => "`retry_after`",
         Rule::kw_cancel => "`cancel`",
+        Rule::kw_wait => "`wait`",
+        Rule::kw_max => "`max`",
         Rule::kw_propagate => "`propagate`",
         Rule::kw_plus => "`+`",
         Rule::kw_as => "`as`",

@@ -18,6 +18,8 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Where a call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Phase {
+    /// Waiting for a token of its node's rate limit.
+    Token,
     /// Waiting in the node's queue for a worker.
     Queued,
     /// Given a worker by a call that left; starts service at its wake.

@@ -17,6 +17,16 @@ use super::super::{event::Event, runner::Runner, SimError};
 use super::calls::{Phase, NONE};
 use super::recorder::Count;
 
+/// What a node's rate limit does with a call.
+enum Limit {
+    /// A token: on to the workers.
+    Pass,
+    /// No token: this answer.
+    Refuse(Answer),
+    /// A token owed: on to the workers at this moment.
+    Wait(Time),
+}
+
 fn fail(kind: FailKind) -> Answer {
     Answer::Fail(Failure {
         kind,
@@ -90,7 +100,7 @@ impl Runner<'_, '_> {
             }
             let acc = &mut self.timed.recorder.calls;
             match c.phase {
-                Phase::Queued => acc.queued += 1,
+                Phase::Queued | Phase::Token => acc.queued += 1,
                 Phase::Dequeued | Phase::Service => acc.in_service += 1,
                 Phase::Waiting | Phase::Backoff => acc.waiting += 1,
             }
@@ -216,7 +226,7 @@ impl Runner<'_, '_> {
 
     /// Call `c` reaches its node at `now`.
     pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, leaf) = self.node_of(c);
+        let (node, _, _) = self.node_of(c);
         let slot = self.timed.calls.get(c).slot;
         let tick = self.timed.res.tick_of(now);
         self.observe(tick, slot, node);
@@ -231,9 +241,25 @@ impl Runner<'_, '_> {
         if let Some(a) = self.refusal(tick, node, field) {
             return self.complete_call(now, c, a);
         }
-        if let Some(a) = self.rate_limit(now, node) {
-            return self.complete_call(now, c, a);
+        match self.rate_limit(now, c, node) {
+            Limit::Pass => {}
+            Limit::Refuse(a) => return self.complete_call(now, c, a),
+            Limit::Wait(at) => {
+                let gen = self.timed.calls.enter(c, Phase::Token);
+                self.queue
+                    .schedule(at.units(), Event::Wake { call: c, gen })?;
+                return Ok(());
+            }
         }
+        self.after_limit(now, c)
+    }
+
+    /// Call `c` is past its node's rate limit at `now`: a leaf decides its
+    /// answer, and the call meets the worker pool.
+    fn after_limit(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (node, _, leaf) = self.node_of(c);
+        let slot = self.timed.calls.get(c).slot;
+        let tick = self.timed.res.tick_of(now);
         // A composite response is assembled from its fields after the
         // node's own work (`composite`), not here.
         if leaf && self.sim.model.nodes[node].composite.is_none() {
@@ -294,13 +320,42 @@ impl Runner<'_, '_> {
         None
     }
 
-    /// The node's token bucket: `Some(throttle)` when it has no token.
-    fn rate_limit(&mut self, now: Time, node: usize) -> Option<Answer> {
+    /// The node's token bucket: a call passes with a token; without one
+    /// it answers the throttle, or, at a limiter that waits, waits for its
+    /// token unless that wait would pass the longest wait (then the
+    /// throttle) or the deadline the node knows (then *deadline exceeded*).
+    fn rate_limit(&mut self, now: Time, c: u32, node: usize) -> Limit {
+        let deadline = self.known_deadline(c);
         let tm = &mut self.timed;
+        let res = tm.res;
         let server = &mut tm.servers[node];
-        let bucket = server.bucket.as_mut()?;
-        let wait = bucket.take(now).err()?;
-        let limit = server.limit.as_ref()?;
+        let (Some(bucket), Some(limit)) = (server.bucket.as_mut(), server.limit.as_ref()) else {
+            return Limit::Pass;
+        };
+        let wait = if limit.wait {
+            let own = limit.max_wait.map(|m| res.duration(m));
+            let left = deadline.map(|d| d.since(now));
+            let max = match (own, left) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            match bucket.reserve(now, max) {
+                Ok(w) if w.is_zero() => return Limit::Pass,
+                Ok(w) => return Limit::Wait(now.after(w)),
+                Err(w) => {
+                    let within_own = own.is_none_or(|o| w.is_some_and(|w| w <= o));
+                    if left.is_some() && within_own {
+                        return Limit::Refuse(fail(FailKind::Deadline));
+                    }
+                    w
+                }
+            }
+        } else {
+            match bucket.take(now) {
+                Ok(()) => return Limit::Pass,
+                Err(w) => w,
+            }
+        };
         tm.recorder.count(node, Count::Throttled, now, 1);
         let k = tm.res.per_tick();
         let not_before = if limit.retry_after {
@@ -308,7 +363,7 @@ impl Runner<'_, '_> {
         } else {
             None
         };
-        Some(Answer::Fail(Failure {
+        Limit::Refuse(Answer::Fail(Failure {
             kind: FailKind::Status(limit.status),
             not_before,
         }))
@@ -505,6 +560,7 @@ impl Runner<'_, '_> {
                 self.complete_call(now, c, fail(FailKind::QueueTimeout))
             }
             Phase::Dequeued => self.start_service(now, c),
+            Phase::Token => self.after_limit(now, c),
             Phase::Service if now < self.timed.calls.get(c).service_end => {
                 self.stop_at_deadline(now, c)
             }

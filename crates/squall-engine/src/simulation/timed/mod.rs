@@ -43,7 +43,10 @@
 //!    capacity window;
 //! 4. the rate limit (a token bucket): no token, the call answers the
 //!    limit's status (429 by default), with a Retry-After until the next
-//!    token when the limit says so;
+//!    token when the limit says so; a limit that waits (`wait`) owes the
+//!    token instead and the call goes on when it is paid for, in arrival
+//!    order, unless that wait would pass the longest wait (then the
+//!    status) or the deadline the node knows (then *deadline exceeded*);
 //! 5. the worker pool: a free worker takes the call; otherwise it waits
 //!    in the FIFO queue if there is room (and fails as a *queue timeout*
 //!    if it waits longer than the queue timeout), or is refused as
