@@ -45,7 +45,10 @@ fn run_text(text: &str) -> (Observations, TimedObservations) {
     assert!(obs.accounting.balances(), "{:?}", obs.accounting);
     let timed = obs.timed.clone().expect("a run that takes time");
     assert!(timed.calls.balances(), "{:?}", timed.calls);
-    assert_eq!(timed.calls.answered + timed.calls.cancelled, timed.calls.arrived);
+    assert_eq!(
+        timed.calls.answered + timed.calls.cancelled,
+        timed.calls.arrived
+    );
     (obs, timed)
 }
 
@@ -72,7 +75,12 @@ fn at(series: &[u32]) -> Vec<(usize, u32)> {
 /// response is full and leaves at max(31, 41) = 41 ms, 40 ms after it came.
 #[test]
 fn fields_that_answer_in_time_are_in_and_the_slowest_sets_the_pace() {
-    let (obs, t) = run_text(&file("latency 30ms", "latency 40ms", "policy skip_optional", ""));
+    let (obs, t) = run_text(&file(
+        "latency 30ms",
+        "latency 40ms",
+        "policy skip_optional",
+        "",
+    ));
     let c = obs.nodes[0].composite.as_ref().unwrap();
     assert_eq!(at(&c.full), vec![(41, 1)]);
     assert_eq!(at(&c.fresh), vec![(41, 2)]);
@@ -90,7 +98,12 @@ fn fields_that_answer_in_time_are_in_and_the_slowest_sets_the_pace() {
 /// nobody, a wasted call busy 20 ms after the response gave up on it.
 #[test]
 fn a_field_slower_than_its_timeout_is_out_and_the_response_leaves_at_the_timeout() {
-    let (obs, t) = run_text(&file("latency 30ms", "latency 70ms", "policy skip_optional", ""));
+    let (obs, t) = run_text(&file(
+        "latency 30ms",
+        "latency 70ms",
+        "policy skip_optional",
+        "",
+    ));
     let c = obs.nodes[0].composite.as_ref().unwrap();
     assert_eq!(at(&c.reduced), vec![(51, 1)]);
     assert_eq!(at(&c.fresh), vec![(51, 1)]);
@@ -100,7 +113,10 @@ fn a_field_slower_than_its_timeout_is_out_and_the_response_leaves_at_the_timeout
     near(t.nodes[0].run.latency.max, 50 * MS);
     assert_eq!(t.nodes[0].run.timeouts, 1);
     let b = &t.nodes[2].run;
-    assert_eq!((b.wasted_calls, b.wasted_busy, b.cancelled), (1, 20 * MS, 0));
+    assert_eq!(
+        (b.wasted_calls, b.wasted_busy, b.cancelled),
+        (1, 20 * MS, 0)
+    );
     assert_eq!(at(&obs.nodes[2].ok), vec![(71, 1)]);
 }
 
@@ -119,8 +135,16 @@ fn all_or_nothing_drops_at_the_timeout_and_cancel_stops_the_slow_field() {
     let c = obs.nodes[0].composite.as_ref().unwrap();
     assert!(c.full.iter().chain(&c.reduced).all(|&n| n == 0));
 
-    let text = file("latency 30ms", "latency 70ms  workers 1", "policy all_or_nothing", "")
-        .replace("service tracking {", "service tracking {\n    timeout 1s cancel");
+    let text = file(
+        "latency 30ms",
+        "latency 70ms  workers 1",
+        "policy all_or_nothing",
+        "",
+    )
+    .replace(
+        "service tracking {",
+        "service tracking {\n    timeout 1s cancel",
+    );
     let (obs, t2) = run_text(&text);
     assert_eq!(at(&obs.dropped), vec![(51, 1)]);
     let b = &t2.nodes[2].run;
@@ -215,5 +239,9 @@ fn cancelling_a_response_cancels_its_fields() {
         assert_eq!(t.nodes[node].run.cancelled, 1, "node {node}");
         assert_eq!(t.nodes[node].run.wasted_calls, 0, "node {node}");
     }
-    assert!(obs.nodes[2].ok.iter().chain(&obs.nodes[3].ok).all(|&n| n == 0));
+    assert!(obs.nodes[2]
+        .ok
+        .iter()
+        .chain(&obs.nodes[3].ok)
+        .all(|&n| n == 0));
 }

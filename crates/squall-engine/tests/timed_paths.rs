@@ -3,8 +3,8 @@
 //! calls wait for a token. Each case has a few requests at known moments,
 //! so every event time is worked out above the test and asserted exactly.
 
-use squall_engine::policy::breaker::State;
 use squall_engine::outcome::{Answer, FailKind};
+use squall_engine::policy::breaker::State;
 use squall_engine::{Observations, Simulation};
 use squall_lang::RunKey;
 
@@ -65,7 +65,9 @@ fn breaker_trace_rows_on_the_timed_path() {
     );
     let answers: Vec<Answer> = obs.traces[0].iter().map(|r| r.answer).collect();
     assert!(matches!(answers[0], Answer::Fail(f) if f.kind == FailKind::Status(503)));
-    assert!(matches!(answers[2], Answer::Fail(f) if matches!(f.kind, FailKind::CircuitOpen { .. })));
+    assert!(
+        matches!(answers[2], Answer::Fail(f) if matches!(f.kind, FailKind::CircuitOpen { .. }))
+    );
     assert_eq!(answers[3], Answer::Ok);
     assert!(matches!(answers[4], Answer::Fail(f) if f.kind == FailKind::Timeout));
     assert_eq!(obs.nodes[0].blocked[10], 1);
@@ -106,7 +108,10 @@ fn sequential_operations_follow_each_other_in_time() {
         .collect();
     assert_eq!(
         ops,
-        vec![("503 then 200", 1, 26, 2, vec![5]), ("404", 26, 36, 1, vec![])]
+        vec![
+            ("503 then 200", 1, 26, 2, vec![5]),
+            ("404", 26, 36, 1, vec![])
+        ]
     );
     assert_eq!(obs.ops[0][0].answer, Answer::Ok);
     assert!(matches!(obs.ops[0][1].answer, Answer::Fail(f) if f.kind == FailKind::Status(404)));
@@ -179,4 +184,68 @@ fn a_longest_wait_throttles_the_calls_that_would_wait_longer() {
     assert_eq!(&dropped[..3], &[21, 31, 41]);
     let t = obs.timed.as_ref().unwrap();
     assert_eq!(t.nodes[0].run.throttled, obs.accounting.dropped);
+}
+
+/// `users` at `rate` into `api -> db`: api's tries time out after 250 ms,
+/// db takes 5 ms.
+fn estimated(rate: &str) -> squall_lang::Model {
+    let text = format!(
+        r#"scenario "estimate" {{
+  clock ms
+  run 1s
+  source users {{ rate {rate}  enters api }}
+  chain api -> db
+  service api {{ timeout 250ms }}
+  service db {{ latency 5ms }}
+}}
+"#
+    );
+    let s = squall_lang::load("test.squall", &text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    s.model_for(RunKey::Variant(0), &[]).unwrap()
+}
+
+/// By hand, at 100/s over ticks 1..=1000: 100 requests, each one event at
+/// the source, one for api's timer on its try and one for db's service:
+/// 300 events, and the run (which loses the requests too late to finish)
+/// handles no more. Counters: 1001 ticks x (4 + 6 + 6) words x 4 bytes =
+/// 64 064, plus 1000 bins of 1 ms x 2 levels x 8 bytes x 2 nodes = 32 000.
+/// Histograms: the run is 10^9 ns, 30 powers of two, 20 above the 1024
+/// first values: 20 x 1024 x 8 bytes each, for 2 nodes, 1 source and all
+/// sources.
+#[test]
+fn the_estimate_counts_a_failure_free_run_by_hand() {
+    let m = estimated("100/s");
+    let e = squall_engine::simulation::estimate(&m);
+    assert_eq!(e.requests, 100.0);
+    assert_eq!(e.events, 300.0);
+    assert_eq!(e.busiest, Some(("users".to_string(), 100.0, 300.0)));
+    assert_eq!(e.series_bytes, 64_064 + 32_000);
+    assert_eq!(e.histogram_bytes, 4 * 20 * 1024 * 8);
+    assert!(e.in_flight_bytes > 0);
+    let obs = run_text_model(&m, None).unwrap();
+    assert!(obs.events as f64 <= e.events, "{} events", obs.events);
+}
+
+fn run_text_model(m: &squall_lang::Model, budget: Option<u64>) -> Result<Observations, String> {
+    let mut b = Simulation::builder(m);
+    if let Some(n) = budget {
+        b = b.work_budget(n);
+    }
+    b.build().and_then(|s| s.run()).map_err(|e| e.to_string())
+}
+
+/// At 10 000/s the failure-free estimate is 30 000 events; a work budget
+/// of 1000 (2000 with the engine's allowance of one event per source and
+/// tick) refuses the run before it starts, saying why.
+#[test]
+fn a_run_past_its_budget_is_refused_before_it_starts() {
+    let m = estimated("10000/s");
+    let err = run_text_model(&m, Some(1000)).unwrap_err();
+    assert_eq!(
+        err,
+        "source `users` makes about 30000 events even if nothing fails (10000 requests x 3.0 events each), \
+         more than the work budget of 2000 events (raise `work_budget` or `--work-budget`, shorten the run, or lower the rate)"
+    );
+    // Within the budget it runs.
+    assert!(run_text_model(&m, Some(40_000)).is_ok());
 }

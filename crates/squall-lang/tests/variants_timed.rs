@@ -109,6 +109,10 @@ fn what_a_variant_still_cannot_change_is_refused_where_it_is_written() {
 "#;
     let d = load_text_err(text);
     assert_eq!(d.list.len(), 1, "{}", d.to_plain());
-    assert!(d.list[0].message.contains("no `workers`"), "{}", d.to_plain());
+    assert!(
+        d.list[0].message.contains("no `workers`"),
+        "{}",
+        d.to_plain()
+    );
     assert_eq!(positions(&d)[0], where_is(text, "queue 5"));
 }

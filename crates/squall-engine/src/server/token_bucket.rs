@@ -67,7 +67,11 @@ impl TokenBucket {
     /// token is paid for (zero when one is there), or, when that wait
     /// would be longer than `max` (or never ends: a zero rate), the wait
     /// it would have had, taking nothing (`None`: never).
-    pub fn reserve(&mut self, now: Time, max: Option<Duration>) -> Result<Duration, Option<Duration>> {
+    pub fn reserve(
+        &mut self,
+        now: Time,
+        max: Option<Duration>,
+    ) -> Result<Duration, Option<Duration>> {
         self.refill(now);
         let after = self.level - 1.0;
         // The same tolerance as `take`.
@@ -155,7 +159,11 @@ mod tests {
         let mut b = TokenBucket::new(0.1, 1.0, Resolution::TICKS);
         for k in 0..20u64 {
             let t = Time::from_units(6 + 5 * k);
-            assert_eq!(b.reserve(t, None), Ok(Duration::from_units(5 * k)), "call {k}");
+            assert_eq!(
+                b.reserve(t, None),
+                Ok(Duration::from_units(5 * k)),
+                "call {k}"
+            );
         }
         // Below the rate (every 20 ticks) nothing waits.
         let mut b = TokenBucket::new(0.1, 1.0, Resolution::TICKS);
@@ -181,7 +189,15 @@ mod tests {
             .collect();
         assert_eq!(
             got,
-            vec![Ok(0), Ok(5), Ok(10), Err(Some(15)), Ok(10), Err(Some(15)), Ok(10)]
+            vec![
+                Ok(0),
+                Ok(5),
+                Ok(10),
+                Err(Some(15)),
+                Ok(10),
+                Err(Some(15)),
+                Ok(10)
+            ]
         );
         let mut z = TokenBucket::new(0.0, 1.0, Resolution::TICKS);
         assert_eq!(z.reserve(Time::ZERO, None), Ok(Duration::ZERO));

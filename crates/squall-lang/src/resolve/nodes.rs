@@ -120,13 +120,16 @@ impl Scenario {
                 None => Some(None),
                 Some(v) => {
                     let clock = self.clock;
-                    let t = cx.keep(self.conv(v, o, |v| {
-                        units::fine_ticks(v, clock, "a field's timeout")
-                    }));
+                    let t = cx.keep(
+                        self.conv(v, o, |v| units::fine_ticks(v, clock, "a field's timeout")),
+                    );
                     if t == Some(0.0) {
                         cx.errs.push(
-                            Diagnostic::new("a field timeout of 0 never waits for the field", v.span)
-                                .label("zero timeout"),
+                            Diagnostic::new(
+                                "a field timeout of 0 never waits for the field",
+                                v.span,
+                            )
+                            .label("zero timeout"),
                         );
                     }
                     t.map(Some)

@@ -64,6 +64,9 @@ impl Runner<'_, '_> {
             };
             self.obs.events += 1;
             let now = Time::from_units(t);
+            if self.obs.events > self.sim.max_events {
+                return Err(self.over_budget(res.tick_of(now)));
+            }
             match ev {
                 Event::Source { source } => {
                     let s = source as usize;
@@ -651,7 +654,12 @@ impl Runner<'_, '_> {
     }
 
     /// The node of call `c` answers `answer` at `now`.
-    pub(super) fn complete_call(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+    pub(super) fn complete_call(
+        &mut self,
+        now: Time,
+        c: u32,
+        answer: Answer,
+    ) -> Result<(), SimError> {
         let call = *self.timed.calls.get(c);
         let (node, source, _) = self.node_of(c);
         let tick = self.timed.res.tick_of(now);

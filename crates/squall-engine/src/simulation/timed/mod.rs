@@ -99,6 +99,7 @@
 
 mod calls;
 mod composite;
+mod estimate;
 mod flow;
 mod recorder;
 mod sequential;
@@ -115,6 +116,7 @@ use crate::time::{Duration, Resolution, Time};
 use calls::Calls;
 use recorder::Recorder;
 
+pub use estimate::{estimate, Estimate};
 pub use recorder::default_bin;
 
 /// True when something in `model` takes time.
