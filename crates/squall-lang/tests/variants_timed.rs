@@ -1,6 +1,7 @@
 //! A variant's `service` change of timed settings: it replaces the
 //! node's setting of the same keyword and leaves the others; what a
-//! variant still cannot change is refused where it is written.
+//! variant still cannot change is refused where it is written. (And the
+//! text an `expect` line is reported with.)
 
 use squall_lang::{LatencySpec, RunKey};
 
@@ -115,4 +116,28 @@ fn what_a_variant_still_cannot_change_is_refused_where_it_is_written() {
         d.to_plain()
     );
     assert_eq!(positions(&d)[0], where_is(text, "queue 5"));
+}
+
+/// An `expect` line's text stops at its own end: a comment after a check
+/// that ends in a plain number is not part of it.
+#[test]
+fn an_expect_lines_text_leaves_the_comments_after_it_out() {
+    let text = r#"scenario "expect text" {
+  clock ms
+  run 1s
+  source users { rate 10/s  enters api }
+  chain api -> db
+  service db { latency 5ms }
+  window all 1..end
+  expect all.db.p99 > 1
+  # a comment about the next line
+  expect all.db.p99 < 100
+}
+"#;
+    let s = squall_lang::load("test.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let texts: Vec<&str> = s.report.expects.iter().map(|e| e.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        vec!["expect all.db.p99 > 1", "expect all.db.p99 < 100"]
+    );
 }
