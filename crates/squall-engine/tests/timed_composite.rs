@@ -6,8 +6,9 @@
 //! time is worked out in the comment above the test and asserted exactly.
 
 use squall_engine::observe::TimedObservations;
-use squall_engine::{Observations, Simulation};
-use squall_lang::RunKey;
+use squall_engine::Observations;
+
+mod common;
 
 const MS: u64 = 1_000_000;
 
@@ -36,15 +37,9 @@ fn file(a: &str, b: &str, response: &str, extra: &str) -> String {
 }
 
 fn run_text(text: &str) -> (Observations, TimedObservations) {
-    let s = squall_lang::load("test.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
-    let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
-    let obs = Simulation::builder(&m)
-        .build()
-        .and_then(|s| s.run())
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(obs.accounting.balances(), "{:?}", obs.accounting);
+    let obs = common::run_text(text);
     let timed = obs.timed.clone().expect("a run that takes time");
-    assert!(timed.calls.balances(), "{:?}", timed.calls);
+    // Every call answered or cancelled by the end: nothing is left waiting.
     assert_eq!(
         timed.calls.answered + timed.calls.cancelled,
         timed.calls.arrived

@@ -8,18 +8,8 @@ use squall_engine::policy::breaker::State;
 use squall_engine::{Observations, Simulation};
 use squall_lang::RunKey;
 
-fn run_text(text: &str) -> Observations {
-    let s = squall_lang::load("test.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
-    let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
-    let obs = Simulation::builder(&m)
-        .build()
-        .and_then(|s| s.run())
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(obs.accounting.balances(), "{:?}", obs.accounting);
-    let timed = obs.timed.as_ref().expect("a run that takes time");
-    assert!(timed.calls.balances(), "{:?}", timed.calls);
-    obs
-}
+mod common;
+use common::run_text;
 
 /// `api -> db`, a breaker on api opening after 2 failures for 100 ms; db
 /// takes 10 ms and fails every call at once while `down` lasts (1..25
