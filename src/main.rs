@@ -149,6 +149,11 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// Also print each file's resolved model (every run) as RON.
         #[arg(long)]
         model: bool,
+        /// Also print, for each run in which calls take time, its estimated
+        /// work (events without a failure, against the work budget) and
+        /// peak memory.
+        #[arg(long)]
+        estimate: bool,
     },
     /// Run a what-if study: one row per point of a sweep, in parallel.
     #[command(
@@ -369,7 +374,11 @@ fn main() -> ExitCode {
             },
             color,
         ),
-        Command::Check { files, model } => cmd::run::check(&files, model, color),
+        Command::Check {
+            files,
+            model,
+            estimate,
+        } => cmd::run::check(&files, model, estimate, color),
         Command::Sweep(args) => cmd::sweep::sweep(&args, color),
         Command::Merge {
             files,

@@ -247,7 +247,7 @@ fn run_name(s: &Scenario, key: RunKey) -> String {
 /// file can make ([`RunPlan::every`]: variants, sweep points, points crossed
 /// with variants) against the engine's limits, so `check` passes only what
 /// `run` and `sweep` run.
-pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
+pub fn check(files: &[PathBuf], model: bool, estimate: bool, color: bool) -> u8 {
     use std::io::Write as _;
     let mut worst = EXIT_OK;
     let mut stdout = std::io::stdout().lock();
@@ -300,6 +300,9 @@ pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
                     count(s.variants.len(), "variant"),
                     count(s.sweeps.len(), "sweep")
                 );
+                if estimate && print_estimates(&mut stdout, &s).is_err() {
+                    return worst;
+                }
                 if model {
                     for key in s.all_runs() {
                         if let Ok(m) = s.model_for(key, &[]) {
@@ -321,4 +324,25 @@ pub fn check(files: &[PathBuf], model: bool, color: bool) -> u8 {
         }
     }
     worst
+}
+
+/// `check --estimate`: one line per run in which calls take time, with its
+/// failure-free work against its work budget and its estimated peak
+/// memory ([`RunPlan::estimates`]).
+fn print_estimates(out: &mut impl std::io::Write, s: &Scenario) -> std::io::Result<()> {
+    let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+    for (key, budget, e) in RunPlan::every(s).estimates(s) {
+        writeln!(
+            out,
+            "  {}: about {:.0} events if nothing fails ({:.0} requests; work budget {budget}), peak memory about {:.1} MiB ({:.1} counters and bins, {:.1} histograms, {:.1} in flight)",
+            run_name(s, key),
+            e.events,
+            e.requests,
+            mib(e.peak_bytes()),
+            mib(e.series_bytes),
+            mib(e.histogram_bytes),
+            mib(e.in_flight_bytes),
+        )?;
+    }
+    Ok(())
 }

@@ -102,11 +102,20 @@ pub enum SimError {
         /// Its largest rate.
         rate: f64,
     },
-    /// A construct that does not run yet in a model where calls take time.
-    #[error("{what} cannot run yet in a model where calls take time (latency, workers, timeouts or deadlines)")]
-    Untimed {
-        /// What.
-        what: String,
+    /// A run that takes time whose failure-free estimate of work is past
+    /// its work budget: refused before it starts.
+    #[error("source `{name}` makes about {events:.0} events even if nothing fails ({requests:.0} requests x {per_request:.1} events each), more than the work budget of {budget} events (raise `work_budget` or `--work-budget`, shorten the run, or lower the rate)")]
+    EstimateOverBudget {
+        /// The source whose requests make the most events.
+        name: String,
+        /// The run's estimated events.
+        events: f64,
+        /// The source's requests.
+        requests: f64,
+        /// Events per request of that source.
+        per_request: f64,
+        /// The budget \[events\].
+        budget: u64,
     },
     /// An event was scheduled in the past.
     #[error(transparent)]

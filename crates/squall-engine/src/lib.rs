@@ -49,6 +49,8 @@
 //! | failing faults                            | `server/fault.rs`                      |
 //! | scripted routes                           | `server/script.rs`                     |
 //! | composite responses and the ledger        | `server/composite.rs`                  |
+//! | composite responses with time             | `simulation/timed/composite.rs`        |
+//! | a run's work and memory, estimated        | `simulation/timed/estimate.rs`         |
 //! | what a run measured                       | [`observe`] (`observations.rs`)        |
 //! | per-tick series                           | [`observe::series`]                    |
 //! | the accounting of requests                | [`observe::accounting`]                |

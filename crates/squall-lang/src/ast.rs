@@ -430,7 +430,12 @@ impl ServiceProp {
                 b.fields.iter().for_each(|(_, v)| f(v))
             }
             ServiceProp::Response(r) => {
-                r.fields.iter().for_each(|x| f(&x.bytes));
+                r.fields.iter().for_each(|x| {
+                    f(&x.bytes);
+                    if let Some(t) = &x.timeout {
+                        f(t);
+                    }
+                });
                 r.marker.iter().chain(r.policy.iter()).for_each(&mut *f);
                 if let Some(l) = &r.ledger {
                     l.entries.iter().chain(l.stale_for.iter()).for_each(&mut *f);
@@ -477,6 +482,9 @@ pub struct FieldAst {
     pub core: bool,
     /// Its size.
     pub bytes: Value,
+    /// `timeout D`: how long the response waits for it (calls that take
+    /// time); none: the node's own `timeout`, or no limit.
+    pub timeout: Option<Value>,
 }
 
 /// `ledger { entries N  stale_for D }`

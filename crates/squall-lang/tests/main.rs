@@ -10,6 +10,7 @@
 //!   the long run with `SQUALL_LONG_TESTS=1`).
 //! - [`grammar`]: table-driven tests of values, expressions, templates, units.
 //! - [`resolve`]: overrides from outside the file, and sweeps.
+//! - [`variants_timed`]: a variant that changes a service's timed settings.
 
 mod common;
 mod errors;
@@ -17,3 +18,4 @@ mod grammar;
 mod resolve;
 mod robust;
 mod snapshots;
+mod variants_timed;

@@ -691,6 +691,28 @@ pub(crate) fn variants_named(e: &RExpr, out: &mut Vec<usize>) {
     }
 }
 
+impl RunPlan {
+    /// Each run in which calls take time, with its work budget (the file's,
+    /// or the engine's default) and the engine's estimate of its work and
+    /// memory ([`squall_engine::simulation::estimate`]), for `squall check
+    /// --estimate`. Nothing is simulated; a run that does not resolve is
+    /// left to [`RunPlan::refusals`].
+    pub fn estimates(
+        &self,
+        s: &Scenario,
+    ) -> Vec<(RunKey, u64, squall_engine::simulation::Estimate)> {
+        let budget = s.work_budget.unwrap_or(squall_engine::DEFAULT_WORK);
+        self.keys
+            .iter()
+            .filter_map(|&key| {
+                let (_, m) = resolve(s, key, &[]).ok()?;
+                squall_engine::simulation::takes_time(&m)
+                    .then(|| (key, budget, squall_engine::simulation::estimate(&m)))
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

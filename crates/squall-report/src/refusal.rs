@@ -74,9 +74,9 @@ fn span(s: &Scenario, key: RunKey, error: &SimError) -> Option<Span> {
     };
     match error {
         SimError::TooLong { .. } | SimError::TooManyRecords { .. } => sweep.or(run),
-        SimError::TooManyRequests { name, .. } | SimError::RateTooLarge { name, .. } => {
-            sweep.or_else(|| source(name)).or(run)
-        }
+        SimError::TooManyRequests { name, .. }
+        | SimError::RateTooLarge { name, .. }
+        | SimError::EstimateOverBudget { name, .. } => sweep.or_else(|| source(name)).or(run),
         _ => sweep.or(run),
     }
 }

@@ -13,6 +13,11 @@
 //! A dropped response fails as incomplete; an answered one is counted as
 //! full or reduced, with its fresh, stale and missing fields and its bytes
 //! (each present field carries the policy's freshness marker).
+//!
+//! On the zero-time path every field is fetched and added in the tick of
+//! the request. When calls take time, the fields are fetched in parallel
+//! and a field not back by its timeout is added as a timeout
+//! (`simulation/timed/composite.rs`); the rules here are the same.
 
 use squall_lang::{CompositeSpec, Degradation};
 

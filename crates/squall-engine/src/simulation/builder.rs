@@ -3,8 +3,10 @@
 //! `build` refuses, as a [`SimError`], what the engine cannot run: links to
 //! nodes that do not exist, a cycle of downstream links, faults and windows
 //! outside the run, retry policies with no tries or an unknown generator,
-//! sources too fast or too long, and runs whose per-tick counters would not
-//! fit in memory ([`MAX_SERIES_MIB`]). It then works out what every run of
+//! sources too fast or too long, runs whose per-tick counters would not
+//! fit in memory ([`MAX_SERIES_MIB`]), and runs that take time whose
+//! failure-free estimate of work is already past the work budget
+//! ([`super::timed::estimate`]). It then works out what every run of
 //! the model shares: each source's path (entry node down its downstream
 //! links), the request [`Kind`]s, and the distinct request paths (the
 //! scopes of `per path` breakers).
@@ -141,17 +143,6 @@ impl<'m> SimulationBuilder<'m> {
                 });
             }
         }
-        if super::timed::takes_time(m) {
-            if let Some(s) = m
-                .sources
-                .iter()
-                .find(|s| matches!(s.schedule, Schedule::Sequential(_)))
-            {
-                return Err(SimError::Untimed {
-                    what: format!("sequential source `{}`", s.name),
-                });
-            }
-        }
         for f in &m.faults {
             check(format!("fault `{}`", f.name), f.node)?;
             out_of_run(format!("fault `{}`", f.name), f.from, f.to)?;
@@ -215,6 +206,9 @@ impl<'m> SimulationBuilder<'m> {
         let max_events = self
             .work
             .saturating_add(ticks.saturating_mul(m.sources.len() as u64));
+        if super::timed::takes_time(m) {
+            refuse_past_budget(m, max_events)?;
+        }
         Ok(Simulation {
             model: m,
             seed: self.seed,
@@ -227,4 +221,26 @@ impl<'m> SimulationBuilder<'m> {
             call_log: self.call_log,
         })
     }
+}
+
+/// Refuses a run that takes time whose failure-free estimate of events
+/// ([`super::timed::estimate`]) is past `budget`, naming the source whose
+/// requests make the most of them.
+fn refuse_past_budget(m: &Model, budget: u64) -> Result<(), SimError> {
+    let e = super::timed::estimate(m);
+    if e.events <= budget as f64 {
+        return Ok(());
+    }
+    let (name, requests, events) = e.busiest.unwrap_or_default();
+    Err(SimError::EstimateOverBudget {
+        name,
+        events: e.events,
+        requests,
+        per_request: if requests > 0.0 {
+            events / requests
+        } else {
+            0.0
+        },
+        budget,
+    })
 }

@@ -156,7 +156,7 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// Why the run stopped at tick `t` past its work budget: the node whose
     /// retry policy multiplies its calls the most (calls it sends down per
     /// call it receives).
-    fn over_budget(&self, t: u64) -> SimError {
+    pub(super) fn over_budget(&self, t: u64) -> SimError {
         let m = self.sim.model;
         let calls =
             |i: usize| -> u64 { self.obs.nodes[i].calls.iter().map(|&c| u64::from(c)).sum() };

@@ -90,16 +90,21 @@ impl Printer<'_> {
                         source,
                         core,
                         bytes,
+                        timeout,
                     } = f;
+                    let wait = timeout
+                        .as_ref()
+                        .map_or(String::new(), |t| format!(" timeout {}", value_text(t)));
+                    let end = timeout.as_ref().map_or(bytes.span.end, |t| t.span.end);
                     children.push(Self::leaf(
                         format!(
-                            "field {} from {} {} {}",
+                            "field {} from {} {} {}{wait}",
                             name.name,
                             source.name,
                             if *core { "core" } else { "optional" },
                             value_text(bytes)
                         ),
-                        Some((name.span.start, bytes.span.end)),
+                        Some((name.span.start, end)),
                     ));
                 }
                 if let Some(m) = marker {

@@ -276,11 +276,20 @@ pub(super) fn parse_response_block(pair: Pair<'_, Rule>) -> Result<ResponseBlock
                 let source = ident(c.expect(Rule::ident)?);
                 let core = c.expect(Rule::field_class)?.as_str() == "core";
                 let bytes = parse_value_pair(c.expect(Rule::value)?)?;
+                let timeout = match c.optional(Rule::field_timeout) {
+                    Some(t) => {
+                        let mut tc = Children::of(t);
+                        tc.expect(Rule::kw_timeout)?;
+                        Some(parse_value_pair(tc.expect(Rule::value)?)?)
+                    }
+                    None => None,
+                };
                 r.fields.push(FieldAst {
                     name,
                     source,
                     core,
                     bytes,
+                    timeout,
                 });
             }
             Rule::marker_prop => {

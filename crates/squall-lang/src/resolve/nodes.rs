@@ -14,7 +14,9 @@ use crate::units;
 impl Scenario {
     /// Node `i` as a variant's `service` changes leave it, or `None` when
     /// no change names it: each replaces the property of its kind (either
-    /// breaker replaces both kinds) or removes it, in order.
+    /// breaker replaces both kinds; a timed setting replaces the node's
+    /// setting of the same keyword, `latency` its `latency`) or removes it,
+    /// in order.
     pub(super) fn changed_node(&self, i: usize, n: &NodeDecl, o: &Overrides) -> Option<NodeDecl> {
         let mut changes = o.services.iter().filter(|(j, _)| *j == i).peekable();
         changes.peek()?;
@@ -32,8 +34,13 @@ impl Scenario {
                     n.breaker = None;
                 }
                 ServiceChange::Set(ServiceProp::Budget(b)) => n.budget = Some(b.clone()),
+                // A timed setting replaces the node's setting of its keyword.
+                ServiceChange::Set(ServiceProp::Timed(t)) => {
+                    n.timed.retain(|x| x.key.name != t.key.name);
+                    n.timed.push(t.clone());
+                }
                 // Refused when the file was checked.
-                ServiceChange::Set(ServiceProp::Response(_) | ServiceProp::Timed(_)) => {}
+                ServiceChange::Set(ServiceProp::Response(_)) => {}
                 ServiceChange::Remove(kw) => match kw.name.as_str() {
                     "retry" => n.retry = None,
                     "breaker" => {
@@ -109,12 +116,32 @@ impl Scenario {
         for f in &r.fields {
             let source = self.nodes.iter().position(|n| n.name == f.source.name);
             let bytes = cx.keep(self.conv(&f.bytes, o, |v| units::bytes(v, "a field's size")));
-            match (source, bytes) {
-                (Some(source), Some(bytes)) => fields.push(FieldSpec {
+            let timeout = match &f.timeout {
+                None => Some(None),
+                Some(v) => {
+                    let clock = self.clock;
+                    let t = cx.keep(
+                        self.conv(v, o, |v| units::fine_ticks(v, clock, "a field's timeout")),
+                    );
+                    if t == Some(0.0) {
+                        cx.errs.push(
+                            Diagnostic::new(
+                                "a field timeout of 0 never waits for the field",
+                                v.span,
+                            )
+                            .label("zero timeout"),
+                        );
+                    }
+                    t.map(Some)
+                }
+            };
+            match (source, bytes, timeout) {
+                (Some(source), Some(bytes), Some(timeout)) => fields.push(FieldSpec {
                     name: f.name.name.clone(),
                     source,
                     core: f.core,
                     bytes,
+                    timeout,
                 }),
                 _ => ok = false,
             }

@@ -79,11 +79,14 @@ impl Scenario {
                         .value_after("burst")
                         .and_then(|v| cx.keep(self.conv(v, cx.o, |v| units::real(v, "a burst"))))
                         .unwrap_or(1.0);
+                    let max_wait = self.duration(t, "max", "a longest wait", cx);
                     server.rate_limit = rate.map(|rate| RateLimitSpec {
                         rate,
                         burst,
                         status: t.code().unwrap_or(429),
                         retry_after: t.has("retry_after"),
+                        wait: t.has("wait"),
+                        max_wait,
                     });
                 }
                 "timeout" => {

@@ -63,7 +63,9 @@ impl Validator {
                         for prop in &decl.props {
                             match prop {
                                 ServiceProp::Timed(t) => {
-                                    if t.key.name == "timeout" {
+                                    // A node that fans out to its fields
+                                    // waits for each at most its timeout.
+                                    if t.key.name == "timeout" && nodes[i].fanout.is_empty() {
                                         self.expect_caller(&nodes[i], "a timeout", t.span);
                                     }
                                     if nodes[i].timed.iter().any(|x| x.key.name == t.key.name) {

@@ -435,12 +435,7 @@ impl Validator {
                     report.expects.push(ExpectSpec {
                         lhs: l,
                         check,
-                        text: self
-                            .source
-                            .get(e.span.start..e.span.end)
-                            .unwrap_or("")
-                            .trim()
-                            .to_string(),
+                        text: expect_text(self.source.get(e.span.start..e.span.end).unwrap_or("")),
                         line: e.span.line_col(&self.source).0,
                     });
                 }
@@ -499,4 +494,17 @@ impl Validator {
             }
         }
     }
+}
+
+/// The text of an `expect` line as written: the span of a check that ends
+/// in a plain number runs on over the comments after it, which are not
+/// part of it.
+fn expect_text(span: &str) -> String {
+    let mut lines = span.lines();
+    let mut out = lines.next().unwrap_or("").trim_end().to_string();
+    for l in lines.take_while(|l| !l.trim_start().starts_with('#')) {
+        out.push('\n');
+        out.push_str(l.trim_end());
+    }
+    out.trim().to_string()
 }

@@ -82,21 +82,18 @@ impl Validator {
                                     }
                                     ServiceChange::Set(ServiceProp::Capacity(_))
                                     | ServiceChange::Remove(_) => {}
-                                    ServiceChange::Set(ServiceProp::Timed(t)) => self.err(
-                                        Diagnostic::new(
-                                            "a variant cannot change a service's timed settings yet",
-                                            t.span,
-                                        )
-                                        .label("a timed setting in a variant")
-                                        .help("a variant may replace or remove a service's `retry`, `breaker`, `budget` or `capacity`"),
-                                    ),
+                                    ServiceChange::Set(ServiceProp::Timed(t)) => {
+                                        if t.key.name == "timeout" && nodes[i].fanout.is_empty() {
+                                            self.expect_caller(&nodes[i], "a timeout", t.span);
+                                        }
+                                    }
                                     ServiceChange::Set(ServiceProp::Response(r)) => self.err(
                                         Diagnostic::new(
                                             "a variant cannot change a composite response",
                                             r.span,
                                         )
                                         .label("a `response` in a variant")
-                                        .help("a variant may replace or remove a service's `retry`, `breaker`, `budget` or `capacity`"),
+                                        .help("a variant may replace or remove a service's `retry`, `breaker` or `budget`, and replace its `capacity` or a timed setting (`latency`, `load`, `workers`, `queue`, `limit`, `timeout`)"),
                                     ),
                                 }
                             }

@@ -349,6 +349,11 @@ impl Validator {
         let d = if node.fanout.is_empty() {
             let (says, why) = if what == "a retry" {
                 ("retries", "retries belong to the caller; put this block")
+            } else if what == "a timeout" {
+                (
+                    "has a timeout",
+                    "a timeout limits the caller's wait for a try; put it",
+                )
             } else if what == "a budget" {
                 (
                     "has a retry budget",

@@ -9,6 +9,7 @@
 //! a try lives here and not in the request.
 
 use crate::outcome::Answer;
+use crate::policy::breaker::State;
 use crate::time::Time;
 
 /// No call.
@@ -17,6 +18,8 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Where a call is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Phase {
+    /// Waiting for a token of its node's rate limit.
+    Token,
     /// Waiting in the node's queue for a worker.
     Queued,
     /// Given a worker by a call that left; starts service at its wake.
@@ -72,8 +75,16 @@ pub(super) struct Call {
     pub(super) answer: Answer,
     /// The breaker's epoch when its current try was sent.
     pub(super) admitted_epoch: u64,
+    /// The state its current try found at the breaker, and the tick it
+    /// was sent (for the breaker's trace).
+    pub(super) admitted_state: State,
+    pub(super) sent_tick: u64,
     /// In use (not on the free list).
     pub(super) live: bool,
+    /// For a call fetching a field of its caller's composite response:
+    /// the field's index and node (`NONE` for a call down the path).
+    pub(super) field: u32,
+    pub(super) field_node: u32,
 }
 
 /// The slab.
@@ -108,7 +119,11 @@ impl Calls {
             service_end: Time::NEVER,
             answer: Answer::Ok,
             admitted_epoch: 0,
+            admitted_state: State::Closed,
+            sent_tick: 0,
             live: true,
+            field: NONE,
+            field_node: NONE,
         };
         if let Some(c) = self.free.pop() {
             let gen = self.calls[c as usize].gen;

@@ -17,6 +17,16 @@ use super::super::{event::Event, runner::Runner, SimError};
 use super::calls::{Phase, NONE};
 use super::recorder::Count;
 
+/// What a node's rate limit does with a call.
+enum Limit {
+    /// A token: on to the workers.
+    Pass,
+    /// No token: this answer.
+    Refuse(Answer),
+    /// A token owed: on to the workers at this moment.
+    Wait(Time),
+}
+
 fn fail(kind: FailKind) -> Answer {
     Answer::Fail(Failure {
         kind,
@@ -40,7 +50,7 @@ impl Runner<'_, '_> {
                                 .schedule(res.at_tick(t).units(), Event::At { source, index: 0 })?;
                         }
                     }
-                    Schedule::Sequential(_) => {}
+                    Schedule::Sequential(_) => self.start_sequential(s)?,
                 }
             }
         }
@@ -54,6 +64,9 @@ impl Runner<'_, '_> {
             };
             self.obs.events += 1;
             let now = Time::from_units(t);
+            if self.obs.events > self.sim.max_events {
+                return Err(self.over_budget(res.tick_of(now)));
+            }
             match ev {
                 Event::Source { source } => {
                     let s = source as usize;
@@ -78,7 +91,8 @@ impl Runner<'_, '_> {
                     }
                 }
                 Event::Wake { call, gen } => self.wake(now, call, gen)?,
-                Event::Op { .. } | Event::Retry { .. } => {}
+                Event::Op { source, index } => self.start_op(now, source as usize, index)?,
+                Event::Retry { .. } => {}
             }
         }
         // What is left at the end: calls by phase, requests still open.
@@ -89,7 +103,7 @@ impl Runner<'_, '_> {
             }
             let acc = &mut self.timed.recorder.calls;
             match c.phase {
-                Phase::Queued => acc.queued += 1,
+                Phase::Queued | Phase::Token => acc.queued += 1,
                 Phase::Dequeued | Phase::Service => acc.in_service += 1,
                 Phase::Waiting | Phase::Backoff => acc.waiting += 1,
             }
@@ -144,7 +158,7 @@ impl Runner<'_, '_> {
     }
 
     /// A new request of `kind` from source `s` at `now`.
-    fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
+    pub(super) fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
         let tick = self.timed.res.tick_of(now);
         let slot = self.new_request(tick, s, kind);
         let i = slot as usize;
@@ -164,7 +178,7 @@ impl Runner<'_, '_> {
         self.arrive_timed(now, c)
     }
 
-    fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
+    pub(super) fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
         let tm = &mut self.timed;
         tm.refs[slot as usize] += 1;
         tm.recorder.calls.arrived += 1;
@@ -189,16 +203,20 @@ impl Runner<'_, '_> {
     }
 
     /// The node at `call`'s position and its source's path.
-    fn node_of(&self, c: u32) -> (usize, usize, bool) {
+    pub(super) fn node_of(&self, c: u32) -> (usize, usize, bool) {
         let call = self.timed.calls.get(c);
         let source = self.requests.source[call.slot as usize] as usize;
+        if call.field != NONE {
+            // A field's node answers by itself (`composite`).
+            return (call.field_node as usize, source, true);
+        }
         let path = &self.sim.paths[source];
         let pos = call.pos as usize;
         (path[pos], source, pos + 1 == path.len())
     }
 
     /// The deadline the node of `c` knows, if any.
-    fn known_deadline(&self, c: u32) -> Option<Time> {
+    pub(super) fn known_deadline(&self, c: u32) -> Option<Time> {
         let call = self.timed.calls.get(c);
         let d = self.timed.deadline[call.slot as usize];
         if d == Time::NEVER {
@@ -213,8 +231,8 @@ impl Runner<'_, '_> {
     }
 
     /// Call `c` reaches its node at `now`.
-    fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, leaf) = self.node_of(c);
+    pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (node, _, _) = self.node_of(c);
         let slot = self.timed.calls.get(c).slot;
         let tick = self.timed.res.tick_of(now);
         self.observe(tick, slot, node);
@@ -224,13 +242,33 @@ impl Runner<'_, '_> {
         if let Some(a) = self.error_share(tick, node) {
             return self.complete_call(now, c, a);
         }
-        if let Some(a) = self.refusal(tick, node, 0) {
+        let field = self.timed.calls.get(c).field;
+        let field = if field == NONE { 0 } else { field as usize };
+        if let Some(a) = self.refusal(tick, node, field) {
             return self.complete_call(now, c, a);
         }
-        if let Some(a) = self.rate_limit(now, node) {
-            return self.complete_call(now, c, a);
+        match self.rate_limit(now, c, node) {
+            Limit::Pass => {}
+            Limit::Refuse(a) => return self.complete_call(now, c, a),
+            Limit::Wait(at) => {
+                let gen = self.timed.calls.enter(c, Phase::Token);
+                self.queue
+                    .schedule(at.units(), Event::Wake { call: c, gen })?;
+                return Ok(());
+            }
         }
-        if leaf {
+        self.after_limit(now, c)
+    }
+
+    /// Call `c` is past its node's rate limit at `now`: a leaf decides its
+    /// answer, and the call meets the worker pool.
+    fn after_limit(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (node, _, leaf) = self.node_of(c);
+        let slot = self.timed.calls.get(c).slot;
+        let tick = self.timed.res.tick_of(now);
+        // A composite response is assembled from its fields after the
+        // node's own work (`composite`), not here.
+        if leaf && self.sim.model.nodes[node].composite.is_none() {
             let a = self.leaf_answer(tick, slot, node);
             self.timed.calls.get_mut(c).answer = a;
         }
@@ -288,13 +326,42 @@ impl Runner<'_, '_> {
         None
     }
 
-    /// The node's token bucket: `Some(throttle)` when it has no token.
-    fn rate_limit(&mut self, now: Time, node: usize) -> Option<Answer> {
+    /// The node's token bucket: a call passes with a token; without one
+    /// it answers the throttle, or, at a limiter that waits, waits for its
+    /// token unless that wait would pass the longest wait (then the
+    /// throttle) or the deadline the node knows (then *deadline exceeded*).
+    fn rate_limit(&mut self, now: Time, c: u32, node: usize) -> Limit {
+        let deadline = self.known_deadline(c);
         let tm = &mut self.timed;
+        let res = tm.res;
         let server = &mut tm.servers[node];
-        let bucket = server.bucket.as_mut()?;
-        let wait = bucket.take(now).err()?;
-        let limit = server.limit.as_ref()?;
+        let (Some(bucket), Some(limit)) = (server.bucket.as_mut(), server.limit.as_ref()) else {
+            return Limit::Pass;
+        };
+        let wait = if limit.wait {
+            let own = limit.max_wait.map(|m| res.duration(m));
+            let left = deadline.map(|d| d.since(now));
+            let max = match (own, left) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            match bucket.reserve(now, max) {
+                Ok(w) if w.is_zero() => return Limit::Pass,
+                Ok(w) => return Limit::Wait(now.after(w)),
+                Err(w) => {
+                    let within_own = own.is_none_or(|o| w.is_some_and(|w| w <= o));
+                    if left.is_some() && within_own {
+                        return Limit::Refuse(fail(FailKind::Deadline));
+                    }
+                    w
+                }
+            }
+        } else {
+            match bucket.take(now) {
+                Ok(()) => return Limit::Pass,
+                Err(w) => w,
+            }
+        };
         tm.recorder.count(node, Count::Throttled, now, 1);
         let k = tm.res.per_tick();
         let not_before = if limit.retry_after {
@@ -302,7 +369,7 @@ impl Runner<'_, '_> {
         } else {
             None
         };
-        Some(Answer::Fail(Failure {
+        Limit::Refuse(Answer::Fail(Failure {
             kind: FailKind::Status(limit.status),
             not_before,
         }))
@@ -430,7 +497,10 @@ impl Runner<'_, '_> {
     /// Call `c`'s own service is over: a leaf answers, another node sends
     /// its first try downstream.
     fn proceed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (_, _, leaf) = self.node_of(c);
+        let (node, _, leaf) = self.node_of(c);
+        if leaf && self.sim.model.nodes[node].composite.is_some() {
+            return self.fetch_fields(now, c, node);
+        }
         if leaf {
             let a = self.timed.calls.get(c).answer;
             return self.complete_call(now, c, a);
@@ -457,9 +527,10 @@ impl Runner<'_, '_> {
                 let open = fail(FailKind::CircuitOpen {
                     remaining: a.remaining,
                 });
+                self.trace_refused(tick, slot, node, a.before, open);
                 return self.after_try(now, c, open);
             }
-            self.timed.calls.get_mut(c).admitted_epoch = a.epoch;
+            self.admitted(c, tick, a);
         }
         let pos = self.timed.calls.get(c).pos;
         let child = self.new_call(slot, pos + 1, c, now);
@@ -495,10 +566,12 @@ impl Runner<'_, '_> {
                 self.complete_call(now, c, fail(FailKind::QueueTimeout))
             }
             Phase::Dequeued => self.start_service(now, c),
+            Phase::Token => self.after_limit(now, c),
             Phase::Service if now < self.timed.calls.get(c).service_end => {
                 self.stop_at_deadline(now, c)
             }
             Phase::Service => self.proceed(now, c),
+            Phase::Waiting if self.timed.fetches.fetching(c) => self.fetch_wake(now, c),
             Phase::Waiting => self.time_out(now, c),
             Phase::Backoff => self.send_try(now, c),
         }
@@ -539,24 +612,19 @@ impl Runner<'_, '_> {
             if child != NONE {
                 self.timed.calls.get_mut(child).detached = true;
             }
-            let mut x = child;
-            while x != NONE {
-                let call = self.timed.calls.get_mut(x);
-                call.orphan = true;
-                call.orphaned_at = call.orphaned_at.min(now);
-                x = call.child;
-            }
+            self.orphan_from(now, child);
         }
         if let Some(scope) = self.breaker_scope(slot, node) {
             let epoch = self.timed.calls.get(c).admitted_epoch;
-            self.nodes[node].breakers[scope].record(true, tick, epoch);
+            let after = self.nodes[node].breakers[scope].record(true, tick, epoch);
+            self.trace_answered(c, node, fail(FailKind::Timeout), after);
         }
         self.after_try(now, c, fail(FailKind::Timeout))
     }
 
     /// Cancels call `c` and the calls below it: each leaves its queue or
     /// frees its worker now.
-    fn cancel_chain(&mut self, now: Time, mut c: u32) -> Result<(), SimError> {
+    pub(super) fn cancel_chain(&mut self, now: Time, mut c: u32) -> Result<(), SimError> {
         while c != NONE {
             let call = *self.timed.calls.get(c);
             let (node, _, _) = self.node_of(c);
@@ -567,6 +635,7 @@ impl Runner<'_, '_> {
                 self.wasted_busy(now, node, &call);
                 self.free_worker(now, node)?;
             }
+            self.cancel_fields(now, c)?;
             let tm = &mut self.timed;
             tm.recorder.count(node, Count::Cancelled, now, 1);
             tm.recorder.calls.cancelled += 1;
@@ -588,7 +657,12 @@ impl Runner<'_, '_> {
     }
 
     /// The node of call `c` answers `answer` at `now`.
-    fn complete_call(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+    pub(super) fn complete_call(
+        &mut self,
+        now: Time,
+        c: u32,
+        answer: Answer,
+    ) -> Result<(), SimError> {
         let call = *self.timed.calls.get(c);
         let (node, source, _) = self.node_of(c);
         let tick = self.timed.res.tick_of(now);
@@ -609,6 +683,7 @@ impl Runner<'_, '_> {
         self.timed.calls.release(c);
         if call.parent == NONE {
             self.tally_end(tick, call.slot, answer);
+            self.op_ended(now, call.slot, answer, call.tries)?;
             let started = self.timed.started[call.slot as usize];
             self.timed
                 .recorder
@@ -621,17 +696,21 @@ impl Runner<'_, '_> {
         if call.detached {
             return Ok(());
         }
-        // The caller's try answered: its timer goes stale.
         let p = call.parent;
+        if call.field != NONE {
+            return self.field_answered(now, p, call.field as usize, answer);
+        }
+        // The caller's try answered: its timer goes stale.
         self.timed.calls.get_mut(p).child = NONE;
         let (pnode, _, _) = self.node_of(p);
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
-            self.nodes[pnode].breakers[scope].record(
+            let after = self.nodes[pnode].breakers[scope].record(
                 counts_against_dependency(answer),
                 tick,
                 epoch,
             );
+            self.trace_answered(p, pnode, answer, after);
         }
         self.after_try(now, p, answer)
     }
@@ -665,6 +744,9 @@ impl Runner<'_, '_> {
         }
         if !call.orphan {
             self.requests.retried[call.slot as usize] = true;
+            if call.pos == 0 {
+                self.op_wait(call.slot, wait);
+            }
         }
         let _ = source;
         let gen = self.timed.calls.enter(c, Phase::Backoff);

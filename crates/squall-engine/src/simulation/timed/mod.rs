@@ -23,8 +23,9 @@
 //! with the rate in force at the moment the gap is drawn. A gap that
 //! would cross a change of rate is cut at the change, where a new gap is
 //! drawn (exact for a Poisson source, which has no memory). `at` sources
-//! send at the start of their ticks. Sequential sources do not run on
-//! this path yet.
+//! send at the start of their ticks. A sequential source runs one
+//! operation at a time, the next starting the moment the one before ends
+//! ([`sequential`]).
 //!
 //! # A call at a node
 //!
@@ -42,7 +43,10 @@
 //!    capacity window;
 //! 4. the rate limit (a token bucket): no token, the call answers the
 //!    limit's status (429 by default), with a Retry-After until the next
-//!    token when the limit says so;
+//!    token when the limit says so; a limit that waits (`wait`) owes the
+//!    token instead and the call goes on when it is paid for, in arrival
+//!    order, unless that wait would pass the longest wait (then the
+//!    status) or the deadline the node knows (then *deadline exceeded*);
 //! 5. the worker pool: a free worker takes the call; otherwise it waits
 //!    in the FIFO queue if there is room (and fails as a *queue timeout*
 //!    if it waits longer than the queue timeout), or is refused as
@@ -58,7 +62,10 @@
 //!
 //! After its service time, a node with a downstream sends its first try
 //! and **holds its worker** until it answers: while it waits for the try,
-//! and while it waits before a retry.
+//! and while it waits before a retry. A node with a composite response
+//! fetches its fields in parallel instead, waits for each at most its
+//! timeout, and answers what its degradation policy makes of what came
+//! back ([`composite`]).
 //!
 //! # The caller's side
 //!
@@ -91,8 +98,12 @@
 //! waiting ([`crate::observe::timed::CallAccounting`]).
 
 mod calls;
+mod composite;
+mod estimate;
 mod flow;
 mod recorder;
+mod sequential;
+mod trace;
 
 use squall_lang::{Model, RateLimitSpec};
 
@@ -105,6 +116,7 @@ use crate::time::{Duration, Resolution, Time};
 use calls::Calls;
 use recorder::Recorder;
 
+pub use estimate::{estimate, Estimate};
 pub use recorder::default_bin;
 
 /// True when something in `model` takes time.
@@ -115,6 +127,11 @@ pub fn takes_time(model: &Model) -> bool {
         .any(|n| n.server.is_some() || n.caller.timeout.is_some())
         || model.sources.iter().any(|s| s.deadline.is_some())
         || model.faults.iter().any(|f| !f.timed.is_empty())
+        || model.nodes.iter().any(|n| {
+            n.composite
+                .as_ref()
+                .is_some_and(|c| c.fields.iter().any(|f| f.timeout.is_some()))
+        })
 }
 
 /// A node as a server, and as a caller.
@@ -156,6 +173,8 @@ pub(super) struct Timed {
     /// a new gap at a change of rate).
     pending: Vec<bool>,
     recorder: Recorder,
+    /// Composite responses waiting for their fields.
+    fetches: composite::Fetches,
 }
 
 impl Timed {
@@ -237,6 +256,7 @@ impl Timed {
                 model.nodes.len(),
                 model.sources.len(),
             ),
+            fetches: composite::Fetches::default(),
         }
     }
 }

@@ -28,6 +28,10 @@ pub struct FieldSpec {
     pub core: bool,
     /// Its size in bytes.
     pub bytes: u64,
+    /// How long the response waits for it \[ticks, fractional\]; none:
+    /// the node's own `timeout`, or no limit (calls that take time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<f64>,
 }
 
 /// What a composite response does when fields are not fresh.

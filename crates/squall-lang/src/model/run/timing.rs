@@ -116,6 +116,14 @@ pub struct RateLimitSpec {
     /// Whether the answer carries a Retry-After: the time until the next
     /// token.
     pub retry_after: bool,
+    /// A call without a token waits for one (in arrival order) instead of
+    /// answering `status`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub wait: bool,
+    /// With `wait`: the longest a call waits \[ticks\]; one that would
+    /// wait longer answers `status` at once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_wait: Option<f64>,
 }
 
 /// The caller's side of a node's calls downstream.

@@ -1,0 +1,19 @@
+//! Helpers shared by the tests that run scenarios written as text.
+
+use squall_engine::{Observations, Simulation};
+use squall_lang::RunKey;
+
+/// Loads `text` (failing with its diagnostics), runs its first variant,
+/// and checks that every request and every call is accounted for.
+pub fn run_text(text: &str) -> Observations {
+    let s = squall_lang::load("test.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
+    let obs = Simulation::builder(&m)
+        .build()
+        .and_then(|s| s.run())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(obs.accounting.balances(), "{:?}", obs.accounting);
+    let timed = obs.timed.as_ref().expect("a run that takes time");
+    assert!(timed.calls.balances(), "{:?}", timed.calls);
+    obs
+}

@@ -1,0 +1,241 @@
+//! Constructs of the zero-time path on the timed path, by hand: a
+//! breaker's trace rows, sequential sources, and a rate limit that makes
+//! calls wait for a token. Each case has a few requests at known moments,
+//! so every event time is worked out above the test and asserted exactly.
+
+use squall_engine::outcome::{Answer, FailKind};
+use squall_engine::policy::breaker::State;
+use squall_engine::{Observations, Simulation};
+use squall_lang::RunKey;
+
+mod common;
+use common::run_text;
+
+/// `api -> db`, a breaker on api opening after 2 failures for 100 ms; db
+/// takes 10 ms and fails every call at once while `down` lasts (1..25
+/// ms), and takes 30 ms more while `slow` lasts (200..210 ms); api's tries
+/// time out after 20 ms. Requests at 1, 5, 10, 120 and 200 ms:
+///
+/// - 1 ms: sent, 503 at once: Closed -> Closed (one failure);
+/// - 5 ms: sent, 503: Closed -> Open (two failures);
+/// - 10 ms: not sent, the breaker is open;
+/// - 120 ms: past the 100 ms cooldown, the probe is sent, db answers at
+///   130 ms: HalfOpen -> Closed;
+/// - 200 ms: sent, db would take 40 ms; the timeout at 220 ms fails it:
+///   Closed -> Closed, answer `timeout`.
+#[test]
+fn breaker_trace_rows_on_the_timed_path() {
+    let obs = run_text(
+        r#"scenario "trace in time" {
+  clock ms
+  run 1s
+  source one { enters api  at [1ms, 5ms, 10ms, 120ms, 200ms] }
+  chain api -> db
+  service api { timeout 20ms  breaker { after 2 failures  cooldown 100ms  probes 1 } }
+  service db { latency 10ms }
+  fault down { on db  during 1ms..25ms  errors 100% as 503 }
+  fault slow { on db  during 200ms..210ms  latency + 30ms }
+}
+"#,
+    );
+    let rows: Vec<(u64, bool, State, State)> = obs.traces[0]
+        .iter()
+        .map(|r| (r.time, r.sent, r.before, r.after))
+        .collect();
+    use State::{Closed, HalfOpen, Open};
+    assert_eq!(
+        rows,
+        vec![
+            (1, true, Closed, Closed),
+            (5, true, Closed, Open),
+            (10, false, Open, Open),
+            (120, true, HalfOpen, Closed),
+            (200, true, Closed, Closed),
+        ]
+    );
+    let answers: Vec<Answer> = obs.traces[0].iter().map(|r| r.answer).collect();
+    assert!(matches!(answers[0], Answer::Fail(f) if f.kind == FailKind::Status(503)));
+    assert!(
+        matches!(answers[2], Answer::Fail(f) if matches!(f.kind, FailKind::CircuitOpen { .. }))
+    );
+    assert_eq!(answers[3], Answer::Ok);
+    assert!(matches!(answers[4], Answer::Fail(f) if f.kind == FailKind::Timeout));
+    assert_eq!(obs.nodes[0].blocked[10], 1);
+}
+
+/// A sequential source when calls take time: `app -> server`, the server
+/// takes 10 ms, app retries after a fixed 5 ms. The first operation
+/// starts at tick 1; the server answers its first try 503 at 11 ms, app
+/// waits 5 ms, the second try goes at 16 ms and answers 200 at 26 ms: the
+/// operation ends at 26 ms after 2 tries and one wait of 5 ms. The next
+/// starts at once, at 26 ms: 404 at 36 ms, not retried, 1 try.
+#[test]
+fn sequential_operations_follow_each_other_in_time() {
+    let obs = run_text(
+        r#"scenario "sequential in time" {
+  clock ms
+  run 1s
+  chain app -> server
+  service app { retry { attempts 3  backoff fixed 5ms } }
+  endpoint server {
+    route a GET /a { 503 x 1 then 200 }
+    default { 404 }
+  }
+  service server { latency 10ms }
+  source ui {
+    enters app
+    sequential {
+      op "503 then 200" GET /a
+      op "404" GET /b
+    }
+  }
+}
+"#,
+    );
+    let ops: Vec<(&str, u64, u64, u32, Vec<u64>)> = obs.ops[0]
+        .iter()
+        .map(|o| (o.label.as_str(), o.start, o.end, o.tries, o.waits.clone()))
+        .collect();
+    assert_eq!(
+        ops,
+        vec![
+            ("503 then 200", 1, 26, 2, vec![5]),
+            ("404", 26, 36, 1, vec![])
+        ]
+    );
+    assert_eq!(obs.ops[0][0].answer, Answer::Ok);
+    assert!(matches!(obs.ops[0][1].answer, Answer::Fail(f) if f.kind == FailKind::Status(404)));
+    assert_eq!(obs.accounting.completed, 1);
+    assert_eq!(obs.accounting.dropped, 1);
+}
+
+/// A node behind a rate limit of 100/s (one token per 10 ms, burst 1)
+/// that waits (`wait`), in front of a `db` that takes no time.
+fn limited(rate: &str, wait: &str) -> String {
+    format!(
+        r#"scenario "a limiter that waits" {{
+  clock ms
+  run 200ms
+  source users {{ rate {rate}  enters api }}
+  chain api -> db
+  service api {{ limit 100/s burst 1 {wait} }}
+}}
+"#
+    )
+}
+
+fn ticks_of(series: &[u32]) -> Vec<u64> {
+    series
+        .iter()
+        .enumerate()
+        .flat_map(|(t, &n)| std::iter::repeat_n(t as u64, n as usize))
+        .collect()
+}
+
+/// Requests every 5 ms (200/s, the first at 6 ms) against a token every
+/// 10 ms: request `k` arrives at `6 + 5k` and waits `5k` ms (the bucket's
+/// own test works the tokens), so it is answered at `6 + 10k`: waits grow
+/// linearly, 5 ms per request, the difference of the two gaps. In 200 ms,
+/// requests 0..=19 are answered (at 6, 16, ..., 196 ms); the other 19 of
+/// the 39 sent still wait at the end. Nothing is refused.
+#[test]
+fn a_constant_arrival_above_the_rate_waits_longer_and_longer() {
+    let obs = run_text(&limited("200/s", "wait"));
+    let want: Vec<u64> = (0..20).map(|k| 6 + 10 * k).collect();
+    assert_eq!(ticks_of(&obs.completed), want);
+    assert_eq!(obs.accounting.entered, 39);
+    assert_eq!(obs.accounting.in_flight, 19);
+    assert_eq!(obs.accounting.dropped, 0);
+    let t = obs.timed.as_ref().unwrap();
+    assert_eq!(t.nodes[0].run.throttled, 0);
+    assert_eq!(t.calls.queued, 19);
+}
+
+/// Below the rate (50/s: every 20 ms from 21 ms) a token is always there:
+/// every request is answered the moment it arrives.
+#[test]
+fn below_the_rate_nothing_waits() {
+    let obs = run_text(&limited("50/s", "wait"));
+    let want: Vec<u64> = (0..9).map(|k| 21 + 20 * k).collect();
+    assert_eq!(ticks_of(&obs.completed), want);
+    assert_eq!(ticks_of(&obs.arrivals), want);
+}
+
+/// With `wait max 12ms` the waits go 0, 5, 10 ms; the fourth request (21
+/// ms) would wait 15 and is throttled at once, taking no token, so the
+/// fifth (26 ms) waits 10 again (answered at 36), the sixth (31 ms) is
+/// throttled, and so on: every other request from the fourth on.
+#[test]
+fn a_longest_wait_throttles_the_calls_that_would_wait_longer() {
+    let obs = run_text(&limited("200/s", "wait max 12ms"));
+    let completed = ticks_of(&obs.completed);
+    assert_eq!(&completed[..5], &[6, 16, 26, 36, 46]);
+    let dropped = ticks_of(&obs.dropped);
+    assert_eq!(&dropped[..3], &[21, 31, 41]);
+    let t = obs.timed.as_ref().unwrap();
+    assert_eq!(t.nodes[0].run.throttled, obs.accounting.dropped);
+}
+
+/// `users` at `rate` into `api -> db`: api's tries time out after 250 ms,
+/// db takes 5 ms.
+fn estimated(rate: &str) -> squall_lang::Model {
+    let text = format!(
+        r#"scenario "estimate" {{
+  clock ms
+  run 1s
+  source users {{ rate {rate}  enters api }}
+  chain api -> db
+  service api {{ timeout 250ms }}
+  service db {{ latency 5ms }}
+}}
+"#
+    );
+    let s = squall_lang::load("test.squall", &text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    s.model_for(RunKey::Variant(0), &[]).unwrap()
+}
+
+/// By hand, at 100/s over ticks 1..=1000: 100 requests, each one event at
+/// the source, one for api's timer on its try and one for db's service:
+/// 300 events, and the run (which loses the requests too late to finish)
+/// handles no more. Counters: 1001 ticks x (4 + 6 + 6) words x 4 bytes =
+/// 64 064, plus 1000 bins of 1 ms x 2 levels x 8 bytes x 2 nodes = 32 000.
+/// Histograms: the run is 10^9 ns, 30 powers of two, 20 above the 1024
+/// first values: 20 x 1024 x 8 bytes each, for 2 nodes, 1 source and all
+/// sources.
+#[test]
+fn the_estimate_counts_a_failure_free_run_by_hand() {
+    let m = estimated("100/s");
+    let e = squall_engine::simulation::estimate(&m);
+    assert_eq!(e.requests, 100.0);
+    assert_eq!(e.events, 300.0);
+    assert_eq!(e.busiest, Some(("users".to_string(), 100.0, 300.0)));
+    assert_eq!(e.series_bytes, 64_064 + 32_000);
+    assert_eq!(e.histogram_bytes, 4 * 20 * 1024 * 8);
+    assert!(e.in_flight_bytes > 0);
+    let obs = run_text_model(&m, None).unwrap();
+    assert!(obs.events as f64 <= e.events, "{} events", obs.events);
+}
+
+fn run_text_model(m: &squall_lang::Model, budget: Option<u64>) -> Result<Observations, String> {
+    let mut b = Simulation::builder(m);
+    if let Some(n) = budget {
+        b = b.work_budget(n);
+    }
+    b.build().and_then(|s| s.run()).map_err(|e| e.to_string())
+}
+
+/// At 10 000/s the failure-free estimate is 30 000 events; a work budget
+/// of 1000 (2000 with the engine's allowance of one event per source and
+/// tick) refuses the run before it starts, saying why.
+#[test]
+fn a_run_past_its_budget_is_refused_before_it_starts() {
+    let m = estimated("10000/s");
+    let err = run_text_model(&m, Some(1000)).unwrap_err();
+    assert_eq!(
+        err,
+        "source `users` makes about 30000 events even if nothing fails (10000 requests x 3.0 events each), \
+         more than the work budget of 2000 events (raise `work_budget` or `--work-budget`, shorten the run, or lower the rate)"
+    );
+    // Within the budget it runs.
+    assert!(run_text_model(&m, Some(40_000)).is_ok());
+}
