@@ -360,3 +360,32 @@ fn fmt_keeps_a_literal_its_double_holds_only_approximately() {
     // Exact literals keep their canonical spelling.
     assert!(out.contains("< 1000.5\n"), "{out}");
 }
+
+#[test]
+fn an_expect_lines_text_stops_at_its_last_token() {
+    // The comments after an `expect` line (and the blank lines around
+    // them) belong to nobody: the line's text, shown in the report, is
+    // the line as written up to its last token. A `#` inside the line's
+    // own comment after the check goes too.
+    let text = "scenario \"t\" {\n  clock round\n  run 10 rounds\n\
+        source users { rate 1/round  enters db }\n  chain db\n\
+        window all 1..10\n\
+        expect all.db.call_rate > 0.5   # at least half\n\
+        \n  # the next one is about drops\n  # (a second comment line)\n\n\
+        expect all.dropped <= 0\n  # trailing comment\n}\n";
+    let s = squall_lang::load("t.squall", text)
+        .unwrap_or_else(|d| panic!("does not load:\n{}", d.to_plain()));
+    let texts: Vec<(&str, usize)> = s
+        .report
+        .expects
+        .iter()
+        .map(|e| (e.text.as_str(), e.line))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("expect all.db.call_rate > 0.5", 7),
+            ("expect all.dropped <= 0", 12)
+        ]
+    );
+}

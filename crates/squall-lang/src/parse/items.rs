@@ -37,6 +37,7 @@ pub(super) fn parse_scenario(pair: Pair<'_, Rule>) -> Result<ScenarioAst> {
 
 pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
     let span: Span = pair.as_span().into();
+    let text = pair.as_str();
     let rule = pair.as_rule();
     if rule == Rule::series_decl {
         return Ok(Item::Series(parse_timed(pair)?));
@@ -305,10 +306,46 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                 .next()
                 .ok_or_else(|| internal(span, "`expect` without a check"))?;
             let check = parse_expect_check(check)?;
+            // The rule's span runs on over the blank lines and comments
+            // after the check (pest skips them while it looks for more of
+            // the expression); the line's text ends at its last token.
+            let span = Span::new(span.start, span.start + code_len(text));
             Item::Expect(ExpectAst { lhs, check, span })
         }
         other => return Err(internal(span, &format!("unexpected item {other:?}"))),
     })
+}
+
+/// The length of `text` up to the end of its last token: trailing blanks
+/// and `#` comments left out (a `#` inside a string is not a comment).
+fn code_len(text: &str) -> usize {
+    let (mut end, mut comment, mut quoted, mut escaped) = (0, false, false, false);
+    for (i, ch) in text.char_indices() {
+        if comment {
+            comment = ch != '\n';
+            continue;
+        }
+        if quoted {
+            match (escaped, ch) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => quoted = false,
+                _ => {}
+            }
+            end = i + ch.len_utf8();
+            continue;
+        }
+        match ch {
+            '#' => comment = true,
+            '"' => {
+                quoted = true;
+                end = i + 1;
+            }
+            c if c.is_whitespace() => {}
+            c => end = i + c.len_utf8(),
+        }
+    }
+    end
 }
 
 pub(super) fn parse_expect_check(pair: Pair<'_, Rule>) -> Result<ExpectCheck> {
