@@ -543,6 +543,9 @@ pub struct RetryAst {
     pub retry_after: Option<Ident>,
     /// `unknown_attempts n`
     pub unknown_attempts: Option<Value>,
+    /// `pushback grpc|retry_after { ... }`
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pushback: Option<KindBlockAst>,
     /// `retry name`: a named policy instead of a block.
     pub named: Option<Ident>,
     /// The whole block.
@@ -603,6 +606,9 @@ pub enum BackoffAst {
         /// Generator.
         rng: Option<Ident>,
     },
+    /// `grpc { initial 100ms  multiplier 1.6  max 10s }`: a library's own
+    /// backoff, its settings by name.
+    Library(KindBlockAst),
 }
 
 /// `fault name { on db during a..b capacity 1/round }`
@@ -1005,6 +1011,7 @@ impl BackoffAst {
                 f(base);
                 cap.iter().for_each(f);
             }
+            BackoffAst::Library(b) => b.fields.iter().for_each(|(_, v)| f(v)),
         }
     }
 }
@@ -1017,6 +1024,9 @@ impl RetryAst {
             .chain(self.deadline.iter())
             .chain(self.unknown_attempts.iter())
             .for_each(&mut *f);
+        if let Some(p) = &self.pushback {
+            p.fields.iter().for_each(|(_, v)| f(v));
+        }
         if let Some(BackoffRef::Inline(b)) = &self.backoff {
             b.each_value(f);
         }

@@ -389,3 +389,24 @@ fn an_expect_lines_text_stops_at_its_last_token() {
         ]
     );
 }
+
+#[test]
+fn fmt_round_trips_library_backoffs_and_pushback() {
+    // Formatting keeps every library backoff and pushback as written
+    // (same syntax tree), and a second pass changes nothing.
+    let text = crate::common::input("ok", "library-backoffs");
+    let once = squall_lang::format::format_source(&text).expect("formats");
+    let twice = squall_lang::format::format_source(&once).expect("formats again");
+    assert_eq!(once, twice);
+    let a = squall_lang::parse::parse_file(&text).expect("parses");
+    let b = squall_lang::parse::parse_file(&once).expect("formatted text parses");
+    assert!(squall_lang::format::same_modulo_spans(&a, &b), "{once}");
+    for line in [
+        "backoff grpc_default = grpc { initial 100ms  multiplier 1.6  max 10s }",
+        "backoff envoy_code = envoy {}",
+        "pushback grpc",
+        "pushback retry_after { max_interval 60s }",
+    ] {
+        assert!(once.contains(line), "{line} in:\n{once}");
+    }
+}

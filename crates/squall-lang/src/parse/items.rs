@@ -11,7 +11,7 @@ use super::{
         empty_retry, parse_backoff, parse_breaker, parse_kind_block, parse_op, parse_request,
         parse_response, parse_response_block, parse_retry, parse_route, retry_prop,
     },
-    ident, internal, number,
+    code_len, ident, internal, number,
     report::parse_report_item,
     string,
     timed::{is_timed, parse_timed},
@@ -314,38 +314,6 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
         }
         other => return Err(internal(span, &format!("unexpected item {other:?}"))),
     })
-}
-
-/// The length of `text` up to the end of its last token: trailing blanks
-/// and `#` comments left out (a `#` inside a string is not a comment).
-fn code_len(text: &str) -> usize {
-    let (mut end, mut comment, mut quoted, mut escaped) = (0, false, false, false);
-    for (i, ch) in text.char_indices() {
-        if comment {
-            comment = ch != '\n';
-            continue;
-        }
-        if quoted {
-            match (escaped, ch) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => quoted = false,
-                _ => {}
-            }
-            end = i + ch.len_utf8();
-            continue;
-        }
-        match ch {
-            '#' => comment = true,
-            '"' => {
-                quoted = true;
-                end = i + 1;
-            }
-            c if c.is_whitespace() => {}
-            c => end = i + c.len_utf8(),
-        }
-    }
-    end
 }
 
 pub(super) fn parse_expect_check(pair: Pair<'_, Rule>) -> Result<ExpectCheck> {

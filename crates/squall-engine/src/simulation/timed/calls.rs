@@ -51,6 +51,8 @@ pub(super) struct Call {
     pub(super) first_try: u64,
     /// Previous backoff wait \[ticks\] (decorrelated jitter), or `u64::MAX`.
     pub(super) prev_wait: u64,
+    /// Retries its backoff does not count (pushback).
+    pub(super) skip: u32,
     /// It holds one of its node's workers.
     pub(super) holds_worker: bool,
     /// Its work is for a caller that gave up: it, or a call above it,
@@ -96,6 +98,7 @@ impl Calls {
             tries: 0,
             first_try: 0,
             prev_wait: u64::MAX,
+            skip: 0,
             holds_worker: false,
             orphan: false,
             detached: false,

@@ -684,10 +684,13 @@ impl Runner<'_, '_> {
             tries: call.tries,
             started: call.first_try,
             previous: (call.prev_wait != u64::MAX).then_some(call.prev_wait),
+            skip: call.skip,
         };
         let request = &self.sim.kinds[kind].request;
         let wait = retry::next_wait(policy, request, f, tick, &mut state, &mut self.gens);
-        self.timed.calls.get_mut(c).prev_wait = state.previous.unwrap_or(u64::MAX);
+        let x = self.timed.calls.get_mut(c);
+        x.prev_wait = state.previous.unwrap_or(u64::MAX);
+        x.skip = state.skip;
         wait
     }
 }
