@@ -72,6 +72,11 @@ pub(super) struct Call {
     pub(super) answer: Answer,
     /// The breaker's epoch when its current try was sent.
     pub(super) admitted_epoch: u64,
+    /// What the budget's last grant cost, or `budget::NO_GRANT`.
+    pub(super) grant: u32,
+    /// A retry the budget granted has not answered yet (Envoy's open
+    /// retries; only at a node with a budget).
+    pub(super) retry_open: bool,
     /// In use (not on the free list).
     pub(super) live: bool,
 }
@@ -108,6 +113,8 @@ impl Calls {
             service_end: Time::NEVER,
             answer: Answer::Ok,
             admitted_epoch: 0,
+            grant: super::budget::NO_GRANT,
+            retry_open: false,
             live: true,
         };
         if let Some(c) = self.free.pop() {

@@ -434,6 +434,8 @@ impl Runner<'_, '_> {
         }
         let tick = self.timed.res.tick_of(now);
         self.timed.calls.get_mut(c).first_try = tick;
+        let (node, _, _) = self.node_of(c);
+        self.budget_first_try(tick, node);
         self.send_try(now, c)
     }
 
@@ -460,6 +462,7 @@ impl Runner<'_, '_> {
         }
         let pos = self.timed.calls.get(c).pos;
         let child = self.new_call(slot, pos + 1, c, now);
+        self.budget_in_flight(node, 1);
         let tm = &mut self.timed;
         tm.calls.get_mut(c).child = child;
         let gen = tm.calls.enter(c, Phase::Waiting);
@@ -524,6 +527,9 @@ impl Runner<'_, '_> {
         let tick = self.timed.res.tick_of(now);
         self.timed.recorder.count(node, Count::Timeout, now, 1);
         let child = std::mem::replace(&mut self.timed.calls.get_mut(c).child, NONE);
+        if child != NONE {
+            self.budget_in_flight(node, -1);
+        }
         let slot = self.timed.calls.get(c).slot;
         let propagated_past = self.sim.model.sources[source]
             .deadline
@@ -564,6 +570,10 @@ impl Runner<'_, '_> {
                 self.wasted_busy(now, node, &call);
                 self.free_worker(now, node)?;
             }
+            if call.child != NONE {
+                self.budget_in_flight(node, -1);
+            }
+            self.close_retry(c, node);
             let tm = &mut self.timed;
             tm.recorder.count(node, Count::Cancelled, now, 1);
             tm.recorder.calls.cancelled += 1;
@@ -598,6 +608,9 @@ impl Runner<'_, '_> {
         }
         self.timed.recorder.calls.answered += 1;
         self.count_answer(tick, node, answer);
+        if self.has_budget(node) {
+            self.timed_budget_leave(c, node, answer);
+        }
         if call.orphan {
             self.timed.recorder.count(node, Count::WastedCalls, now, 1);
         }
@@ -620,6 +633,7 @@ impl Runner<'_, '_> {
         let p = call.parent;
         self.timed.calls.get_mut(p).child = NONE;
         let (pnode, _, _) = self.node_of(p);
+        self.budget_in_flight(pnode, -1);
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
             self.nodes[pnode].breakers[scope].record(
@@ -635,6 +649,10 @@ impl Runner<'_, '_> {
     /// failure is retried after a wait when the policy allows and the
     /// wait ends before the deadline, or answers up.
     fn after_try(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+        if self.timed.calls.get(c).retry_open {
+            let (node, _, _) = self.node_of(c);
+            self.close_retry(c, node);
+        }
         let Answer::Fail(f) = answer else {
             return self.complete_call(now, c, answer);
         };
@@ -686,8 +704,13 @@ impl Runner<'_, '_> {
             previous: (call.prev_wait != u64::MAX).then_some(call.prev_wait),
             skip: call.skip,
         };
-        let request = &self.sim.kinds[kind].request;
-        let wait = retry::next_wait(policy, request, f, tick, &mut state, &mut self.gens);
+        let (node, _, _) = self.node_of(c);
+        let wait = if self.has_budget(node) {
+            self.budgeted_timed_wait(tick, c, node, f, policy, kind, &mut state)
+        } else {
+            let request = &self.sim.kinds[kind].request;
+            retry::next_wait(policy, request, f, tick, &mut state, &mut self.gens)
+        };
         let x = self.timed.calls.get_mut(c);
         x.prev_wait = state.previous.unwrap_or(u64::MAX);
         x.skip = state.skip;

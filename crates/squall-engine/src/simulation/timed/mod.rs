@@ -90,6 +90,7 @@
 //! reached a node was answered, cancelled, or is queued, in service or
 //! waiting ([`crate::observe::timed::CallAccounting`]).
 
+mod budget;
 mod calls;
 mod flow;
 mod recorder;
@@ -134,6 +135,10 @@ pub(super) struct Server {
     cancel: bool,
     /// Calls holding a worker.
     in_service: u32,
+    /// Its tries in flight downstream, and its retries open (kept only
+    /// with a retry budget: `budget`).
+    in_flight: u64,
+    retries_open: u64,
     /// Timed faults on this node (indices into the model's faults).
     faults: Vec<usize>,
 }
@@ -186,6 +191,8 @@ impl Timed {
                     timeout: n.caller.timeout.map(|t| res.duration(t)),
                     cancel: n.caller.cancel,
                     in_service: 0,
+                    in_flight: 0,
+                    retries_open: 0,
                     faults: model
                         .faults
                         .iter()
