@@ -406,6 +406,8 @@ pub enum ServiceProp {
     Budget(KindBlockAst),
     /// `breaker KIND { ... }`: a library's rate-window breaker.
     LibraryBreaker(KindBlockAst),
+    /// `hedge KIND { ... }`: hedged tries.
+    Hedge(KindBlockAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
     /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `limit ...`,
@@ -426,7 +428,7 @@ impl ServiceProp {
                 .chain(b.cooldown.iter())
                 .chain(b.probes.iter())
                 .for_each(&mut *f),
-            ServiceProp::Budget(b) | ServiceProp::LibraryBreaker(b) => {
+            ServiceProp::Budget(b) | ServiceProp::LibraryBreaker(b) | ServiceProp::Hedge(b) => {
                 b.fields.iter().for_each(|(_, v)| f(v))
             }
             ServiceProp::Response(r) => {

@@ -270,6 +270,8 @@ pub fn window_metric(
         Metric::Refused => sum(&s.refused, from, to) as f64,
         Metric::Blocked => sum(&s.blocked, from, to) as f64,
         Metric::RetriesRefused => sum(&s.retries_refused, from, to) as f64,
+        Metric::Hedged if s.hedged.is_empty() => 0.0,
+        Metric::Hedged => sum(&s.hedged, from, to) as f64,
         Metric::PeakCalls => {
             let to = (to as usize).min(s.calls.len().saturating_sub(1));
             let from = (from as usize).min(to + 1);

@@ -73,6 +73,7 @@ impl Printer<'_> {
                 node
             }
             ServiceProp::Budget(b) => self.kind_block("budget", b),
+            ServiceProp::Hedge(b) => self.kind_block("hedge", b),
             ServiceProp::LibraryBreaker(b) => self.kind_block("breaker", b),
             ServiceProp::Response(r) => {
                 let ResponseBlockAst {

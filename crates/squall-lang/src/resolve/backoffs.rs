@@ -9,7 +9,7 @@ use super::Cx;
 use crate::ast::KindBlockAst;
 use crate::decl::Scenario;
 use crate::diagnostic::Diagnostic;
-use crate::model::{LibraryBackoff, Pushback};
+use crate::model::{HedgeSpec, LibraryBackoff, Pushback};
 
 impl Scenario {
     /// A duration of `ms` milliseconds in ticks, `None` under `clock round`.
@@ -111,5 +111,49 @@ impl Scenario {
             }),
             _ => None,
         }
+    }
+}
+
+impl Scenario {
+    /// `hedge KIND { ... }` on node `n`: A6's fields, and no `retry` beside
+    /// it (A6: a method has a retry policy or a hedging policy, never both).
+    pub(super) fn hedge(
+        &self,
+        b: &KindBlockAst,
+        n: &crate::decl::NodeDecl,
+        cx: &mut Cx<'_>,
+    ) -> Option<HedgeSpec> {
+        let set = Settings {
+            scenario: self,
+            block: b,
+        };
+        if n.retry.is_some() {
+            cx.errs.push(
+                Diagnostic::new(
+                    format!("`{}` both retries and hedges", n.name),
+                    b.span,
+                )
+                .label("a hedge beside a `retry`")
+                .help("gRFC A6: a call has a retry policy or a hedging policy, never both; a variant can swap them with `retry none  hedge grpc { ... }`"),
+            );
+            return None;
+        }
+        let max_attempts = set.count(cx, "max_attempts", 0, HedgeSpec::MAX_ATTEMPTS)?;
+        if max_attempts < 2 {
+            cx.errs.push(
+                Diagnostic::new(
+                    format!("`max_attempts` is at least 2 (gRFC A6), found {max_attempts}"),
+                    set.span_of("max_attempts"),
+                )
+                .label("no hedge")
+                .help("the first try counts: `max_attempts 2` sends one hedge"),
+            );
+            return None;
+        }
+        let delay = set.ticks(cx, "hedging_delay", Some(0))?;
+        Some(HedgeSpec {
+            max_attempts: max_attempts as u32,
+            delay,
+        })
     }
 }

@@ -5,7 +5,7 @@
 
 use crate::ast::{BreakerAst, KindBlockAst};
 use crate::diagnostic::{did_you_mean, Diagnostic};
-use crate::model::{BudgetSpec, LibraryBackoff, LibraryBreakerSpec, Pushback};
+use crate::model::{BudgetSpec, HedgeSpec, LibraryBackoff, LibraryBreakerSpec, Pushback};
 use crate::twice::Twice;
 
 use super::Validator;
@@ -45,6 +45,23 @@ impl Validator {
                     .help("gRFC A6 gives its backoff no defaults, e.g. `backoff grpc { initial 100ms  multiplier 2  max 1s }`"),
                 );
             }
+        }
+    }
+
+    /// `hedge KIND { ... }`: a known kind, known fields, `max_attempts`.
+    pub(super) fn check_hedge(&mut self, b: &KindBlockAst) {
+        self.check_kind_block(b, "hedge", HedgeSpec::KINDS);
+        if HedgeSpec::KINDS.iter().any(|(k, _)| *k == b.kind.name)
+            && !b.fields.iter().any(|(n, _)| n.name == "max_attempts")
+        {
+            self.err(
+                Diagnostic::new(
+                    format!("a `{}` hedge needs `max_attempts`", b.kind.name),
+                    b.span,
+                )
+                .label("no `max_attempts`")
+                .help("e.g. `hedge grpc { max_attempts 3  hedging_delay 50ms }`"),
+            );
         }
     }
 

@@ -191,6 +191,7 @@ impl Validator {
                                     retry: None,
                                     breaker: None,
                                     budget: None,
+                                    hedge: None,
                                     library_breaker: None,
                                     routes: Vec::new(),
                                     fanout: Vec::new(),

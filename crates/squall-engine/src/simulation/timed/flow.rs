@@ -164,7 +164,7 @@ impl Runner<'_, '_> {
         self.arrive_timed(now, c)
     }
 
-    fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
+    pub(super) fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
         let tm = &mut self.timed;
         tm.refs[slot as usize] += 1;
         tm.recorder.calls.arrived += 1;
@@ -186,7 +186,7 @@ impl Runner<'_, '_> {
     }
 
     /// The node at `call`'s position and its source's path.
-    fn node_of(&self, c: u32) -> (usize, usize, bool) {
+    pub(super) fn node_of(&self, c: u32) -> (usize, usize, bool) {
         let call = self.timed.calls.get(c);
         let source = self.requests.source[call.slot as usize] as usize;
         let path = &self.sim.paths[source];
@@ -195,7 +195,7 @@ impl Runner<'_, '_> {
     }
 
     /// The deadline the node of `c` knows, if any.
-    fn known_deadline(&self, c: u32) -> Option<Time> {
+    pub(super) fn known_deadline(&self, c: u32) -> Option<Time> {
         let call = self.timed.calls.get(c);
         let d = self.timed.deadline[call.slot as usize];
         if d == Time::NEVER {
@@ -210,7 +210,7 @@ impl Runner<'_, '_> {
     }
 
     /// Call `c` reaches its node at `now`.
-    fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+    pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, _, leaf) = self.node_of(c);
         let slot = self.timed.calls.get(c).slot;
         let tick = self.timed.res.tick_of(now);
@@ -435,6 +435,9 @@ impl Runner<'_, '_> {
         let tick = self.timed.res.tick_of(now);
         self.timed.calls.get_mut(c).first_try = tick;
         let (node, _, _) = self.node_of(c);
+        if self.hedges(node) {
+            return self.send_hedge(now, c);
+        }
         self.budget_first_try(tick, node);
         self.send_try(now, c)
     }
@@ -524,6 +527,9 @@ impl Runner<'_, '_> {
     /// The try of call `c` timed out at `now`.
     fn time_out(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, source, _) = self.node_of(c);
+        if self.hedges(node) {
+            return self.hedge_timer(now, c);
+        }
         let tick = self.timed.res.tick_of(now);
         self.timed.recorder.count(node, Count::Timeout, now, 1);
         let child = std::mem::replace(&mut self.timed.calls.get_mut(c).child, NONE);
@@ -559,7 +565,7 @@ impl Runner<'_, '_> {
 
     /// Cancels call `c` and the calls below it: each leaves its queue or
     /// frees its worker now.
-    fn cancel_chain(&mut self, now: Time, mut c: u32) -> Result<(), SimError> {
+    pub(super) fn cancel_chain(&mut self, now: Time, mut c: u32) -> Result<(), SimError> {
         while c != NONE {
             let call = *self.timed.calls.get(c);
             let (node, _, _) = self.node_of(c);
@@ -572,6 +578,9 @@ impl Runner<'_, '_> {
             }
             if call.child != NONE {
                 self.budget_in_flight(node, -1);
+            }
+            if self.hedges(node) {
+                self.cancel_kids(now, c)?;
             }
             self.close_retry(c, node);
             let tm = &mut self.timed;
@@ -595,7 +604,12 @@ impl Runner<'_, '_> {
     }
 
     /// The node of call `c` answers `answer` at `now`.
-    fn complete_call(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+    pub(super) fn complete_call(
+        &mut self,
+        now: Time,
+        c: u32,
+        answer: Answer,
+    ) -> Result<(), SimError> {
         let call = *self.timed.calls.get(c);
         let (node, source, _) = self.node_of(c);
         let tick = self.timed.res.tick_of(now);
@@ -641,6 +655,9 @@ impl Runner<'_, '_> {
                 tick,
                 epoch,
             );
+        }
+        if self.hedges(pnode) {
+            return self.hedge_answer(now, p, c, answer);
         }
         self.after_try(now, p, answer)
     }

@@ -93,6 +93,7 @@
 mod budget;
 mod calls;
 mod flow;
+mod hedge;
 mod recorder;
 
 use squall_lang::{Model, RateLimitSpec};
@@ -113,7 +114,7 @@ pub fn takes_time(model: &Model) -> bool {
     model
         .nodes
         .iter()
-        .any(|n| n.server.is_some() || n.caller.timeout.is_some())
+        .any(|n| n.server.is_some() || n.caller.timeout.is_some() || n.hedge.is_some())
         || model.sources.iter().any(|s| s.deadline.is_some())
         || model.faults.iter().any(|f| !f.timed.is_empty())
 }
@@ -161,6 +162,8 @@ pub(super) struct Timed {
     /// a new gap at a change of rate).
     pending: Vec<bool>,
     recorder: Recorder,
+    /// Per call of a hedging node: its tries in flight (`hedge`).
+    hedge_kids: Vec<Vec<u32>>,
 }
 
 impl Timed {
@@ -226,6 +229,7 @@ impl Timed {
             started: Vec::new(),
             deadline: Vec::new(),
             pending: vec![false; model.sources.len()],
+            hedge_kids: Vec::new(),
             recorder: Recorder::new(
                 res,
                 start,
