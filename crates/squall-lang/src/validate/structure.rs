@@ -350,6 +350,8 @@ impl Validator {
         let d = if node.fanout.is_empty() {
             let (says, why) = if what == "a retry" {
                 ("retries", "retries belong to the caller; put this block")
+            } else if what == "a hedge" {
+                ("hedges", "hedged tries belong to the caller; put the hedge")
             } else if what == "a budget" {
                 (
                     "has a retry budget",

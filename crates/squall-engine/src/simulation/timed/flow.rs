@@ -452,16 +452,8 @@ impl Runner<'_, '_> {
             return self.complete_call(now, c, fail(FailKind::Deadline));
         }
         let slot = self.timed.calls.get(c).slot;
-        if let Some(scope) = self.breaker_scope(slot, node) {
-            let a = self.nodes[node].breakers[scope].admit(tick);
-            if !a.sent {
-                self.obs.nodes[node].blocked[tick as usize] += 1;
-                let open = fail(FailKind::CircuitOpen {
-                    remaining: a.remaining,
-                });
-                return self.after_try(now, c, open);
-            }
-            self.timed.calls.get_mut(c).admitted_epoch = a.epoch;
+        if let Some(open) = self.admit_try(tick, c, node) {
+            return self.after_try(now, c, open);
         }
         let pos = self.timed.calls.get(c).pos;
         let child = self.new_call(slot, pos + 1, c, now);
@@ -479,6 +471,22 @@ impl Runner<'_, '_> {
                 .schedule(now.after(b).units(), Event::Wake { call: c, gen })?;
         }
         self.arrive_timed(now, child)
+    }
+
+    /// The breaker of call `c`'s node lets its try go (noting the epoch it
+    /// went in), or fails it fast: `Some(circuit open)`, counted as blocked.
+    pub(super) fn admit_try(&mut self, tick: u64, c: u32, node: usize) -> Option<Answer> {
+        let slot = self.timed.calls.get(c).slot;
+        let scope = self.breaker_scope(slot, node)?;
+        let a = self.nodes[node].breakers[scope].admit(tick);
+        if !a.sent {
+            self.obs.nodes[node].blocked[tick as usize] += 1;
+            return Some(fail(FailKind::CircuitOpen {
+                remaining: a.remaining,
+            }));
+        }
+        self.timed.calls.get_mut(c).admitted_epoch = a.epoch;
+        None
     }
 
     /// A scheduled event for call `c`, if it is still current.

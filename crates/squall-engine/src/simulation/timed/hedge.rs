@@ -23,7 +23,9 @@
 //! Each try beyond a call's first counts in the node's `hedged` series.
 //! A hedging node has no `retry` (refused when the file is read, as in A6)
 //! and no per-try timer: its `timeout`, if any, is not used. A retry
-//! budget on it is not asked (A6 throttles hedges too; not built).
+//! budget on it is not asked (A6 throttles hedges too; not built). When a
+//! caller above gives up on a hedging call without cancelling it, the
+//! tries already out are not marked as wasted work (those sent later are).
 
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::retry::{classify, Class};
@@ -70,16 +72,8 @@ impl Runner<'_, '_> {
         call.tries += 1;
         let tries = call.tries;
         let slot = call.slot;
-        if let Some(scope) = self.breaker_scope(slot, node) {
-            let a = self.nodes[node].breakers[scope].admit(tick);
-            if !a.sent {
-                self.obs.nodes[node].blocked[tick as usize] += 1;
-                let open = fail(FailKind::CircuitOpen {
-                    remaining: a.remaining,
-                });
-                return self.finish_hedged(now, c, open);
-            }
-            self.timed.calls.get_mut(c).admitted_epoch = a.epoch;
+        if let Some(open) = self.admit_try(tick, c, node) {
+            return self.finish_hedged(now, c, open);
         }
         if tries > 1 {
             let series = &mut self.obs.nodes[node];
