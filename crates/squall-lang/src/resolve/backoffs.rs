@@ -138,6 +138,33 @@ impl Scenario {
             );
             return None;
         }
+        // What a hedging service would otherwise ignore.
+        let ignored = n
+            .timed
+            .iter()
+            .find(|t| t.key.name == "timeout")
+            .map(|t| {
+                (
+                    t.span,
+                    "a per-try `timeout`",
+                    "A6 bounds hedged tries by the call's deadline only",
+                )
+            })
+            .or(n.budget.as_ref().map(|b| {
+                (
+                    b.span,
+                    "a retry budget",
+                    "squall does not throttle hedges yet (A6 would)",
+                )
+            }));
+        if let Some((span, what, why)) = ignored {
+            cx.errs.push(
+                Diagnostic::new(format!("`{}` hedges and has {what}", n.name), span)
+                    .label(format!("{what} beside a hedge"))
+                    .help(format!("a hedging service does not use it: {why}")),
+            );
+            return None;
+        }
         let max_attempts = set.count(cx, "max_attempts", 0, HedgeSpec::MAX_ATTEMPTS)?;
         if max_attempts < 2 {
             cx.errs.push(

@@ -21,9 +21,9 @@
 //! or after it. With `D = 0` all `N` tries go at once. A try the node's
 //! breaker refuses counts as a fatal failure (circuit open is terminal).
 //! Each try beyond a call's first counts in the node's `hedged` series.
-//! A hedging node has no `retry` (refused when the file is read, as in A6)
-//! and no per-try timer: its `timeout`, if any, is not used. A retry
-//! budget on it is not asked (A6 throttles hedges too; not built). When a
+//! A hedging node has no `retry` (as in A6), no per-try `timeout` and no
+//! retry budget (A6 throttles hedges too; not built): all three are refused
+//! when the file is read. When a
 //! caller above gives up on a hedging call without cancelling it, the
 //! tries already out are not marked as wasted work (those sent later are).
 
