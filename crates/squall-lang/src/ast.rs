@@ -406,6 +406,8 @@ pub enum ServiceProp {
     Budget(KindBlockAst),
     /// `breaker KIND { ... }`: a library's rate-window breaker.
     LibraryBreaker(KindBlockAst),
+    /// `hedge KIND { ... }`: hedged tries.
+    Hedge(KindBlockAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
     /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `limit ...`,
@@ -426,7 +428,7 @@ impl ServiceProp {
                 .chain(b.cooldown.iter())
                 .chain(b.probes.iter())
                 .for_each(&mut *f),
-            ServiceProp::Budget(b) | ServiceProp::LibraryBreaker(b) => {
+            ServiceProp::Budget(b) | ServiceProp::LibraryBreaker(b) | ServiceProp::Hedge(b) => {
                 b.fields.iter().for_each(|(_, v)| f(v))
             }
             ServiceProp::Response(r) => {
@@ -551,6 +553,9 @@ pub struct RetryAst {
     pub retry_after: Option<Ident>,
     /// `unknown_attempts n`
     pub unknown_attempts: Option<Value>,
+    /// `pushback grpc|retry_after { ... }`
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pushback: Option<KindBlockAst>,
     /// `retry name`: a named policy instead of a block.
     pub named: Option<Ident>,
     /// The whole block.
@@ -611,6 +616,9 @@ pub enum BackoffAst {
         /// Generator.
         rng: Option<Ident>,
     },
+    /// `grpc { initial 100ms  multiplier 1.6  max 10s }`: a library's own
+    /// backoff, its settings by name.
+    Library(KindBlockAst),
 }
 
 /// `fault name { on db during a..b capacity 1/round }`
@@ -1013,6 +1021,7 @@ impl BackoffAst {
                 f(base);
                 cap.iter().for_each(f);
             }
+            BackoffAst::Library(b) => b.fields.iter().for_each(|(_, v)| f(v)),
         }
     }
 }
@@ -1025,6 +1034,9 @@ impl RetryAst {
             .chain(self.deadline.iter())
             .chain(self.unknown_attempts.iter())
             .for_each(&mut *f);
+        if let Some(p) = &self.pushback {
+            p.fields.iter().for_each(|(_, v)| f(v));
+        }
         if let Some(BackoffRef::Inline(b)) = &self.backoff {
             b.each_value(f);
         }

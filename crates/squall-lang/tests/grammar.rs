@@ -360,3 +360,53 @@ fn fmt_keeps_a_literal_its_double_holds_only_approximately() {
     // Exact literals keep their canonical spelling.
     assert!(out.contains("< 1000.5\n"), "{out}");
 }
+
+#[test]
+fn an_expect_lines_text_stops_at_its_last_token() {
+    // The comments after an `expect` line (and the blank lines around
+    // them) belong to nobody: the line's text, shown in the report, is
+    // the line as written up to its last token. A `#` inside the line's
+    // own comment after the check goes too.
+    let text = "scenario \"t\" {\n  clock round\n  run 10 rounds\n\
+        source users { rate 1/round  enters db }\n  chain db\n\
+        window all 1..10\n\
+        expect all.db.call_rate > 0.5   # at least half\n\
+        \n  # the next one is about drops\n  # (a second comment line)\n\n\
+        expect all.dropped <= 0\n  # trailing comment\n}\n";
+    let s = squall_lang::load("t.squall", text)
+        .unwrap_or_else(|d| panic!("does not load:\n{}", d.to_plain()));
+    let texts: Vec<(&str, usize)> = s
+        .report
+        .expects
+        .iter()
+        .map(|e| (e.text.as_str(), e.line))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("expect all.db.call_rate > 0.5", 7),
+            ("expect all.dropped <= 0", 12)
+        ]
+    );
+}
+
+#[test]
+fn fmt_round_trips_library_backoffs_and_pushback() {
+    // Formatting keeps every library backoff and pushback as written
+    // (same syntax tree), and a second pass changes nothing.
+    let text = crate::common::input("ok", "library-backoffs");
+    let once = squall_lang::format::format_source(&text).expect("formats");
+    let twice = squall_lang::format::format_source(&once).expect("formats again");
+    assert_eq!(once, twice);
+    let a = squall_lang::parse::parse_file(&text).expect("parses");
+    let b = squall_lang::parse::parse_file(&once).expect("formatted text parses");
+    assert!(squall_lang::format::same_modulo_spans(&a, &b), "{once}");
+    for line in [
+        "backoff grpc_default = grpc { initial 100ms  multiplier 1.6  max 10s }",
+        "backoff envoy_code = envoy {}",
+        "pushback grpc",
+        "pushback retry_after { max_interval 60s }",
+    ] {
+        assert!(once.contains(line), "{line} in:\n{once}");
+    }
+}

@@ -36,6 +36,8 @@ pub enum Counter {
     Blocked,
     /// Retries its budget refused.
     RetriesRefused,
+    /// Tries a hedging caller sent beyond its first.
+    Hedged,
     /// The most calls in one tick.
     PeakCalls,
     /// The last tick with an answer, counted from the window's first tick
@@ -66,13 +68,14 @@ const SYSTEM: [Counter; 4] = [
 ];
 
 /// A node's counters, in [`NodeCounts`]' order.
-const NODE: [Counter; 9] = [
+const NODE: [Counter; 10] = [
     Counter::Calls,
     Counter::Ok,
     Counter::Failed,
     Counter::Refused,
     Counter::Blocked,
     Counter::RetriesRefused,
+    Counter::Hedged,
     Counter::PeakCalls,
     Counter::LastAnswered,
     Counter::SaturatedTicks,
@@ -98,7 +101,7 @@ pub struct WindowCounts {
 /// One node's counters in a window.
 #[derive(Debug, Clone, PartialEq)]
 struct NodeCounts {
-    plain: [u64; 9],
+    plain: [u64; 10],
     composite: Option<[u64; 6]>,
 }
 
@@ -166,6 +169,9 @@ pub fn count(
         Counter::Refused => sum(&s.refused),
         Counter::Blocked => sum(&s.blocked),
         Counter::RetriesRefused => sum(&s.retries_refused),
+        // Only a model with a hedge keeps the series.
+        Counter::Hedged if s.hedged.is_empty() => 0,
+        Counter::Hedged => sum(&s.hedged),
         Counter::PeakCalls => {
             let to = last(s.calls.len());
             let from = (from as usize).min(to + 1);

@@ -299,6 +299,7 @@ fn metric_of(
         Metric::Refused => at(Counter::Refused)?,
         Metric::Blocked => at(Counter::Blocked)?,
         Metric::RetriesRefused => at(Counter::RetriesRefused)?,
+        Metric::Hedged => at(Counter::Hedged)?,
         Metric::PeakCalls => at(Counter::PeakCalls)?,
         Metric::Answered => served,
         Metric::Full => at(Counter::Full)?,

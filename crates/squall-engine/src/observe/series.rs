@@ -29,6 +29,9 @@ pub struct NodeSeries {
     pub blocked: Vec<u32>,
     /// Retries its retry budget refused.
     pub retries_refused: Vec<u32>,
+    /// Hedged tries it sent (beyond the first of each call).
+    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+    pub hedged: Vec<u32>,
     /// For a node with a composite response, what its responses held.
     pub composite: Option<CompositeSeries>,
 }
@@ -45,6 +48,7 @@ impl NodeSeries {
             unique: vec![0; n],
             blocked: vec![0; n],
             retries_refused: vec![0; n],
+            hedged: Vec::new(),
             composite: None,
         }
     }

@@ -19,13 +19,18 @@
 //! Rounding is half away from zero, as JavaScript's `Math.round` for the
 //! non-negative values here.
 //!
+//! A library's own backoff (`backoff grpc { ... }`, [`library`]) is one
+//! more policy here, rounded like the others; Polly's decorrelated jitter
+//! V2 keeps its formula's last value between retries where decorrelated
+//! jitter keeps its previous wait (as the bits of the `f64`).
+//!
 //! [`sample_wait`] is the one way to draw a wait: the engine's retries and
 //! the report's tables of waits both call it, so they cannot drift apart.
 
 pub mod library;
 pub mod pushback;
 
-use squall_lang::Backoff;
+use squall_lang::{Backoff, LibraryBackoff};
 
 use crate::rng::Generator;
 
@@ -81,6 +86,7 @@ impl BackoffWaits for Backoff {
                 ..
             } => grow(base, multiplier, cap),
             Backoff::Decorrelated { base, .. } => base as f64,
+            Backoff::Library(l) => library_bound(l, n),
         }
     }
 
@@ -107,15 +113,76 @@ impl BackoffWaits for Backoff {
                 let w = whole(base as f64 + r * (prev * 3.0 - base as f64));
                 cap.map_or(w, |c| w.min(c))
             }
+            Backoff::Library(l) => library_wait(&l, n, r, previous).0,
         }
     }
 
     fn wait(&self, n: u32) -> u64 {
         match *self {
             Backoff::Decorrelated { cap, .. } => cap.unwrap_or(u64::MAX),
+            Backoff::Library(LibraryBackoff::Polly { max, .. }) => max.unwrap_or(u64::MAX),
             _ => self.wait_with(n, 1.0, None),
         }
     }
+}
+
+/// The bound of a library's backoff before retry `n` \[ticks\]: the
+/// exponential a jitter multiplies (gRPC: the wait at `r = 0.5`; Polly: the
+/// median of the first wait).
+fn library_bound(l: LibraryBackoff, n: u32) -> f64 {
+    match l {
+        LibraryBackoff::Grpc {
+            initial,
+            max,
+            multiplier,
+        } => library::grpc(initial as f64, max as f64, multiplier, n, 0.5),
+        LibraryBackoff::Envoy { base, max, docs } => {
+            if docs {
+                let m = (1u64 << n.min(62)) - 1;
+                m.saturating_mul(base).min(max) as f64
+            } else {
+                library::envoy_bound(base, max, n) as f64
+            }
+        }
+        LibraryBackoff::Polly { median, .. } => median as f64,
+        LibraryBackoff::Aws { base, cap } => library::aws(base as f64, cap as f64, n, 1.0),
+    }
+}
+
+/// A library's wait before retry `n` given the draw `r`, and the state
+/// the loop keeps for the next retry (Polly's formula value, as `f64`
+/// bits; the wait itself for the others).
+fn library_wait(l: &LibraryBackoff, n: u32, r: f64, previous: Option<u64>) -> (u64, u64) {
+    let whole = |w: f64| {
+        if w > 0.0 {
+            w.min(MAX_WAIT).round() as u64
+        } else {
+            0
+        }
+    };
+    let wait = match *l {
+        LibraryBackoff::Grpc {
+            initial,
+            max,
+            multiplier,
+        } => whole(library::grpc(initial as f64, max as f64, multiplier, n, r)),
+        LibraryBackoff::Envoy { base, max, docs } => {
+            let reading = if docs {
+                library::EnvoyReading::Docs
+            } else {
+                library::EnvoyReading::Code
+            };
+            library::envoy(base, max, n, r, reading)
+        }
+        LibraryBackoff::Polly { median, max } => {
+            let mut j = library::PollyJitter::resume(previous.map_or(0.0, f64::from_bits));
+            let w = whole(j.wait(median as f64, n, r));
+            let w = max.map_or(w, |m| w.min(m));
+            return (w, j.last().to_bits());
+        }
+        LibraryBackoff::Aws { base, cap } => whole(library::aws(base as f64, cap as f64, n, r)),
+    };
+    (wait, wait)
 }
 
 /// Draws the wait before retry `n` \[ticks\]: one number from `generator`
@@ -133,6 +200,11 @@ pub fn sample_wait(
     } else {
         0.0
     };
+    if let Backoff::Library(l) = backoff {
+        let (wait, state) = library_wait(l, n, r, *previous);
+        *previous = Some(state);
+        return wait;
+    }
     let wait = backoff.wait_with(n, r, *previous);
     *previous = Some(wait);
     wait
@@ -264,5 +336,76 @@ mod tests {
             assert!(full < 2.48, "seed {seed}: full {full}");
             assert!((2.0..=3.6).contains(&equal), "seed {seed}: equal {equal}");
         }
+    }
+
+    #[test]
+    fn library_backoffs_in_the_model_follow_their_rules() {
+        // gRPC, the brief's example: initial 100, x1.6, max 10 000. Retry 3:
+        // 100 x 1.6^2 = 256, times 0.8 + 0.4r.
+        let grpc = Backoff::Library(LibraryBackoff::Grpc {
+            initial: 100,
+            max: 10_000,
+            multiplier: 1.6,
+        });
+        assert_eq!(grpc.wait_with(3, 0.5, None), 256);
+        // r = 0: 256 x 0.8 = 204.8, rounded to 205.
+        assert_eq!(grpc.wait_with(3, 0.0, None), 205);
+        // Retry 20: 100 x 1.6^19 is far past the max; 10 000 x 1.2 (r -> 1)
+        // may pass the max, as A6 allows.
+        assert_eq!(grpc.wait_with(20, 0.999_999, None), 12_000);
+        // Envoy's code, base 25, max 250: retry 4 ranges over [0, 200);
+        // r = 0.5 gives floor(100) = 100. The docs' range for retry 4 is
+        // (2^4 - 1) x 25 = 375, capped at 250: r = 0.5 gives 125.
+        let code = Backoff::Library(LibraryBackoff::Envoy {
+            base: 25,
+            max: 250,
+            docs: false,
+        });
+        let docs = Backoff::Library(LibraryBackoff::Envoy {
+            base: 25,
+            max: 250,
+            docs: true,
+        });
+        assert_eq!(code.wait_with(4, 0.5, None), 100);
+        assert_eq!(docs.wait_with(4, 0.5, None), 125);
+        assert_eq!(code.bound(4), 200.0);
+        assert_eq!(docs.bound(4), 250.0);
+        // AWS, base 100, cap 20 000: retry 3 ranges over [0, 400).
+        let aws = Backoff::Library(LibraryBackoff::Aws {
+            base: 100,
+            cap: 20_000,
+        });
+        assert_eq!(aws.wait_with(3, 0.25, None), 100);
+        assert_eq!(aws.wait(9), 20_000);
+        assert!(grpc.draws() && code.draws() && aws.draws());
+    }
+
+    #[test]
+    fn polly_in_the_model_carries_its_formula_between_retries() {
+        // Median 1000. The generator's first two draws r1, r2 (read from a
+        // copy): wait 1 = f(r1) / 1.4 x 1000, wait 2 = (f(1 + r2) - f(r1))
+        // / 1.4 x 1000, with f(t) = 2^t tanh(sqrt(4t)), each rounded.
+        let f = |t: f64| 2f64.powf(t) * (4.0 * t).sqrt().tanh();
+        let b = Backoff::Library(LibraryBackoff::Polly {
+            median: 1000,
+            max: None,
+        });
+        let mut g = Generator::default_for(11);
+        let mut copy = Generator::default_for(11);
+        let (r1, r2) = (copy.next_f64(), copy.next_f64());
+        let mut prev = None;
+        let w1 = sample_wait(&b, 1, &mut g, &mut prev);
+        let w2 = sample_wait(&b, 2, &mut g, &mut prev);
+        assert_eq!(w1, (f(r1) / 1.4 * 1000.0).round() as u64);
+        assert_eq!(w2, ((f(1.0 + r2) - f(r1)) / 1.4 * 1000.0).round() as u64);
+        // With a max of 500, the second wait is cut to it (Polly's MaxDelay).
+        let capped = Backoff::Library(LibraryBackoff::Polly {
+            median: 1000,
+            max: Some(500),
+        });
+        let mut g = Generator::default_for(11);
+        let mut prev = None;
+        let _ = sample_wait(&capped, 1, &mut g, &mut prev);
+        assert_eq!(sample_wait(&capped, 2, &mut g, &mut prev), w2.min(500));
     }
 }

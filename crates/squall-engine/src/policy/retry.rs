@@ -20,13 +20,31 @@
 //! lower bound on it when the policy honours it; with a `deadline`, a retry
 //! that would start more than the deadline after the service's first try is
 //! not made. All times are ticks.
+//!
+//! A policy with a `pushback` reads the server's Retry-After as its library
+//! does instead ([`squall_lang::Pushback`], [`super::backoff::pushback`]):
+//!
+//! * `grpc`: the retry waits exactly until the Retry-After (no draw), and
+//!   the backoff's retries are counted again from the first
+//!   (`grpc-retry-pushback-ms`: "the next computed backoff starts again at
+//!   initialBackoff");
+//! * `retry_after` (Envoy): an interval `i` of at most `max_interval` gives
+//!   a wait drawn from `[i, 1.5 i)` (one draw, from the backoff's
+//!   generator, in place of the backoff's own); the backoff's count does
+//!   not advance (Envoy leaves its exponential strategy untouched); a
+//!   longer interval, or none, leaves the wait to the backoff.
+//!
+//! The backoff is asked for retry `n = tries - skip`, where `skip` counts
+//! what pushback took out of its sequence ([`RetryLoop::skip`]).
 
 use squall_lang::{RequestSpec, RetrySpec};
 
 use crate::outcome::{FailKind, Failure};
 use crate::rng::Generator;
 
-use super::backoff::sample_wait;
+use squall_lang::Pushback;
+
+use super::backoff::{pushback, sample_wait};
 
 /// How a failure is treated by a retry policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,6 +88,9 @@ pub struct RetryLoop {
     /// The wait before the previous retry (`None` before the first);
     /// updated whenever a wait is drawn.
     pub previous: Option<u64>,
+    /// Retries the backoff does not count: the backoff is asked for retry
+    /// `tries - skip` (0 without a pushback).
+    pub skip: u32,
 }
 
 /// The wait before the next try after `failure` at tick `now` \[ticks\], or
@@ -116,17 +137,32 @@ pub fn next_wait_gated(
         .backoff
         .rng()
         .unwrap_or(generators.len().saturating_sub(1));
-    let mut wait = sample_wait(
-        &policy.backoff,
-        state.tries,
-        &mut generators[g],
-        &mut state.previous,
-    );
-    if policy.honor_retry_after {
-        if let Some(nb) = failure.not_before {
-            wait = wait.max(nb.saturating_sub(now));
+    let after = failure.not_before.map(|nb| nb.saturating_sub(now));
+    let pushed = match (policy.pushback, after) {
+        (Some(Pushback::Grpc), Some(exact)) => {
+            state.skip = state.tries;
+            Some(exact)
         }
-    }
+        (Some(Pushback::RetryAfter { max_interval }), Some(interval))
+            if interval <= max_interval =>
+        {
+            let r = generators[g].next_f64();
+            state.skip += 1;
+            pushback::envoy_rate_limited(Some(interval), max_interval, r)
+        }
+        _ => None,
+    };
+    let wait = match pushed {
+        Some(w) => w,
+        None => {
+            let n = state.tries.saturating_sub(state.skip).max(1);
+            let w = sample_wait(&policy.backoff, n, &mut generators[g], &mut state.previous);
+            match after {
+                Some(a) if policy.honor_retry_after && policy.pushback.is_none() => w.max(a),
+                _ => w,
+            }
+        }
+    };
     if let Some(d) = policy.deadline {
         if now.saturating_add(wait).saturating_sub(state.started) > d {
             return None;
@@ -171,5 +207,112 @@ mod tests {
             Class::Terminal
         );
         assert_eq!(classify(FailKind::Refused, &post), Class::Retryable);
+    }
+
+    fn with_pushback(backoff: squall_lang::Backoff, pushback: Pushback) -> RetrySpec {
+        let mut p = RetrySpec::new(4, backoff);
+        p.pushback = Some(pushback);
+        p
+    }
+
+    fn failure(not_before: Option<u64>) -> Failure {
+        Failure {
+            kind: FailKind::Status(503),
+            not_before,
+        }
+    }
+
+    #[test]
+    fn grpc_pushback_waits_exactly_and_restarts_the_backoff() {
+        use squall_lang::{Backoff, LibraryBackoff};
+        // initial 100, x2, max 10 000. A pushback of 250 at tick 1000
+        // after the first try: the retry waits exactly 250, draws nothing.
+        // The next failure (2 tries made) has no pushback: without the
+        // reset it would be retry 2 (bound 200); after it, retry 1 (100).
+        let b = Backoff::Library(LibraryBackoff::Grpc {
+            initial: 100,
+            max: 10_000,
+            multiplier: 2.0,
+        });
+        let policy = with_pushback(b, Pushback::Grpc);
+        let get = req(Method::Get, false);
+        let mut gens = vec![Generator::default_for(3)];
+        let mut copy = Generator::default_for(3);
+        let mut state = RetryLoop {
+            tries: 1,
+            started: 0,
+            previous: None,
+            skip: 0,
+        };
+        let w = next_wait(
+            &policy,
+            &get,
+            failure(Some(1250)),
+            1000,
+            &mut state,
+            &mut gens,
+        );
+        assert_eq!(w, Some(250));
+        assert_eq!(state.skip, 1);
+        state.tries = 2;
+        let w = next_wait(&policy, &get, failure(None), 2000, &mut state, &mut gens);
+        let r = copy.next_f64();
+        assert_eq!(w, Some((100.0 * (0.8 + 0.4 * r)).round() as u64));
+    }
+
+    #[test]
+    fn envoy_retry_after_draws_in_its_range_and_leaves_the_backoff_count() {
+        use squall_lang::{Backoff, LibraryBackoff};
+        // Envoy's code backoff, base 25, max 250; max_interval 300 000.
+        // Retry-After 10 000: the wait is 10 000 + floor(r x 5000). The
+        // next retry without a header is the backoff's first (bound 25),
+        // not its second: floor(r' x 25).
+        let b = Backoff::Library(LibraryBackoff::Envoy {
+            base: 25,
+            max: 250,
+            docs: false,
+        });
+        let policy = with_pushback(
+            b,
+            Pushback::RetryAfter {
+                max_interval: 300_000,
+            },
+        );
+        let get = req(Method::Get, false);
+        let mut gens = vec![Generator::default_for(5)];
+        let mut copy = Generator::default_for(5);
+        let mut state = RetryLoop {
+            tries: 1,
+            started: 0,
+            previous: None,
+            skip: 0,
+        };
+        let w = next_wait(
+            &policy,
+            &get,
+            failure(Some(10_000)),
+            0,
+            &mut state,
+            &mut gens,
+        );
+        let r = copy.next_f64();
+        assert_eq!(w, Some(10_000 + (r * 5000.0) as u64));
+        state.tries = 2;
+        let w = next_wait(&policy, &get, failure(None), 20_000, &mut state, &mut gens);
+        let r = copy.next_f64();
+        assert_eq!(w, Some((r * 25.0) as u64));
+        // A Retry-After over max_interval is ignored: the backoff's
+        // retry 2 (bound 50), no lower bound from the header.
+        state.tries = 3;
+        let w = next_wait(
+            &policy,
+            &get,
+            failure(Some(400_000)),
+            0,
+            &mut state,
+            &mut gens,
+        );
+        let r = copy.next_f64();
+        assert_eq!(w, Some((r * 50.0) as u64));
     }
 }

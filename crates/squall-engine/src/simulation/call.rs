@@ -48,6 +48,7 @@ impl Runner<'_, '_> {
             self.requests.tries[k] = 1;
             self.requests.started[k] = t;
             self.requests.prev_wait[k] = NEVER;
+            self.requests.skip[k] = 0;
             if self.nodes[node].budget.is_some() {
                 self.budget_request(t, k, node);
             }
@@ -285,6 +286,7 @@ impl Runner<'_, '_> {
             tries: self.requests.tries[k],
             started: self.requests.started[k],
             previous: (prev != NEVER).then_some(prev),
+            skip: self.requests.skip[k],
         };
         (k, state)
     }
@@ -304,6 +306,7 @@ impl Runner<'_, '_> {
         let request = &self.sim.kinds[kind].request;
         let wait = retry::next_wait(policy, request, f, t, &mut state, &mut self.gens);
         self.requests.prev_wait[k] = state.previous.unwrap_or(NEVER);
+        self.requests.skip[k] = state.skip;
         wait
     }
 
@@ -357,6 +360,7 @@ impl Runner<'_, '_> {
                 grant.is_some()
             });
         self.requests.prev_wait[k] = state.previous.unwrap_or(NEVER);
+        self.requests.skip[k] = state.skip;
         match grant {
             Some(Grant { cost }) => self.requests.grant[k] = cost,
             None if asked => self.obs.nodes[node].retries_refused[t as usize] += 1,

@@ -29,6 +29,8 @@ pub(super) struct Requests {
     pub(super) started: Vec<u64>,
     /// Previous wait per path position (decorrelated jitter), or `NEVER`.
     pub(super) prev_wait: Vec<u64>,
+    /// Retries the backoff does not count per path position (pushback).
+    pub(super) skip: Vec<u32>,
     /// Tick the current try was sent, and the breaker state it found.
     pub(super) sent_at: Vec<u64>,
     pub(super) admitted: Vec<State>,
@@ -56,6 +58,7 @@ impl Requests {
             tries: Vec::new(),
             started: Vec::new(),
             prev_wait: Vec::new(),
+            skip: Vec::new(),
             sent_at: Vec::new(),
             admitted: Vec::new(),
             admitted_epoch: Vec::new(),
@@ -80,6 +83,7 @@ impl Requests {
             self.retried[s] = false;
             self.tries[s * d..(s + 1) * d].fill(0);
             self.prev_wait[s * d..(s + 1) * d].fill(NEVER);
+            self.skip[s * d..(s + 1) * d].fill(0);
             self.last_seen[s * n..(s + 1) * n].fill(NEVER);
             slot
         } else {
@@ -91,6 +95,7 @@ impl Requests {
             self.tries.extend(std::iter::repeat_n(0, d));
             self.started.extend(std::iter::repeat_n(0, d));
             self.prev_wait.extend(std::iter::repeat_n(NEVER, d));
+            self.skip.extend(std::iter::repeat_n(0, d));
             self.sent_at.extend(std::iter::repeat_n(0, d));
             self.admitted.extend(std::iter::repeat_n(State::Closed, d));
             self.admitted_epoch.extend(std::iter::repeat_n(0, d));

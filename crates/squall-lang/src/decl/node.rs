@@ -23,6 +23,8 @@ pub struct NodeDecl {
     pub library_breaker: Option<KindBlockAst>,
     /// `budget KIND { ... }` as written.
     pub budget: Option<KindBlockAst>,
+    /// `hedge KIND { ... }` as written.
+    pub hedge: Option<KindBlockAst>,
     /// Scripted routes (`endpoint`).
     pub routes: Vec<RouteAst>,
     /// Nodes it fans out to (`chain a -> [b, c]`).

@@ -34,7 +34,7 @@ impl Printer<'_> {
                     return Self::leaf(format!("retry {}", name.name), span_at(r.span));
                 }
                 let mut node = self.block("retry".to_string(), span_at(r.span), Inline::IfFits);
-                let children = retry_children(r);
+                let children = retry_children(self, r);
                 push_children(&mut node, children);
                 node
             }
@@ -73,6 +73,7 @@ impl Printer<'_> {
                 node
             }
             ServiceProp::Budget(b) => self.kind_block("budget", b),
+            ServiceProp::Hedge(b) => self.kind_block("hedge", b),
             ServiceProp::LibraryBreaker(b) => self.kind_block("breaker", b),
             ServiceProp::Response(r) => {
                 let ResponseBlockAst {
@@ -178,13 +179,14 @@ pub(super) fn op_node(op: &OpAst) -> Node {
 }
 
 /// The properties of a retry policy, in canonical order.
-pub(super) fn retry_children(r: &RetryAst) -> Vec<Node> {
+pub(super) fn retry_children(p: &mut Printer<'_>, r: &RetryAst) -> Vec<Node> {
     let RetryAst {
         attempts,
         backoff,
         deadline,
         retry_after,
         unknown_attempts,
+        pushback,
         named: _,
         span: _,
     } = r;
@@ -196,6 +198,9 @@ pub(super) fn retry_children(r: &RetryAst) -> Vec<Node> {
         ));
     }
     if let Some(b) = backoff {
+        if let BackoffRef::Inline(BackoffAst::Library(lib)) = b {
+            p.skip_braces(lib.span);
+        }
         let text = match b {
             BackoffRef::Inline(b) => format!("backoff {}", backoff_text(b)),
             BackoffRef::Named(id) => format!("backoff {}", id.name),
@@ -213,6 +218,16 @@ pub(super) fn retry_children(r: &RetryAst) -> Vec<Node> {
             format!("retry_after {}", r.name),
             span_at(r.span),
         ));
+    }
+    if let Some(b) = pushback {
+        // `pushback grpc` alone; with settings, on one line.
+        p.skip_braces(b.span);
+        let text = if b.fields.is_empty() {
+            format!("pushback {}", b.kind.name)
+        } else {
+            format!("pushback {}", settings_text(b))
+        };
+        children.push(Printer::leaf(text, span_at(b.span)));
     }
     if let Some(u) = unknown_attempts {
         children.push(Printer::leaf(

@@ -53,17 +53,22 @@ impl Printer<'_> {
                 push_children(&mut node, children);
                 node
             }
-            Item::Backoff(name, b) => Self::leaf(
-                format!("backoff {} = {}", name.name, backoff_text(b)),
-                span_at(name.span),
-            ),
+            Item::Backoff(name, b) => {
+                if let BackoffAst::Library(lib) = b {
+                    self.skip_braces(lib.span);
+                }
+                Self::leaf(
+                    format!("backoff {} = {}", name.name, backoff_text(b)),
+                    span_at(name.span),
+                )
+            }
             Item::Policy(name, r) => {
                 let mut node = self.block(
                     format!("policy {}", name.name),
                     span_at(name.span),
                     Inline::IfFits,
                 );
-                let children = retry_children(r);
+                let children = retry_children(self, r);
                 push_children(&mut node, children);
                 node
             }

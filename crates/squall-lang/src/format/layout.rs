@@ -98,6 +98,19 @@ impl<'s> Printer<'s> {
         b
     }
 
+    /// Passes over the brace pairs that open inside `span`: a leaf printed
+    /// on one line with braces of its own (`backoff grpc { ... }`) takes
+    /// them, so the next block finds its own.
+    pub(super) fn skip_braces(&mut self, span: crate::span::Span) {
+        while self
+            .braces
+            .get(self.next_brace)
+            .is_some_and(|&(o, _)| o >= span.start && o < span.end)
+        {
+            self.next_brace += 1;
+        }
+    }
+
     pub(super) fn block(
         &mut self,
         head: String,

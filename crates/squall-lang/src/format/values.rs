@@ -106,6 +106,22 @@ pub fn backoff_text(b: &BackoffAst) -> String {
         BackoffAst::Decorrelated { base, cap, rng } => {
             growth("decorrelated", base, &None, cap, rng.as_ref())
         }
+        BackoffAst::Library(b) => settings_text(b),
+    }
+}
+
+/// `KIND { name value  name value }` on one line (`KIND {}` without
+/// settings): a library's backoff inside a retry policy.
+pub fn settings_text(b: &KindBlockAst) -> String {
+    let fields: Vec<String> = b
+        .fields
+        .iter()
+        .map(|(n, v)| format!("{} {}", n.name, value_text(v)))
+        .collect();
+    if fields.is_empty() {
+        format!("{} {{}}", b.kind.name)
+    } else {
+        format!("{} {{ {} }}", b.kind.name, fields.join("  "))
     }
 }
 

@@ -21,6 +21,7 @@ pub(super) fn empty_retry(span: Span) -> RetryAst {
         deadline: None,
         retry_after: None,
         unknown_attempts: None,
+        pushback: None,
         named: None,
         span,
     }
@@ -85,6 +86,12 @@ pub(super) fn retry_prop(retry: &mut RetryAst, p: Pair<'_, Rule>) -> Result<()> 
             }
             retry.unknown_attempts = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?);
         }
+        Rule::pushback_prop => {
+            if retry.pushback.is_some() {
+                return Err(twice("pushback"));
+            }
+            retry.pushback = Some(parse_kind_block(p)?);
+        }
         other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
     }
     Ok(())
@@ -124,6 +131,8 @@ pub(super) fn parse_breaker(pair: Pair<'_, Rule>) -> Result<BreakerAst> {
 /// `budget KIND { ... }` or `breaker KIND { ... }`.
 pub(super) fn parse_kind_block(pair: Pair<'_, Rule>) -> Result<KindBlockAst> {
     let span: Span = pair.as_span().into();
+    // Without braces the rule's span runs on over what follows it.
+    let span = Span::new(span.start, span.start + super::code_len(pair.as_str()));
     let mut inner = pair.into_inner();
     let kind = ident(
         inner
@@ -160,6 +169,9 @@ pub(super) fn parse_backoff(pair: Pair<'_, Rule>) -> Result<BackoffAst> {
         pair
     };
     let rule = pair.as_rule();
+    if rule == Rule::backoff_lib {
+        return Ok(BackoffAst::Library(parse_kind_block(pair)?));
+    }
     let mut c = Children::of(pair);
     let base = parse_value_pair(c.expect(Rule::value)?)?;
     let mut multiplier = None;

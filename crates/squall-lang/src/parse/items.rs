@@ -11,7 +11,7 @@ use super::{
         empty_retry, parse_backoff, parse_breaker, parse_kind_block, parse_op, parse_request,
         parse_response, parse_response_block, parse_retry, parse_route, retry_prop,
     },
-    ident, internal, number,
+    code_len, ident, internal, number,
     report::parse_report_item,
     string,
     timed::{is_timed, parse_timed},
@@ -37,6 +37,7 @@ pub(super) fn parse_scenario(pair: Pair<'_, Rule>) -> Result<ScenarioAst> {
 
 pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
     let span: Span = pair.as_span().into();
+    let text = pair.as_str();
     let rule = pair.as_rule();
     if rule == Rule::series_decl {
         return Ok(Item::Series(parse_timed(pair)?));
@@ -305,6 +306,10 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                 .next()
                 .ok_or_else(|| internal(span, "`expect` without a check"))?;
             let check = parse_expect_check(check)?;
+            // The rule's span runs on over the blank lines and comments
+            // after the check (pest skips them while it looks for more of
+            // the expression); the line's text ends at its last token.
+            let span = Span::new(span.start, span.start + code_len(text));
             Item::Expect(ExpectAst { lhs, check, span })
         }
         other => return Err(internal(span, &format!("unexpected item {other:?}"))),
@@ -398,6 +403,7 @@ fn parse_service_prop(p: Pair<'_, Rule>) -> Result<ServiceProp> {
         }
         Rule::breaker_block => ServiceProp::Breaker(parse_breaker(p)?),
         Rule::budget_block => ServiceProp::Budget(parse_kind_block(p)?),
+        Rule::hedge_block => ServiceProp::Hedge(parse_kind_block(p)?),
         Rule::breaker_lib => ServiceProp::LibraryBreaker(parse_kind_block(p)?),
         Rule::response_block => ServiceProp::Response(parse_response_block(p)?),
         r if is_timed(r) => ServiceProp::Timed(parse_timed(p)?),

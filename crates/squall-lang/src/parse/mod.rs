@@ -290,3 +290,35 @@ pub(crate) fn too_large(span: Span, text: &str) -> Diagnostic {
         .label("too large")
         .help("numbers up to about 1.8e308 can be computed with; write a smaller one")
 }
+
+/// The length of `text` up to the end of its last token: trailing blanks
+/// and `#` comments left out (a `#` inside a string is not a comment).
+pub(super) fn code_len(text: &str) -> usize {
+    let (mut end, mut comment, mut quoted, mut escaped) = (0, false, false, false);
+    for (i, ch) in text.char_indices() {
+        if comment {
+            comment = ch != '\n';
+            continue;
+        }
+        if quoted {
+            match (escaped, ch) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => quoted = false,
+                _ => {}
+            }
+            end = i + ch.len_utf8();
+            continue;
+        }
+        match ch {
+            '#' => comment = true,
+            '"' => {
+                quoted = true;
+                end = i + 1;
+            }
+            c if c.is_whitespace() => {}
+            c => end = i + c.len_utf8(),
+        }
+    }
+    end
+}

@@ -53,7 +53,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::without_item => "`without`",
         Rule::source_override => "`source`",
         Rule::service_override => "`service NAME { ... }`",
-        Rule::removal => "`retry none`, `breaker none` or `budget none`",
+        Rule::removal => "`retry none`, `breaker none`, `budget none` or `hedge none`",
         Rule::removable => "`retry`, `breaker` or `budget`",
         Rule::none_word => "`none`",
         Rule::sweep_axis => "`name in [values]`",
@@ -95,6 +95,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::deadline_prop => "`deadline`",
         Rule::retry_after_prop => "`retry_after`",
         Rule::unknown_prop => "`unknown_attempts`",
+        Rule::pushback_prop => "`pushback`",
         Rule::backoff_kind | Rule::backoff_full | Rule::backoff_equal | Rule::backoff_decorrelated => {
             "a backoff (`fixed`, `exponential`, `full_jitter`, `equal_jitter`, `decorrelated`)"
         }
@@ -106,6 +107,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
                 Rule::breaker_probes => "`probes`",
         Rule::breaker_scope => "`per path`",
         Rule::budget_block => "`budget KIND { ... }`",
+        Rule::hedge_block => "`hedge KIND { ... }`",
         Rule::setting => "a setting (`NAME VALUE`)",
         Rule::breaker_lib => "`breaker KIND { ... }`",
         Rule::route_decl | Rule::route_default => "`route NAME METHOD /path { ... }` or `default { ... }`",

@@ -26,6 +26,7 @@
 //! Problems are collected, not returned at the first: a run reports every
 //! value that does not fit.
 
+mod backoffs;
 mod budgets;
 mod faults;
 mod library_breakers;

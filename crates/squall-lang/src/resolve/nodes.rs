@@ -39,6 +39,7 @@ impl Scenario {
                     n.timed.retain(|x| x.key.name != t.key.name);
                     n.timed.push(t.clone());
                 }
+                ServiceChange::Set(ServiceProp::Hedge(b)) => n.hedge = Some(b.clone()),
                 // Refused when the file was checked.
                 ServiceChange::Set(ServiceProp::Response(_)) => {}
                 ServiceChange::Remove(kw) => match kw.name.as_str() {
@@ -47,6 +48,7 @@ impl Scenario {
                         n.breaker = None;
                         n.library_breaker = None;
                     }
+                    "hedge" => n.hedge = None,
                     _ => n.budget = None,
                 },
             }
@@ -68,6 +70,7 @@ impl Scenario {
         let retry = n.retry.as_ref().and_then(|r| self.retry(r, cx, backoffs));
         let breaker = n.breaker.as_ref().and_then(|b| self.breaker(b, cx));
         let budget = n.budget.as_ref().and_then(|b| self.budget(b, cx));
+        let hedge = n.hedge.as_ref().and_then(|b| self.hedge(b, n, cx));
         let library_breaker = n
             .library_breaker
             .as_ref()
@@ -103,6 +106,7 @@ impl Scenario {
             breaker,
             library_breaker,
             budget,
+            hedge,
             routes,
             server,
             caller,

@@ -127,6 +127,7 @@ impl Scenario {
                     rng: rng_of(rng),
                 })
             }
+            BackoffAst::Library(lib) => self.library_backoff(lib, cx).map(Backoff::Library),
         }
     }
 
@@ -164,12 +165,17 @@ impl Scenario {
             Some(v) => cx.keep(self.conv(v, o, |v| attempts_count(v, "`unknown_attempts`"))),
         };
         let honor = r.retry_after.as_ref().is_none_or(|id| id.name != "ignore");
+        let pushback = match &r.pushback {
+            None => Some(None),
+            Some(p) => self.pushback(p, cx).map(Some),
+        };
         Some(RetrySpec {
             attempts: attempts?,
             backoff: backoff?,
             deadline: deadline?,
             honor_retry_after: honor,
             unknown_attempts: unknown?,
+            pushback: pushback?,
         })
     }
 

@@ -10,6 +10,9 @@ use crate::decl::NodeDecl;
 
 impl Validator {
     pub(super) fn check_backoff_rng(&mut self, b: &BackoffAst, rngs: &[RngAst]) {
+        if let BackoffAst::Library(lib) = b {
+            self.check_library_backoff(lib);
+        }
         if let BackoffAst::FullJitter { rng: Some(r), .. }
         | BackoffAst::EqualJitter { rng: Some(r), .. }
         | BackoffAst::Decorrelated { rng: Some(r), .. } = b
@@ -67,6 +70,9 @@ impl Validator {
                 let _ = self.backoff_index(backoffs, id);
             }
             Some(BackoffRef::Inline(b)) => self.check_backoff_rng(b, rngs),
+        }
+        if let Some(p) = &r.pushback {
+            self.check_pushback(p);
         }
         if let Some(id) = &r.retry_after {
             if !["honor", "ignore"].contains(&id.name.as_str()) {

@@ -137,6 +137,20 @@ impl Validator {
                                     self.check_budget(b);
                                     nodes[i].budget = Some(b.clone());
                                 }
+                                ServiceProp::Hedge(b) => {
+                                    if nodes[i].hedge.is_some() {
+                                        self.err(
+                                            Twice::Block {
+                                                owner: &id.name,
+                                                block: "hedge",
+                                            }
+                                            .at(b.span),
+                                        );
+                                    }
+                                    self.expect_caller(&nodes[i], "a hedge", b.span);
+                                    self.check_hedge(b);
+                                    nodes[i].hedge = Some(b.clone());
+                                }
                                 ServiceProp::Breaker(b) => {
                                     if nodes[i].breaker.is_some()
                                         || nodes[i].library_breaker.is_some()

@@ -5,7 +5,7 @@
 
 use crate::ast::{BreakerAst, KindBlockAst};
 use crate::diagnostic::{did_you_mean, Diagnostic};
-use crate::model::{BudgetSpec, LibraryBreakerSpec};
+use crate::model::{BudgetSpec, HedgeSpec, LibraryBackoff, LibraryBreakerSpec, Pushback};
 use crate::twice::Twice;
 
 use super::Validator;
@@ -28,6 +28,46 @@ impl Validator {
                 );
             }
         }
+    }
+
+    /// `backoff KIND { ... }`: a known library, known fields, gRPC's
+    /// required ones present.
+    pub(super) fn check_library_backoff(&mut self, b: &KindBlockAst) {
+        self.check_kind_block(b, "backoff", LibraryBackoff::KINDS);
+        for req in LibraryBackoff::required_of(&b.kind.name) {
+            if !b.fields.iter().any(|(n, _)| n.name == *req) {
+                self.err(
+                    Diagnostic::new(
+                        format!("a `{}` backoff needs `{req}`", b.kind.name),
+                        b.span,
+                    )
+                    .label(format!("no `{req}`"))
+                    .help("gRFC A6 gives its backoff no defaults, e.g. `backoff grpc { initial 100ms  multiplier 2  max 1s }`"),
+                );
+            }
+        }
+    }
+
+    /// `hedge KIND { ... }`: a known kind, known fields, `max_attempts`.
+    pub(super) fn check_hedge(&mut self, b: &KindBlockAst) {
+        self.check_kind_block(b, "hedge", HedgeSpec::KINDS);
+        if HedgeSpec::KINDS.iter().any(|(k, _)| *k == b.kind.name)
+            && !b.fields.iter().any(|(n, _)| n.name == "max_attempts")
+        {
+            self.err(
+                Diagnostic::new(
+                    format!("a `{}` hedge needs `max_attempts`", b.kind.name),
+                    b.span,
+                )
+                .label("no `max_attempts`")
+                .help("e.g. `hedge grpc { max_attempts 3  hedging_delay 50ms }`"),
+            );
+        }
+    }
+
+    /// `pushback KIND { ... }`.
+    pub(super) fn check_pushback(&mut self, b: &KindBlockAst) {
+        self.check_kind_block(b, "pushback", Pushback::KINDS);
     }
 
     /// A consecutive breaker needs its threshold and its cool-down.
@@ -100,8 +140,13 @@ impl Validator {
                     )
                     .label("unknown field")
                     .help(
-                        did_you_mean(&name.name, fields.iter().copied())
-                            .unwrap_or_else(|| format!("its fields: {}", list.join(", "))),
+                        did_you_mean(&name.name, fields.iter().copied()).unwrap_or_else(|| {
+                            if list.is_empty() {
+                                format!("a `{}` {block} takes no settings", b.kind.name)
+                            } else {
+                                format!("its fields: {}", list.join(", "))
+                            }
+                        }),
                     ),
                 );
             } else if b.fields[..k].iter().any(|(n, _)| n.name == name.name) {

@@ -80,6 +80,10 @@ impl Validator {
                                         self.expect_caller(&nodes[i], "a breaker", b.span);
                                         self.check_breaker(b);
                                     }
+                                    ServiceChange::Set(ServiceProp::Hedge(b)) => {
+                                        self.expect_caller(&nodes[i], "a hedge", b.span);
+                                        self.check_hedge(b);
+                                    }
                                     ServiceChange::Set(ServiceProp::Capacity(_))
                                     | ServiceChange::Remove(_) => {}
                                     ServiceChange::Set(ServiceProp::Timed(t)) => {

@@ -191,6 +191,7 @@ impl Validator {
                                     retry: None,
                                     breaker: None,
                                     budget: None,
+                                    hedge: None,
                                     library_breaker: None,
                                     routes: Vec::new(),
                                     fanout: Vec::new(),
@@ -354,6 +355,8 @@ impl Validator {
                     "has a timeout",
                     "a timeout limits the caller's wait for a try; put it",
                 )
+            } else if what == "a hedge" {
+                ("hedges", "hedged tries belong to the caller; put the hedge")
             } else if what == "a budget" {
                 (
                     "has a retry budget",

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use squall_lang::{Backoff, HerdSpec};
+use squall_lang::{Backoff, HerdSpec, LibraryBackoff};
 
 use squall_engine::sample_wait;
 
@@ -77,7 +77,10 @@ impl Study<'_> {
         let mut g = generator(model, h.rng.or_else(|| b.rng()));
         let mut buckets = BTreeMap::new();
         for _ in 0..h.clients {
-            let wait = if matches!(b, Backoff::Decorrelated { .. }) {
+            let wait = if matches!(
+                b,
+                Backoff::Decorrelated { .. } | Backoff::Library(LibraryBackoff::Polly { .. })
+            ) {
                 // Its wait depends on the client's earlier ones.
                 let mut prev = None;
                 let mut w = 0;

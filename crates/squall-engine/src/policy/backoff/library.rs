@@ -74,6 +74,17 @@ const RP_SCALING: f64 = 1.0 / 1.4;
 const P_FACTOR: f64 = 4.0;
 
 impl PollyJitter {
+    /// The state after a retry whose formula value was `prev` (0 before
+    /// the first retry).
+    pub fn resume(prev: f64) -> Self {
+        PollyJitter { prev }
+    }
+
+    /// The formula's value at the last retry (0 before the first).
+    pub fn last(&self) -> f64 {
+        self.prev
+    }
+
     /// The wait before retry `n` with median delay `d`:
     /// `t = (n − 1) + r; next = 2^t · tanh(sqrt(4t)); wait = (next − prev) / 1.4 · d`.
     pub fn wait(&mut self, d: f64, n: u32, r: f64) -> f64 {

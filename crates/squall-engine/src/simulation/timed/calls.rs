@@ -56,6 +56,8 @@ pub(super) struct Call {
     pub(super) first_try: u64,
     /// Previous backoff wait \[ticks\] (decorrelated jitter), or `u64::MAX`.
     pub(super) prev_wait: u64,
+    /// Retries its backoff does not count (pushback).
+    pub(super) skip: u32,
     /// It holds one of its node's workers.
     pub(super) holds_worker: bool,
     /// Its work is for a caller that gave up: it, or a call above it,
@@ -79,6 +81,11 @@ pub(super) struct Call {
     /// was sent (for the breaker's trace).
     pub(super) admitted_state: State,
     pub(super) sent_tick: u64,
+    /// What the budget's last grant cost, or `budget::NO_GRANT`.
+    pub(super) grant: u32,
+    /// A retry the budget granted has not answered yet (Envoy's open
+    /// retries; only at a node with a budget).
+    pub(super) retry_open: bool,
     /// In use (not on the free list).
     pub(super) live: bool,
     /// For a call fetching a field of its caller's composite response:
@@ -110,6 +117,7 @@ impl Calls {
             try_no: 1,
             first_try: 0,
             prev_wait: u64::MAX,
+            skip: 0,
             holds_worker: false,
             orphan: false,
             detached: false,
@@ -121,6 +129,8 @@ impl Calls {
             admitted_epoch: 0,
             admitted_state: State::Closed,
             sent_tick: 0,
+            grant: super::budget::NO_GRANT,
+            retry_open: false,
             live: true,
             field: NONE,
             field_node: NONE,

@@ -507,6 +507,11 @@ impl Runner<'_, '_> {
         }
         let tick = self.timed.res.tick_of(now);
         self.timed.calls.get_mut(c).first_try = tick;
+        let (node, _, _) = self.node_of(c);
+        if self.hedges(node) {
+            return self.send_hedge(now, c);
+        }
+        self.budget_first_try(tick, node);
         self.send_try(now, c)
     }
 
@@ -520,20 +525,12 @@ impl Runner<'_, '_> {
             return self.complete_call(now, c, fail(FailKind::Deadline));
         }
         let slot = self.timed.calls.get(c).slot;
-        if let Some(scope) = self.breaker_scope(slot, node) {
-            let a = self.nodes[node].breakers[scope].admit(tick);
-            if !a.sent {
-                self.obs.nodes[node].blocked[tick as usize] += 1;
-                let open = fail(FailKind::CircuitOpen {
-                    remaining: a.remaining,
-                });
-                self.trace_refused(tick, slot, node, a.before, open);
-                return self.after_try(now, c, open);
-            }
-            self.admitted(c, tick, a);
+        if let Some(open) = self.admit_try(tick, c, node) {
+            return self.after_try(now, c, open);
         }
         let pos = self.timed.calls.get(c).pos;
         let child = self.new_call(slot, pos + 1, c, now);
+        self.budget_in_flight(node, 1);
         let tm = &mut self.timed;
         tm.calls.get_mut(c).child = child;
         let gen = tm.calls.enter(c, Phase::Waiting);
@@ -547,6 +544,24 @@ impl Runner<'_, '_> {
                 .schedule(now.after(b).units(), Event::Wake { call: c, gen })?;
         }
         self.arrive_timed(now, child)
+    }
+
+    /// The breaker of call `c`'s node lets its try go (noting the epoch it
+    /// went in), or fails it fast: `Some(circuit open)`, counted as blocked.
+    pub(super) fn admit_try(&mut self, tick: u64, c: u32, node: usize) -> Option<Answer> {
+        let slot = self.timed.calls.get(c).slot;
+        let scope = self.breaker_scope(slot, node)?;
+        let a = self.nodes[node].breakers[scope].admit(tick);
+        if !a.sent {
+            self.obs.nodes[node].blocked[tick as usize] += 1;
+            let open = fail(FailKind::CircuitOpen {
+                remaining: a.remaining,
+            });
+            self.trace_refused(tick, slot, node, a.before, open);
+            return Some(open);
+        }
+        self.admitted(c, tick, a);
+        None
     }
 
     /// A scheduled event for call `c`, if it is still current.
@@ -597,9 +612,15 @@ impl Runner<'_, '_> {
     /// The try of call `c` timed out at `now`.
     fn time_out(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, source, _) = self.node_of(c);
+        if self.hedges(node) {
+            return self.hedge_timer(now, c);
+        }
         let tick = self.timed.res.tick_of(now);
         self.timed.recorder.count(node, Count::Timeout, now, 1);
         let child = std::mem::replace(&mut self.timed.calls.get_mut(c).child, NONE);
+        if child != NONE {
+            self.budget_in_flight(node, -1);
+        }
         let slot = self.timed.calls.get(c).slot;
         let propagated_past = self.sim.model.sources[source]
             .deadline
@@ -636,6 +657,13 @@ impl Runner<'_, '_> {
                 self.free_worker(now, node)?;
             }
             self.cancel_fields(now, c)?;
+            if call.child != NONE {
+                self.budget_in_flight(node, -1);
+            }
+            if self.hedges(node) {
+                self.cancel_kids(now, c)?;
+            }
+            self.close_retry(c, node);
             let tm = &mut self.timed;
             tm.recorder.count(node, Count::Cancelled, now, 1);
             tm.recorder.calls.cancelled += 1;
@@ -677,6 +705,9 @@ impl Runner<'_, '_> {
         self.count_answer(tick, node, answer);
         let latency = now.since(call.arrived).units();
         self.log_call(now.units(), call.slot, node, call.try_no, answer, latency);
+        if self.has_budget(node) {
+            self.timed_budget_leave(c, node, answer);
+        }
         if call.orphan {
             self.timed.recorder.count(node, Count::WastedCalls, now, 1);
         }
@@ -703,6 +734,7 @@ impl Runner<'_, '_> {
         // The caller's try answered: its timer goes stale.
         self.timed.calls.get_mut(p).child = NONE;
         let (pnode, _, _) = self.node_of(p);
+        self.budget_in_flight(pnode, -1);
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
             let after = self.nodes[pnode].breakers[scope].record(
@@ -712,6 +744,9 @@ impl Runner<'_, '_> {
             );
             self.trace_answered(p, pnode, answer, after);
         }
+        if self.hedges(pnode) {
+            return self.hedge_answer(now, p, c, answer);
+        }
         self.after_try(now, p, answer)
     }
 
@@ -719,6 +754,10 @@ impl Runner<'_, '_> {
     /// failure is retried after a wait when the policy allows and the
     /// wait ends before the deadline, or answers up.
     fn after_try(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+        if self.timed.calls.get(c).retry_open {
+            let (node, _, _) = self.node_of(c);
+            self.close_retry(c, node);
+        }
         let Answer::Fail(f) = answer else {
             return self.complete_call(now, c, answer);
         };
@@ -771,10 +810,18 @@ impl Runner<'_, '_> {
             tries: call.tries,
             started: call.first_try,
             previous: (call.prev_wait != u64::MAX).then_some(call.prev_wait),
+            skip: call.skip,
         };
-        let request = &self.sim.kinds[kind].request;
-        let wait = retry::next_wait(policy, request, f, tick, &mut state, &mut self.gens);
-        self.timed.calls.get_mut(c).prev_wait = state.previous.unwrap_or(u64::MAX);
+        let (node, _, _) = self.node_of(c);
+        let wait = if self.has_budget(node) {
+            self.budgeted_timed_wait(tick, c, node, f, policy, kind, &mut state)
+        } else {
+            let request = &self.sim.kinds[kind].request;
+            retry::next_wait(policy, request, f, tick, &mut state, &mut self.gens)
+        };
+        let x = self.timed.calls.get_mut(c);
+        x.prev_wait = state.previous.unwrap_or(u64::MAX);
+        x.skip = state.skip;
         wait
     }
 }

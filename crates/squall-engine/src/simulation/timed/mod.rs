@@ -97,10 +97,12 @@
 //! reached a node was answered, cancelled, or is queued, in service or
 //! waiting ([`crate::observe::timed::CallAccounting`]).
 
+mod budget;
 mod calls;
 mod composite;
 mod estimate;
 mod flow;
+mod hedge;
 mod recorder;
 mod sequential;
 mod trace;
@@ -124,7 +126,7 @@ pub fn takes_time(model: &Model) -> bool {
     model
         .nodes
         .iter()
-        .any(|n| n.server.is_some() || n.caller.timeout.is_some())
+        .any(|n| n.server.is_some() || n.caller.timeout.is_some() || n.hedge.is_some())
         || model.sources.iter().any(|s| s.deadline.is_some())
         || model.faults.iter().any(|f| !f.timed.is_empty())
         || model.nodes.iter().any(|n| {
@@ -151,6 +153,10 @@ pub(super) struct Server {
     cancel: bool,
     /// Calls holding a worker.
     in_service: u32,
+    /// Its tries in flight downstream, and its retries open (kept only
+    /// with a retry budget: `budget`).
+    in_flight: u64,
+    retries_open: u64,
     /// Timed faults on this node (indices into the model's faults).
     faults: Vec<usize>,
 }
@@ -175,6 +181,8 @@ pub(super) struct Timed {
     recorder: Recorder,
     /// Composite responses waiting for their fields.
     fetches: composite::Fetches,
+    /// Per call of a hedging node: its tries in flight (`hedge`).
+    hedge_kids: Vec<Vec<u32>>,
 }
 
 impl Timed {
@@ -214,6 +222,8 @@ impl Timed {
                     timeout: n.caller.timeout.map(|t| res.duration(t)),
                     cancel: n.caller.cancel,
                     in_service: 0,
+                    in_flight: 0,
+                    retries_open: 0,
                     faults: model
                         .faults
                         .iter()
@@ -247,6 +257,7 @@ impl Timed {
             started: Vec::new(),
             deadline: Vec::new(),
             pending: vec![false; model.sources.len()],
+            hedge_kids: Vec::new(),
             recorder: Recorder::new(
                 res,
                 start,

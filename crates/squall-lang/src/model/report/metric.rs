@@ -66,6 +66,8 @@ pub enum Metric {
     CompletionRate,
     /// Retries the node's retry budget refused.
     RetriesRefused,
+    /// Hedged tries the node sent (beyond each call's first try).
+    Hedged,
     /// The most calls the node saw in one tick of the window.
     PeakCalls,
     /// The last tick of the window with an answered composite response,
@@ -115,7 +117,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 52] = [
+    pub const ALL: [(&'static str, Metric); 53] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -167,6 +169,7 @@ impl Metric {
         ("e2e_p99", Metric::E2eP99),
         ("e2e_mean", Metric::E2eMean),
         ("retries_refused", Metric::RetriesRefused),
+        ("hedged", Metric::Hedged),
         ("peak_calls", Metric::PeakCalls),
     ];
 

@@ -2,6 +2,8 @@
 
 use serde::Serialize;
 
+use super::LibraryBackoff;
+
 /// How long a service waits before its next try.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Backoff {
@@ -52,6 +54,8 @@ pub enum Backoff {
         /// Generator.
         rng: Option<usize>,
     },
+    /// A library's own backoff; it draws from the run's default generator.
+    Library(LibraryBackoff),
 }
 
 impl Backoff {
@@ -59,7 +63,10 @@ impl Backoff {
     pub fn draws(&self) -> bool {
         matches!(
             self,
-            Backoff::FullJitter { .. } | Backoff::EqualJitter { .. } | Backoff::Decorrelated { .. }
+            Backoff::FullJitter { .. }
+                | Backoff::EqualJitter { .. }
+                | Backoff::Decorrelated { .. }
+                | Backoff::Library(_)
         )
     }
 
@@ -69,7 +76,7 @@ impl Backoff {
             Backoff::FullJitter { rng, .. }
             | Backoff::EqualJitter { rng, .. }
             | Backoff::Decorrelated { rng, .. } => rng,
-            Backoff::Fixed { .. } | Backoff::Exponential { .. } => None,
+            Backoff::Fixed { .. } | Backoff::Exponential { .. } | Backoff::Library(_) => None,
         }
     }
 }

@@ -51,6 +51,9 @@ pub struct NodeSpec {
     /// A retry budget on its retries.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetSpec>,
+    /// Hedged tries on its calls downstream, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hedge: Option<super::HedgeSpec>,
     /// Scripted answers, for a node at the bottom of a chain.
     pub routes: Vec<RouteSpec>,
     /// A response assembled from fields fetched from other nodes.

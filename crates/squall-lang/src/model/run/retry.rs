@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::Backoff;
+use super::{Backoff, Pushback};
 
 /// A retry policy.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -18,6 +18,9 @@ pub struct RetrySpec {
     pub honor_retry_after: bool,
     /// Tries for an outcome of unknown class.
     pub unknown_attempts: u32,
+    /// How a server's Retry-After is read instead of as a lower bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pushback: Option<Pushback>,
 }
 
 impl RetrySpec {
@@ -30,6 +33,7 @@ impl RetrySpec {
             deadline: None,
             honor_retry_after: true,
             unknown_attempts: 2,
+            pushback: None,
         }
     }
 }
