@@ -10,7 +10,10 @@
 //!   the long run with `SQUALL_LONG_TESTS=1`).
 //! - [`grammar`]: table-driven tests of values, expressions, templates, units.
 //! - [`resolve`]: overrides from outside the file, and sweeps.
+//! - [`clients`]: ramps, open and closed loops of clients: what they resolve
+//!   to, their located errors, and `squall fmt` keeping them.
 
+mod clients;
 mod common;
 mod errors;
 mod grammar;

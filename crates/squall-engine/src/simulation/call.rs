@@ -65,7 +65,17 @@ impl Runner<'_, '_> {
 
     /// Which of `node`'s breakers guards the request in `slot`, if any.
     pub(super) fn breaker_scope(&self, slot: u32, node: usize) -> Option<usize> {
-        match self.nodes[node].breakers.len() {
+        let n = &self.nodes[node];
+        if n.breakers.len() > n.shared_breakers {
+            let source = self.requests.source[slot as usize] as usize;
+            if self.sim.model.sources[source].entry == node {
+                let client = self.requests.client[slot as usize];
+                if let Some(b) = self.clients.breaker(source, client) {
+                    return Some(b);
+                }
+            }
+        }
+        match n.shared_breakers {
             0 => None,
             1 => Some(0),
             _ => Some(self.sim.kinds[self.requests.kind[slot as usize] as usize].scope),
@@ -74,9 +84,10 @@ impl Runner<'_, '_> {
 
     /// The path a `per path` breaker of `node` guards for this request, as
     /// an index into the model's distinct paths; `None` for a breaker over
-    /// all calls.
+    /// all calls or for one client.
     pub(super) fn scope_of(&self, slot: u32, node: usize) -> Option<usize> {
-        (self.nodes[node].breakers.len() > 1)
+        let shared = self.nodes[node].shared_breakers;
+        (shared > 1 && self.breaker_scope(slot, node).is_some_and(|b| b < shared))
             .then(|| self.sim.kinds[self.requests.kind[slot as usize] as usize].scope)
     }
 

@@ -91,6 +91,7 @@ mod accumulator;
 mod answer;
 mod builder;
 mod call;
+mod clients;
 mod event;
 mod kind;
 mod node_state;

@@ -17,14 +17,12 @@
 //!
 //! # Sources
 //!
-//! A rate source sends one request at a time: its next request comes a
-//! gap after the last, `1 / rate` for a uniform source and an exponential
-//! draw of mean `1 / rate` (from the source's stream) for a Poisson one,
-//! with the rate in force at the moment the gap is drawn. A gap that
-//! would cross a change of rate is cut at the change, where a new gap is
-//! drawn (exact for a Poisson source, which has no memory). `at` sources
-//! send at the start of their ticks. Sequential sources do not run on
-//! this path yet.
+//! Open-loop rate sources send one request at a time, a gap after the
+//! last, cut and drawn again where the rate changes (a step, a spike, every
+//! tick of a ramp); closed-loop sources (`clients N  think ...`) send when
+//! a client has thought after its previous request ended (`sources`).
+//! `at` sources send at the start of their ticks. Sequential sources do
+//! not run on this path yet.
 //!
 //! # A call at a node
 //!
@@ -93,6 +91,7 @@
 mod calls;
 mod flow;
 mod recorder;
+mod sources;
 
 use squall_lang::{Model, RateLimitSpec};
 
@@ -104,6 +103,7 @@ use crate::time::{Duration, Resolution, Time};
 
 use calls::Calls;
 use recorder::Recorder;
+use sources::TimedSources;
 
 pub use recorder::default_bin;
 
@@ -113,7 +113,10 @@ pub fn takes_time(model: &Model) -> bool {
         .nodes
         .iter()
         .any(|n| n.server.is_some() || n.caller.timeout.is_some())
-        || model.sources.iter().any(|s| s.deadline.is_some())
+        || model
+            .sources
+            .iter()
+            .any(|s| s.deadline.is_some() || s.closed())
         || model.faults.iter().any(|f| !f.timed.is_empty())
 }
 
@@ -152,9 +155,8 @@ pub(super) struct Timed {
     refs: Vec<u32>,
     started: Vec<Time>,
     deadline: Vec<Time>,
-    /// Per source: whether its next event sends a request (or only draws
-    /// a new gap at a change of rate).
-    pending: Vec<bool>,
+    /// Where the sources stand (`sources`).
+    sources: TimedSources,
     recorder: Recorder,
 }
 
@@ -218,7 +220,7 @@ impl Timed {
             refs: Vec::new(),
             started: Vec::new(),
             deadline: Vec::new(),
-            pending: vec![false; model.sources.len()],
+            sources: TimedSources::new(model, seed, res),
             recorder: Recorder::new(
                 res,
                 start,
