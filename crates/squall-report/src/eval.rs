@@ -275,6 +275,12 @@ pub fn window_metric(
             let from = (from as usize).min(to + 1);
             f64::from(s.calls[from..=to].iter().max().copied().unwrap_or(0))
         }
+        Metric::PeakToMean => {
+            let bin = obs.timed.as_ref().map_or(1, |t| t.bin_ticks.max(1));
+            let bins = crate::bins::bin_means(&s.calls, from as usize, to as usize, bin as usize);
+            let peak = bins.iter().map(|&(_, m)| m).fold(0.0, f64::max);
+            return ratio(peak, calls / ticks);
+        }
         Metric::Answered => served,
         Metric::Full => sum(&s.composite.as_ref()?.full, from, to) as f64,
         Metric::Reduced => sum(&s.composite.as_ref()?.reduced, from, to) as f64,

@@ -68,6 +68,10 @@ pub enum Metric {
     RetriesRefused,
     /// The most calls the node saw in one tick of the window.
     PeakCalls,
+    /// The busiest bin of the window's calls over their mean: calls per
+    /// bin of the run's series width (one tick when nothing takes time),
+    /// the highest bin's mean per tick divided by the window's.
+    PeakToMean,
     /// The last tick of the window with an answered composite response,
     /// counted from the window's start (1 = its first tick); 0 if none.
     LastAnswered,
@@ -115,7 +119,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 52] = [
+    pub const ALL: [(&'static str, Metric); 53] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -168,6 +172,7 @@ impl Metric {
         ("e2e_mean", Metric::E2eMean),
         ("retries_refused", Metric::RetriesRefused),
         ("peak_calls", Metric::PeakCalls),
+        ("peak_to_mean", Metric::PeakToMean),
     ];
 
     /// Looks a metric up by name.
