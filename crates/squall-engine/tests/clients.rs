@@ -11,8 +11,9 @@
 use squall_engine::observe::TimedObservations;
 use squall_engine::{Observations, Simulation};
 use squall_lang::{
-    Arrivals, BreakerSpec, ClientsSpec, Clock, FaultSpec, LatencySpec, LibraryBreakerSpec, Model,
-    NodeSpec, RatePeriod, ResponseSpec, ServerSpec, SourceSpec,
+    Arrivals, Backoff, BreakerSpec, BudgetSpec, ClientsSpec, Clock, FaultSpec, LatencySpec,
+    LibraryBreakerSpec, Model, NodeSpec, RatePeriod, ResponseSpec, RetrySpec, ServerSpec,
+    SourceSpec,
 };
 
 const NS_PER_MS: f64 = 1e6;
@@ -413,4 +414,37 @@ fn jitter_on_the_open_time_flattens_the_herd() {
             assert!(steady(o).abs_diff(10_000) < 500, "{}", steady(o));
         }
     }
+}
+
+/// A gRPC retry budget at the entry node, kept per client, by hand: one
+/// request a tick, every try fails, two tries a request. gRPC A6: a bucket
+/// of 10 loses a token at every failure (the last try's too) and allows a
+/// retry while it holds more than 5 after that. One bucket: request 1
+/// fails (9, retry), fails (8); request 2 fails (7, retry), fails (6);
+/// request 3 fails (5: refused), and nothing ever refills it: 2 retries.
+/// Two clients in turn each run that arithmetic on a bucket of their own:
+/// 4 retries. One client is one bucket: 2.
+#[test]
+fn each_client_has_its_own_retry_budget() {
+    let build = |clients: Option<u32>| {
+        let entry = NodeSpec {
+            retry: Some(RetrySpec::new(2, Backoff::Fixed { wait: 0 })),
+            budget: Some(BudgetSpec::Grpc {
+                max_tokens: 10,
+                token_ratio: 0.1,
+            }),
+            ..node("client", Some(1))
+        };
+        let mut m = down_dependency(clients);
+        m.nodes[0] = entry;
+        m
+    };
+    let retries = |o: &Observations| {
+        o.nodes[1].calls.iter().map(|&c| u64::from(c)).sum::<u64>() - o.accounting.entered
+    };
+    let shared = run(&build(None));
+    let own = run(&build(Some(2)));
+    assert_eq!(retries(&shared), 2);
+    assert_eq!(retries(&own), 4);
+    assert_eq!(retries(&run(&build(Some(1)))), 2);
 }

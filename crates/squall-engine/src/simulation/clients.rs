@@ -16,13 +16,16 @@
 //! every other source's requests at that node, use the node's own). A
 //! library breaker with jitter on its open time draws from a stream per
 //! client (`breaker/<node>/<source>/<client>`), so breakers that open
-//! together draw independent open times. A retry budget is still one per
-//! node.
+//! together draw independent open times. A retry budget at the entry
+//! node is kept per client the same way (each client's own tokens; the
+//! in-flight counts an Envoy budget reads stay the node's). Budgets run
+//! on the zero-time path only.
 
 use squall_lang::{Arrivals, Model};
 
 use crate::policy::breaker::any::AnyBreaker;
 use crate::policy::breaker::Breaker;
+use crate::policy::budget::Budget;
 use crate::rng::Stream;
 
 use super::node_state::NodeState;
@@ -35,6 +38,9 @@ pub(super) struct Clients {
     /// first client's breaker at its entry node (`None`: no breaker there).
     count: Vec<u32>,
     base: Vec<Option<usize>>,
+    /// Per source: the index of its first client's retry budget at its
+    /// entry node (`None`: no budget there).
+    budget_base: Vec<Option<usize>>,
     /// Per source: the next client in turn (uniform arrivals).
     turn: Vec<u32>,
     /// Per source: the stream that picks a client (Poisson arrivals).
@@ -68,8 +74,17 @@ impl Clients {
                     state.breakers.push(breaker);
                 }
             }
+            let mut budget_base = None;
+            if let (true, Some(spec)) = (count > 0, &node.budget) {
+                let state = &mut nodes[entry];
+                budget_base = Some(state.client_budgets.len());
+                state
+                    .client_budgets
+                    .extend((0..count).map(|_| Budget::from_spec(spec)));
+            }
             c.count.push(count);
             c.base.push(base);
+            c.budget_base.push(budget_base);
             c.turn.push(0);
             c.streams.push(Stream::new(seed, &format!("clients/{s}")));
             c.poisson.push(spec.arrivals == Arrivals::Poisson);
@@ -103,5 +118,13 @@ impl Clients {
     #[inline]
     pub(super) fn breaker(&self, s: usize, k: u32) -> Option<usize> {
         self.base[s].map(|b| b + k as usize)
+    }
+
+    /// The retry budget at source `s`'s entry node (an index into its
+    /// `client_budgets`) that client `k` spends, if its clients have their
+    /// own.
+    #[inline]
+    pub(super) fn budget(&self, s: usize, k: u32) -> Option<usize> {
+        self.budget_base[s].map(|b| b + k as usize)
     }
 }

@@ -31,6 +31,8 @@ pub(super) struct NodeState {
     pub(super) shared_breakers: usize,
     /// The retry budget on its retries, if any.
     pub(super) budget: Option<Budget>,
+    /// The per-client budgets of the sources that enter it (`clients`).
+    pub(super) client_budgets: Vec<Budget>,
     /// Requests open at the node (its retry loop started, not yet
     /// answered) and, of those, waiting for a retry: the concurrency an
     /// Envoy budget reads (kept only for a node with a budget).
@@ -61,6 +63,7 @@ impl NodeState {
             shared_breakers: breakers.len(),
             breakers,
             budget: n.budget.as_ref().map(Budget::from_spec),
+            client_budgets: Vec::new(),
             open: 0,
             waiting: 0,
             script: Script::new(n.routes.len()),
