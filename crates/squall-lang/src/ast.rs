@@ -260,7 +260,7 @@ pub struct RateAst {
     /// When it holds; `None` for the whole run.
     pub during: Option<Range>,
     /// `rate A to B during ..`: the rate at the range's end (a ramp).
-    pub to: Option<Value>,
+    pub to: Option<Box<Value>>,
 }
 
 /// A property of a source.

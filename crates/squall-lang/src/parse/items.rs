@@ -389,7 +389,7 @@ pub(super) fn parse_rate(pair: Pair<'_, Rule>) -> Result<RateAst> {
         Some(ramp) => {
             let mut r = Children::of(ramp);
             r.expect(Rule::kw_to)?;
-            to = Some(parse_value_pair(r.expect(Rule::value)?)?);
+            to = Some(Box::new(parse_value_pair(r.expect(Rule::value)?)?));
             match r.optional(Rule::range) {
                 Some(range) => Some(parse_range(range)?),
                 None => None,

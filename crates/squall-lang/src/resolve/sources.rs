@@ -47,12 +47,11 @@ impl Scenario {
                     units::per_tick(v, self.clock, "a source rate")
                 }));
                 let to_rate = match &r.to {
-                    Some(v) => match cx.keep(self.conv(v, o, |v| {
-                        units::per_tick(v, self.clock, "a ramp's end rate")
-                    })) {
-                        Some(x) => Some(Some(x)),
-                        None => None,
-                    },
+                    Some(v) => cx
+                        .keep(self.conv(v, o, |v| {
+                            units::per_tick(v, self.clock, "a ramp's end rate")
+                        }))
+                        .map(Some),
                     None => Some(None),
                 };
                 let span = self.range(d, cx, "the rate's range");
