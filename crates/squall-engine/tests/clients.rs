@@ -9,7 +9,7 @@
 //! run is seeded; tolerances are argued where they are asserted.
 
 use squall_engine::observe::TimedObservations;
-use squall_engine::{Observations, Simulation};
+use squall_engine::{Observations, SimError, Simulation};
 use squall_lang::{
     Arrivals, Backoff, BreakerSpec, BudgetSpec, ClientsSpec, Clock, FaultSpec, LatencySpec,
     LibraryBreakerSpec, Model, NodeSpec, RatePeriod, ResponseSpec, RetrySpec, ServerSpec,
@@ -447,4 +447,19 @@ fn each_client_has_its_own_retry_budget() {
     assert_eq!(retries(&shared), 2);
     assert_eq!(retries(&own), 4);
     assert_eq!(retries(&run(&build(Some(1)))), 2);
+}
+
+/// A ramp's end rate counts toward the source's peak: a ramp to an
+/// absurd rate is refused before the run, like a step to it.
+#[test]
+fn a_ramp_to_an_absurd_rate_is_refused() {
+    let mut m = model(
+        Clock::Ms,
+        200,
+        vec![node("db", None)],
+        vec![ramp_source(Arrivals::Uniform)],
+    );
+    m.sources[0].periods[0].to_rate = Some(1e18);
+    let err = Simulation::builder(&m).build().map(|_| ()).unwrap_err();
+    assert!(matches!(err, SimError::RateTooLarge { .. }), "{err}");
 }

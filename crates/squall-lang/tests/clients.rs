@@ -133,6 +133,12 @@ fn clients_with_send_times_are_refused() {
 fn no_clients_is_refused_at_the_number() {
     let text = scenario("  source c { clients 0  rate 4/s  enters app }");
     one_error(&text, "0  rate", "a source stands for 1 to");
+    let text = scenario("  source c { clients 2_000_000  rate 4/s  enters app }");
+    one_error(
+        &text,
+        "2_000_000",
+        "a source stands for 1 to 1000000 clients, not 2000000",
+    );
 }
 
 #[test]

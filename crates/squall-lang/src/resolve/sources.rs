@@ -117,19 +117,24 @@ impl Scenario {
     }
 }
 
+/// The most clients a source may stand for: each keeps its own breaker and
+/// budget state (a few hundred bytes), so a million is a few hundred MB.
+pub const MAX_CLIENTS: u32 = 1_000_000;
+
 impl Scenario {
     /// A source's `clients N` and `think ...`.
     fn clients(&self, s: &SourceDecl, cx: &mut Cx<'_>) -> Option<ClientsSpec> {
         let t = s.clients.as_ref()?;
         let v = t.value_after("")?;
         let count = cx.keep(self.conv(v, cx.o, |v| units::count(v, "a number of clients")))?;
-        let Ok(count @ 1..) = u32::try_from(count) else {
+        let Ok(count @ 1..=MAX_CLIENTS) = u32::try_from(count) else {
             cx.errs.push(
                 Diagnostic::new(
-                    format!("a source stands for 1 to {} clients, not {count}", u32::MAX),
+                    format!("a source stands for 1 to {MAX_CLIENTS} clients, not {count}"),
                     v.span,
                 )
-                .label("not a number of clients"),
+                .label("not a number of clients")
+                .help("each client keeps its own breaker and budget; model fewer, larger clients"),
             );
             return None;
         };
