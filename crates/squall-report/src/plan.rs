@@ -330,7 +330,11 @@ fn work_bound(m: &Model) -> Option<(String, f64)> {
     m.sources
         .iter()
         .map(|src| {
-            let peak = src.periods.iter().map(|p| p.rate).fold(src.rate, f64::max);
+            let peak = src
+                .periods
+                .iter()
+                .map(|p| p.rate.max(p.to_rate.unwrap_or(0.0)))
+                .fold(src.rate, f64::max);
             let requests = peak * (m.ticks.saturating_sub(m.start) + 1) as f64;
             let mut tries = 1.0;
             let mut at = Some(src.entry);
