@@ -31,7 +31,12 @@ fn source(name: &str, entry: usize, rate: f64, periods: &[(u64, u64, f64)]) -> S
         rate,
         periods: periods
             .iter()
-            .map(|&(from, to, rate)| RatePeriod { from, to, rate })
+            .map(|&(from, to, rate)| RatePeriod {
+                from,
+                to,
+                rate,
+                to_rate: None,
+            })
             .collect(),
         ..Default::default()
     }

@@ -259,6 +259,8 @@ pub struct RateAst {
     pub value: Value,
     /// When it holds; `None` for the whole run.
     pub during: Option<Range>,
+    /// `rate A to B during ..`: the rate at the range's end (a ramp).
+    pub to: Option<Box<Value>>,
 }
 
 /// A property of a source.
@@ -986,6 +988,9 @@ impl Range {
 impl RateAst {
     fn each_value(&self, f: &mut dyn FnMut(&Value)) {
         f(&self.value);
+        if let Some(v) = &self.to {
+            f(v);
+        }
         if let Some(d) = &self.during {
             d.each_value(f);
         }

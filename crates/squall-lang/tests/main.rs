@@ -11,7 +11,10 @@
 //! - [`grammar`]: table-driven tests of values, expressions, templates, units.
 //! - [`resolve`]: overrides from outside the file, and sweeps.
 //! - [`variants_timed`]: a variant that changes a service's timed settings.
+//! - [`clients`]: ramps, open and closed loops of clients: what they resolve
+//!   to, their located errors, and `squall fmt` keeping them.
 
+mod clients;
 mod common;
 mod errors;
 mod grammar;

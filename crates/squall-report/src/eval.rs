@@ -233,7 +233,7 @@ pub fn window_metric(
     node: Option<usize>,
 ) -> Option<f64> {
     let count = |c, n| crate::counts::count(obs, c, from, to, n);
-    metric_of(obs, &count, metric, to + 1 - from, w, node)
+    metric_of(obs, &count, metric, (from, to), w, node)
 }
 
 /// A metric of named window `w` of a run, read from its per-tick series or,
@@ -243,7 +243,7 @@ pub fn run_window_metric(run: &Run, metric: Metric, w: usize, node: Option<usize
     match run.counts(w) {
         Some(kept) => {
             let count = |c, n| kept.get(c, n);
-            metric_of(&run.obs, &count, metric, spec.to + 1 - spec.from, w, node)
+            metric_of(&run.obs, &count, metric, (spec.from, spec.to), w, node)
         }
         None => window_metric(&run.obs, metric, spec.from, spec.to, w, node),
     }
@@ -255,11 +255,11 @@ fn metric_of(
     obs: &Observations,
     count: &dyn Fn(Counter, Option<usize>) -> Option<u64>,
     metric: Metric,
-    ticks: u64,
+    (from, to): (u64, u64),
     w: usize,
     node: Option<usize>,
 ) -> Option<f64> {
-    let ticks = ticks as f64;
+    let ticks = (to + 1 - from) as f64;
     let sys = |c| count(c, None).unwrap_or(0);
     let ratio = |a: f64, b: f64| if b == 0.0 { None } else { Some(a / b) };
     if !metric.needs_node() {
@@ -301,6 +301,15 @@ fn metric_of(
         Metric::RetriesRefused => at(Counter::RetriesRefused)?,
         Metric::Hedged => at(Counter::Hedged)?,
         Metric::PeakCalls => at(Counter::PeakCalls)?,
+        // Reads the run's per-tick calls: a report that uses it keeps every
+        // run's series (`plan::reads_ticks`).
+        Metric::PeakToMean => {
+            let s = obs.nodes.get(node?)?;
+            let bin = obs.timed.as_ref().map_or(1, |t| t.bin_ticks.max(1));
+            let bins = crate::bins::bin_means(&s.calls, from as usize, to as usize, bin as usize);
+            let peak = bins.iter().map(|&(_, m)| m).fold(0.0, f64::max);
+            return ratio(peak, calls / ticks);
+        }
         Metric::Answered => served,
         Metric::Full => at(Counter::Full)?,
         Metric::Reduced => at(Counter::Reduced)?,

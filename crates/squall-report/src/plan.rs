@@ -56,6 +56,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use rayon::prelude::*;
 use squall_engine::{Simulation, SimulationBuilder};
 use squall_lang::{
+    Metric,
     AxisSpec, CheckSpec, Func, LinePart, Model, Overrides, RExpr, ReportItemSpec, RunKey, Scenario,
     Setting, TableSpec, ToleranceSpec,
 };
@@ -440,7 +441,11 @@ fn work_bound(m: &Model) -> Option<(String, f64)> {
     m.sources
         .iter()
         .map(|src| {
-            let peak = src.periods.iter().map(|p| p.rate).fold(src.rate, f64::max);
+            let peak = src
+                .periods
+                .iter()
+                .map(|p| p.rate.max(p.to_rate.unwrap_or(0.0)))
+                .fold(src.rate, f64::max);
             let requests = peak * (m.ticks.saturating_sub(m.start) + 1) as f64;
             let mut tries = 1.0;
             let mut at = Some(src.entry);
@@ -564,8 +569,8 @@ fn estimate<'m>(
 
 /// True when the report reads a run per tick, not only by window: a
 /// `diagnose` item (its recovery reads bins of calls), or an expression
-/// with `recovery`, `peak` or `peak_tick`. Such a study keeps every run's
-/// series.
+/// with `recovery`, `peak`, `peak_tick` or the metric `peak_to_mean`. Such a
+/// study keeps every run's series.
 pub fn reads_ticks(s: &Scenario) -> bool {
     fn uses(e: &RExpr) -> bool {
         match e {
@@ -577,9 +582,8 @@ pub fn reads_ticks(s: &Scenario) -> bool {
             }
             RExpr::Neg(x) => uses(x),
             RExpr::Binary(_, a, b) => uses(a) || uses(b),
-            RExpr::Metric { .. } | RExpr::Measure { .. } | RExpr::Number(_) | RExpr::Param(_) => {
-                false
-            }
+            RExpr::Metric { metric, .. } => *metric == Metric::PeakToMean,
+            RExpr::Measure { .. } | RExpr::Number(_) | RExpr::Param(_) => false,
         }
     }
     let mut exprs: Vec<&RExpr> = Vec::new();

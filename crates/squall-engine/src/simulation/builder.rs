@@ -128,7 +128,11 @@ impl<'m> SimulationBuilder<'m> {
         }
         for s in &m.sources {
             check(format!("source `{}`", s.name), s.entry)?;
-            let peak = s.periods.iter().map(|p| p.rate).fold(s.rate, f64::max);
+            let peak = s
+                .periods
+                .iter()
+                .map(|p| p.rate.max(p.to_rate.unwrap_or(0.0)))
+                .fold(s.rate, f64::max);
             if !(0.0..=MAX_RATE).contains(&peak) {
                 return Err(SimError::RateTooLarge {
                     name: s.name.clone(),

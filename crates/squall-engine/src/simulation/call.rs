@@ -50,7 +50,7 @@ impl Runner<'_, '_> {
             self.requests.prev_wait[k] = NEVER;
             self.requests.skip[k] = 0;
             if self.nodes[node].budget.is_some() {
-                self.budget_request(t, k, node);
+                self.budget_request(t, slot, k, node);
             }
             if let Some(blocked) = self.admit(t, slot, pos, node) {
                 return self.deliver(t, slot, pos as isize, blocked, false);
@@ -71,18 +71,44 @@ impl Runner<'_, '_> {
 
     /// Which of `node`'s breakers guards the request in `slot`, if any.
     pub(super) fn breaker_scope(&self, slot: u32, node: usize) -> Option<usize> {
-        match self.nodes[node].breakers.len() {
+        let n = &self.nodes[node];
+        if n.breakers.len() > n.shared_breakers {
+            let source = self.requests.source[slot as usize] as usize;
+            if self.sim.model.sources[source].entry == node {
+                let client = self.requests.client[slot as usize];
+                if let Some(b) = self.clients.breaker(source, client) {
+                    return Some(b);
+                }
+            }
+        }
+        match n.shared_breakers {
             0 => None,
             1 => Some(0),
             _ => Some(self.sim.kinds[self.requests.kind[slot as usize] as usize].scope),
         }
     }
 
+    /// Which of `node`'s per-client budgets the request in `slot` spends
+    /// (`None`: the node's own).
+    fn client_budget(&self, slot: u32, node: usize) -> Option<usize> {
+        if self.nodes[node].client_budgets.is_empty() {
+            return None;
+        }
+        let source = self.requests.source[slot as usize] as usize;
+        (self.sim.model.sources[source].entry == node)
+            .then(|| {
+                self.clients
+                    .budget(source, self.requests.client[slot as usize])
+            })
+            .flatten()
+    }
+
     /// The path a `per path` breaker of `node` guards for this request, as
     /// an index into the model's distinct paths; `None` for a breaker over
-    /// all calls.
+    /// all calls or for one client.
     pub(super) fn scope_of(&self, slot: u32, node: usize) -> Option<usize> {
-        (self.nodes[node].breakers.len() > 1)
+        let shared = self.nodes[node].shared_breakers;
+        (shared > 1 && self.breaker_scope(slot, node).is_some_and(|b| b < shared))
             .then(|| self.sim.kinds[self.requests.kind[slot as usize] as usize].scope)
     }
 
@@ -313,10 +339,11 @@ impl Runner<'_, '_> {
     /// A request's first try at a service with a budget: the budget hears
     /// of the request (Finagle deposits; a per-call bucket refills).
     #[inline(never)]
-    fn budget_request(&mut self, t: u64, k: usize, node: usize) {
+    fn budget_request(&mut self, t: u64, slot: u32, k: usize, node: usize) {
+        let own = self.client_budget(slot, node);
         let n = &mut self.nodes[node];
         n.open += 1;
-        if let Some(b) = n.budget.as_mut() {
+        if let Some(b) = own.map_or(n.budget.as_mut(), |i| n.client_budgets.get_mut(i)) {
             b.on_request(t);
         }
         self.requests.grant[k] = NO_GRANT;
@@ -340,13 +367,14 @@ impl Runner<'_, '_> {
     ) -> Option<u64> {
         let (k, mut state) = self.retry_loop(slot, pos);
         let request = &self.sim.kinds[kind].request;
+        let own = self.client_budget(slot, node);
         let n = &mut self.nodes[node];
         let load = Load {
             active: n.open,
             pending: 0,
             active_retries: n.waiting,
         };
-        let budget = n.budget.as_mut()?;
+        let budget = own.map_or(n.budget.as_mut(), |i| n.client_budgets.get_mut(i))?;
         if retry::classify(f.kind, request) != Class::Terminal {
             budget.on_failure();
         }
@@ -375,9 +403,11 @@ impl Runner<'_, '_> {
     fn budget_leave(&mut self, slot: u32, pos: usize, node: usize, answer: Answer) {
         let k = slot as usize * self.requests.depth + pos;
         let g = self.requests.grant[k];
+        let own = self.client_budget(slot, node);
         let n = &mut self.nodes[node];
         n.open = n.open.saturating_sub(1);
-        if let (Answer::Ok, Some(b)) = (answer, n.budget.as_mut()) {
+        let budget = own.map_or(n.budget.as_mut(), |i| n.client_budgets.get_mut(i));
+        if let (Answer::Ok, Some(b)) = (answer, budget) {
             b.on_success((g != NO_GRANT).then_some(Grant { cost: g }));
         }
     }

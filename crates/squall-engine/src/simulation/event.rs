@@ -21,4 +21,7 @@ pub(super) enum Event {
     /// A call that takes time moves on (see `timed`), if it is still at
     /// generation `gen`.
     Wake { call: u32, gen: u32 },
+    /// A closed-loop source's `client` has thought and sends (see
+    /// `timed/sources.rs`).
+    Think { source: u32, client: u32 },
 }

@@ -23,7 +23,9 @@
 //! * **retry** — a service that saw its downstream call fail makes its next
 //!   try.
 //!
-//! Events run in `(time, sequence)` order, FIFO among equal times.
+//! Events run in `(time, sequence)` order, FIFO among equal times. (The
+//! timed path adds its own: a call's wake, and a closed-loop client's next
+//! request after its think time.)
 //!
 //! # A call
 //!
@@ -80,6 +82,9 @@
 //! * `event` — the events the queue holds;
 //! * `runner` — the event loop, sources and the counting of calls;
 //! * `source` — how many requests a rate source sends per tick;
+//! * `clients` — the clients a source stands for (`clients N`): which one
+//!   a request belongs to, and their own breakers and budgets at the entry
+//!   node;
 //! * `operation` — the running operation of a sequential source;
 //! * `call` — a call down the path and its answer back up: arrive, admit,
 //!   deliver, retry waits, finish;
@@ -91,6 +96,7 @@ mod accumulator;
 mod answer;
 mod builder;
 mod call;
+mod clients;
 mod event;
 mod kind;
 mod node_state;

@@ -26,8 +26,13 @@ pub(super) struct NodeState {
     /// The breakers on its downstream calls: one, or one per request path
     /// (indexed like [`Kind::scope`](super::kind::Kind::scope)).
     pub(super) breakers: Vec<AnyBreaker>,
+    /// How many of `breakers` are the node's own (the rest are per-client
+    /// breakers of the sources that enter it: `clients`).
+    pub(super) shared_breakers: usize,
     /// The retry budget on its retries, if any.
     pub(super) budget: Option<Budget>,
+    /// The per-client budgets of the sources that enter it (`clients`).
+    pub(super) client_budgets: Vec<Budget>,
     /// Requests open at the node (its retry loop started, not yet
     /// answered) and, of those, waiting for a retry: the concurrency an
     /// Envoy budget reads (kept only for a node with a budget).
@@ -44,18 +49,21 @@ impl NodeState {
     /// distinct request paths for a `per path` breaker.
     pub(super) fn new(model: &Model, i: usize, scopes: usize) -> Self {
         let n = &model.nodes[i];
+        let breakers: Vec<AnyBreaker> = match (&n.breaker, &n.library_breaker) {
+            (Some(b), _) if b.per_path => {
+                vec![AnyBreaker::Consecutive(Breaker::new(b.clone())); scopes]
+            }
+            (Some(b), _) => vec![AnyBreaker::Consecutive(Breaker::new(b.clone()))],
+            (None, Some(l)) => vec![AnyBreaker::library(l, model.seed, i)],
+            (None, None) => Vec::new(),
+        };
         NodeState {
             capacity: Capacity::new(model, i),
             failing: Failing::new(model, i),
-            breakers: match (&n.breaker, &n.library_breaker) {
-                (Some(b), _) if b.per_path => {
-                    vec![AnyBreaker::Consecutive(Breaker::new(b.clone())); scopes]
-                }
-                (Some(b), _) => vec![AnyBreaker::Consecutive(Breaker::new(b.clone()))],
-                (None, Some(l)) => vec![AnyBreaker::library(l, model.seed, i)],
-                (None, None) => Vec::new(),
-            },
+            shared_breakers: breakers.len(),
+            breakers,
             budget: n.budget.as_ref().map(Budget::from_spec),
+            client_budgets: Vec::new(),
             open: 0,
             waiting: 0,
             script: Script::new(n.routes.len()),

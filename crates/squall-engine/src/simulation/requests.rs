@@ -23,6 +23,8 @@ pub(super) struct Requests {
     pub(super) source: Vec<u32>,
     /// Which request kind (method, path, retry override) it is.
     pub(super) kind: Vec<u32>,
+    /// Which of its source's clients sent it (0 without `clients`).
+    pub(super) client: Vec<u32>,
     /// Tries used per path position: `slot * depth + pos`.
     pub(super) tries: Vec<u32>,
     /// Tick of the first try per path position.
@@ -55,6 +57,7 @@ impl Requests {
             id: Vec::new(),
             source: Vec::new(),
             kind: Vec::new(),
+            client: Vec::new(),
             tries: Vec::new(),
             started: Vec::new(),
             prev_wait: Vec::new(),
@@ -80,6 +83,7 @@ impl Requests {
             self.id[s] = id;
             self.source[s] = source;
             self.kind[s] = kind;
+            self.client[s] = 0;
             self.retried[s] = false;
             self.tries[s * d..(s + 1) * d].fill(0);
             self.prev_wait[s * d..(s + 1) * d].fill(NEVER);
@@ -91,6 +95,7 @@ impl Requests {
             self.id.push(id);
             self.source.push(source);
             self.kind.push(kind);
+            self.client.push(0);
             self.retried.push(false);
             self.tries.extend(std::iter::repeat_n(0, d));
             self.started.extend(std::iter::repeat_n(0, d));

@@ -17,8 +17,8 @@ use crate::queue::EventQueue;
 use crate::rng::Generator;
 
 use super::{
-    event::Event, node_state::NodeState, operation::Operations, requests::Requests,
-    source::Sources, timed::Timed, SimError, Simulation, NEVER,
+    clients::Clients, event::Event, node_state::NodeState, operation::Operations,
+    requests::Requests, source::Sources, timed::Timed, SimError, Simulation, NEVER,
 };
 
 /// The state of a run in progress.
@@ -41,6 +41,8 @@ pub(super) struct Runner<'s, 'm> {
     pub(super) past_end: u64,
     /// The state of a run in which calls take time (empty otherwise).
     pub(super) timed: Timed,
+    /// The clients sources stand for, and their breakers.
+    pub(super) clients: Clients,
 }
 
 impl<'s, 'm> Runner<'s, 'm> {
@@ -48,9 +50,10 @@ impl<'s, 'm> Runner<'s, 'm> {
         let m = sim.model;
         let depth = sim.paths.iter().map(Vec::len).max().unwrap_or(1).max(1);
         let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
-        let nodes = (0..m.nodes.len())
+        let mut nodes: Vec<NodeState> = (0..m.nodes.len())
             .map(|i| NodeState::new(m, i, sim.scopes))
             .collect();
+        let clients = Clients::new(m, sim.seed, &mut nodes);
         let mut gens: Vec<Generator> = m
             .rngs
             .iter()
@@ -82,6 +85,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             windows: Windows::new(m.windows.iter().map(|w| (w.from, w.to)).collect()),
             past_end: 0,
             timed,
+            clients,
         }
     }
 
@@ -143,7 +147,7 @@ impl<'s, 'm> Runner<'s, 'm> {
                     self.enter(t, s, self.sim.kind_base[s] + index)?;
                 }
                 Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
-                Event::Wake { .. } => {}
+                Event::Wake { .. } | Event::Think { .. } => {}
             }
         }
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
@@ -219,6 +223,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         let id = self.next_id;
         self.next_id += 1;
         let slot = self.requests.alloc(id, s as u32, kind);
+        self.requests.client[slot as usize] = self.clients.pick(s);
         self.obs.arrivals[t as usize] += 1;
         self.obs.accounting.entered += 1;
         self.obs.peak_in_flight = self.obs.peak_in_flight.max(self.requests.live);

@@ -22,4 +22,8 @@ pub struct SourceDecl {
     pub ops: Vec<OpAst>,
     /// `deadline ...` as written.
     pub deadline: Option<Timed>,
+    /// `clients N` as written.
+    pub clients: Option<Timed>,
+    /// `think ...` as written (a closed loop).
+    pub think: Option<Timed>,
 }

@@ -151,10 +151,13 @@ impl Printer<'_> {
 }
 
 pub(super) fn rate_node(r: &RateAst) -> Node {
-    let RateAst { value, during } = r;
+    let RateAst { value, during, to } = r;
+    let ramp = to
+        .as_ref()
+        .map_or(String::new(), |v| format!(" to {}", value_text(v)));
     match during {
         Some(d) => Printer::leaf(
-            format!("rate {} during {}", value_text(value), range_text(d)),
+            format!("rate {}{ramp} during {}", value_text(value), range_text(d)),
             Some((value.span.start, d.span.end)),
         ),
         None => Printer::leaf(format!("rate {}", value_text(value)), span_at(value.span)),

@@ -152,7 +152,9 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                             .collect::<Result<_>>()?,
                     ),
                     Rule::request_prop => SourceProp::Request(parse_request(p)?),
-                    Rule::source_deadline => SourceProp::Timed(parse_timed(p)?),
+                    Rule::source_deadline | Rule::source_clients | Rule::think_prop => {
+                        SourceProp::Timed(parse_timed(p)?)
+                    }
                     Rule::sequential_block => {
                         let mut ops = Vec::new();
                         for op in p.into_inner() {
@@ -387,11 +389,23 @@ pub(super) fn parse_compare(pair: &Pair<'_, Rule>) -> Result<CmpOp> {
 pub(super) fn parse_rate(pair: Pair<'_, Rule>) -> Result<RateAst> {
     let mut c = Children::of(pair);
     let value = parse_value_pair(c.expect(Rule::value)?)?;
-    let during = match c.optional(Rule::range) {
-        Some(r) => Some(parse_range(r)?),
-        None => None,
+    let mut to = None;
+    let during = match c.optional(Rule::rate_ramp) {
+        Some(ramp) => {
+            let mut r = Children::of(ramp);
+            r.expect(Rule::kw_to)?;
+            to = Some(Box::new(parse_value_pair(r.expect(Rule::value)?)?));
+            match r.optional(Rule::range) {
+                Some(range) => Some(parse_range(range)?),
+                None => None,
+            }
+        }
+        None => match c.optional(Rule::range) {
+            Some(r) => Some(parse_range(r)?),
+            None => None,
+        },
     };
-    Ok(RateAst { value, during })
+    Ok(RateAst { value, during, to })
 }
 
 /// One property of a `service` block (or of a variant's `service` change).

@@ -20,6 +20,8 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::limit_prop => "limit",
         Rule::timeout_prop => "timeout",
         Rule::source_deadline => "deadline",
+        Rule::source_clients => "clients",
+        Rule::think_prop => "think",
         Rule::fault_errors => "errors",
         Rule::series_decl => "series",
         _ => return None,

@@ -5,7 +5,9 @@ use super::Cx;
 use crate::ast::RequestAst;
 use crate::decl::{Scenario, SourceDecl};
 use crate::diagnostic::Diagnostic;
-use crate::model::{Backoff, Method, OpSpec, RatePeriod, RequestSpec, Schedule, SourceSpec};
+use crate::model::{
+    Backoff, ClientsSpec, Method, OpSpec, RatePeriod, RequestSpec, Schedule, SourceSpec,
+};
 use crate::units;
 
 impl Scenario {
@@ -44,9 +46,22 @@ impl Scenario {
                 let rate = cx.keep(self.conv(&r.value, o, |v| {
                     units::per_tick(v, self.clock, "a source rate")
                 }));
+                let to_rate = match &r.to {
+                    Some(v) => cx
+                        .keep(self.conv(v, o, |v| {
+                            units::per_tick(v, self.clock, "a ramp's end rate")
+                        }))
+                        .map(Some),
+                    None => Some(None),
+                };
                 let span = self.range(d, cx, "the rate's range");
-                if let (Some(rate), Some((from, to))) = (rate, span) {
-                    periods.push(RatePeriod { from, to, rate });
+                if let (Some(rate), Some(to_rate), Some((from, to))) = (rate, to_rate, span) {
+                    periods.push(RatePeriod {
+                        from,
+                        to,
+                        rate,
+                        to_rate,
+                    });
                 }
             }
         }
@@ -97,7 +112,37 @@ impl Scenario {
             schedule,
             request: s.request.as_ref().map(request_spec).unwrap_or_default(),
             deadline: s.deadline.as_ref().and_then(|t| self.deadline(t, cx)),
+            clients: self.clients(s, cx),
         }
+    }
+}
+
+/// The most clients a source may stand for: each keeps its own breaker and
+/// budget state (a few hundred bytes), so a million is a few hundred MB.
+pub const MAX_CLIENTS: u32 = 1_000_000;
+
+impl Scenario {
+    /// A source's `clients N` and `think ...`.
+    fn clients(&self, s: &SourceDecl, cx: &mut Cx<'_>) -> Option<ClientsSpec> {
+        let t = s.clients.as_ref()?;
+        let v = t.value_after("")?;
+        let count = cx.keep(self.conv(v, cx.o, |v| units::count(v, "a number of clients")))?;
+        let Ok(count @ 1..=MAX_CLIENTS) = u32::try_from(count) else {
+            cx.errs.push(
+                Diagnostic::new(
+                    format!("a source stands for 1 to {MAX_CLIENTS} clients, not {count}"),
+                    v.span,
+                )
+                .label("not a number of clients")
+                .help("each client keeps its own breaker and budget; model fewer, larger clients"),
+            );
+            return None;
+        };
+        let think = match &s.think {
+            Some(t) => Some(self.latency(t, cx)?),
+            None => None,
+        };
+        Some(ClientsSpec { count, think })
     }
 }
 

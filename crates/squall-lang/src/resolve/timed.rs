@@ -117,16 +117,20 @@ impl Scenario {
         (any.then_some(server), caller)
     }
 
-    /// `latency ...` as a distribution.
-    fn latency(&self, t: &Timed, cx: &mut Cx<'_>) -> Option<LatencySpec> {
+    /// `latency ...` (or a source's `think ...`) as a distribution.
+    pub(super) fn latency(&self, t: &Timed, cx: &mut Cx<'_>) -> Option<LatencySpec> {
+        let key = t.key.name.as_str();
         let Some(kind) = t.first_word() else {
-            return self
-                .duration(t, "", "a latency", cx)
-                .map(LatencySpec::Constant);
+            let what = if key == "think" {
+                "a think time"
+            } else {
+                "a latency"
+            };
+            return self.duration(t, "", what, cx).map(LatencySpec::Constant);
         };
         let need = |cx: &mut Cx<'_>, words: &str| {
             cx.errs.push(
-                Diagnostic::new(format!("`latency {}` needs {words}", kind.name), t.span)
+                Diagnostic::new(format!("`{key} {}` needs {words}", kind.name), t.span)
                     .label("incomplete distribution"),
             );
         };

@@ -177,21 +177,31 @@ impl Validator {
                     let mut request: Option<RequestAst> = None;
                     let mut ops: Vec<OpAst> = Vec::new();
                     let mut deadline: Option<Timed> = None;
+                    let mut clients: Option<Timed> = None;
+                    let mut think: Option<Timed> = None;
                     for p in &decl.props {
                         match p {
                             SourceProp::Timed(t) => {
-                                if deadline.is_some() {
+                                let slot = match t.key.name.as_str() {
+                                    "clients" => &mut clients,
+                                    "think" => &mut think,
+                                    _ => &mut deadline,
+                                };
+                                if slot.is_some() {
                                     self.err(
                                         Twice::SourceSays {
                                             source: &decl.name.name,
-                                            keyword: "deadline",
+                                            keyword: &t.key.name,
                                         }
                                         .at(t.span),
                                     );
                                 }
-                                deadline = Some(t.clone());
+                                *slot = Some(t.clone());
                             }
                             SourceProp::Rate(r) => {
+                                if !self.check_ramp(r) {
+                                    continue;
+                                }
                                 if r.during.is_none()
                                     && rates.iter().any(|x: &RateAst| x.during.is_none())
                                 {
@@ -284,7 +294,15 @@ impl Validator {
                             .label("each `op` names its own request"),
                         );
                     }
-                    if times.is_empty()
+                    self.check_clients(
+                        &decl.name,
+                        clients.as_ref(),
+                        think.as_ref(),
+                        !rates.is_empty(),
+                        !times.is_empty() || !ops.is_empty(),
+                    );
+                    if think.is_none()
+                        && times.is_empty()
                         && ops.is_empty()
                         && !rates.iter().any(|r| r.during.is_none())
                     {
@@ -324,6 +342,8 @@ impl Validator {
                             request,
                             ops,
                             deadline,
+                            clients,
+                            think,
                         });
                     }
                 }

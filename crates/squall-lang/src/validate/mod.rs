@@ -33,6 +33,7 @@
 //! `Twice` kind (`src/twice.rs`), which words every such diagnostic.
 
 mod checks;
+mod clients;
 mod components;
 mod expect;
 mod expr;

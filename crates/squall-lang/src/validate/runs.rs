@@ -107,7 +107,12 @@ impl Validator {
                             .iter()
                             .position(|s| s.name == id.name)
                         {
-                            Some(i) => o.sources.push((i, rates.clone())),
+                            Some(i) => {
+                                let ramps_ok = rates.iter().all(|r| self.check_ramp(r));
+                                if ramps_ok {
+                                    o.sources.push((i, rates.clone()));
+                                }
+                            }
                             None => self.err(
                                 Diagnostic::new(format!("unknown source `{}`", id.name), id.span)
                                     .label("no source of this name")

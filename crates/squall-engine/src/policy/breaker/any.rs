@@ -30,7 +30,13 @@ impl AnyBreaker {
     /// The breaker a library spec describes, for node `node` of a run
     /// seeded `seed`.
     pub fn library(spec: &LibraryBreakerSpec, seed: u64, node: usize) -> Self {
-        let stream = Stream::new(seed, &format!("breaker/{node}"));
+        Self::library_with(spec, Stream::new(seed, &format!("breaker/{node}")))
+    }
+
+    /// The breaker a library spec describes, drawing its open-time jitter
+    /// from `stream` (a per-client breaker has a stream of its own, so a
+    /// thousand breakers that open together draw a thousand open times).
+    pub fn library_with(spec: &LibraryBreakerSpec, stream: Stream) -> Self {
         match *spec {
             LibraryBreakerSpec::Resilience4j {
                 window_calls,

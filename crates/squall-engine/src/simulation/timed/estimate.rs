@@ -193,7 +193,9 @@ fn sent_at_rate(s: &SourceSpec, start: u64, end: u64) -> f64 {
     bounds.dedup();
     bounds
         .windows(2)
-        .map(|w| s.rate_at(w[0]) * (w[1] - w[0]) as f64)
+        // Within a stretch the rate is constant or linear (a ramp), so the
+        // mean of its first and last tick's rates times its ticks is exact.
+        .map(|w| (s.rate_at(w[0]) + s.rate_at(w[1] - 1)) / 2.0 * (w[1] - w[0]) as f64)
         .sum()
 }
 
@@ -211,11 +213,28 @@ mod tests {
                 from: 10,
                 to: 19,
                 rate: 3.0,
+                to_rate: None,
             }],
             ..Default::default()
         };
         assert_eq!(sent_at_rate(&s, 1, 100), 120.0);
         // A period past the end counts only up to it.
         assert_eq!(sent_at_rate(&s, 1, 14), 9.0 + 15.0);
+    }
+
+    /// A ramp from 1 to 10 per tick over ticks 1..=10 sends 1 + 2 + ... + 10.
+    #[test]
+    fn a_ramp_sends_its_mean_rate() {
+        let s = SourceSpec {
+            rate: 1.0,
+            periods: vec![RatePeriod {
+                from: 1,
+                to: 10,
+                rate: 1.0,
+                to_rate: Some(10.0),
+            }],
+            ..Default::default()
+        };
+        assert_eq!(sent_at_rate(&s, 1, 10), 55.0);
     }
 }

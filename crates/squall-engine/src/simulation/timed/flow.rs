@@ -4,14 +4,14 @@
 //! retries and cancellation, and the answer back up. The rules are in the
 //! module doc of [`super`].
 
-use squall_lang::{Arrivals, RetrySpec, Schedule};
+use squall_lang::{RetrySpec, Schedule};
 
 use crate::observe::Observations;
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::breaker::counts_against_dependency;
 use crate::policy::retry::{self, RetryLoop};
 use crate::server::station::Admission;
-use crate::time::{Duration, Time};
+use crate::time::Time;
 
 use super::super::{event::Event, runner::Runner, SimError};
 use super::calls::{Phase, NONE};
@@ -43,6 +43,9 @@ impl Runner<'_, '_> {
             for (s, spec) in m.sources.iter().enumerate() {
                 let source = s as u32;
                 match &spec.schedule {
+                    Schedule::Rate if spec.closed() => {
+                        self.start_clients(res.at_tick(m.start), s)?
+                    }
                     Schedule::Rate => self.next_arrival(res.at_tick(m.start), s)?,
                     Schedule::At(times) => {
                         if let Some(&t) = times.first() {
@@ -70,7 +73,7 @@ impl Runner<'_, '_> {
             match ev {
                 Event::Source { source } => {
                     let s = source as usize;
-                    if self.timed.pending[s] {
+                    if self.timed.sources.sends(s) {
                         self.enter_timed(now, s, self.sim.kind_base[s])?;
                     }
                     self.next_arrival(now, s)?;
@@ -92,6 +95,9 @@ impl Runner<'_, '_> {
                 }
                 Event::Wake { call, gen } => self.wake(now, call, gen)?,
                 Event::Op { source, index } => self.start_op(now, source as usize, index)?,
+                Event::Think { source, client } => {
+                    self.client_sends(now, source as usize, client)?;
+                }
                 Event::Retry { .. } => {}
             }
         }
@@ -118,43 +124,6 @@ impl Runner<'_, '_> {
         let recorder = std::mem::take(&mut self.timed.recorder);
         self.obs.timed = Some(recorder.finish(end));
         Ok(self.obs)
-    }
-
-    /// Schedules the next event of rate source `s` after `now`: its next
-    /// request, or a new draw at the next change of rate.
-    fn next_arrival(&mut self, now: Time, s: usize) -> Result<(), SimError> {
-        let res = self.timed.res;
-        let spec = &self.sim.model.sources[s];
-        let tick = res.tick_of(now);
-        let rate = spec.rate_at(tick);
-        // The next tick at which the rate may change.
-        let change = spec
-            .periods
-            .iter()
-            .flat_map(|p| [p.from, p.to.saturating_add(1)])
-            .filter(|&b| b > tick)
-            .min()
-            .map_or(Time::NEVER, |b| res.at_tick(b));
-        let mut at = change;
-        let mut pending = false;
-        if rate > 0.0 {
-            let gap = match spec.arrivals {
-                Arrivals::Uniform => 1.0 / rate,
-                Arrivals::Poisson => -(1.0 - self.sources.stream(s).next_f64()).ln() / rate,
-            };
-            let gap = res.duration(gap).max(Duration::from_units(1));
-            let next = now.after(gap);
-            if next <= change {
-                at = next;
-                pending = true;
-            }
-        }
-        self.timed.pending[s] = pending;
-        if at < self.timed.end {
-            self.queue
-                .schedule(at.units(), Event::Source { source: s as u32 })?;
-        }
-        Ok(())
     }
 
     /// A new request of `kind` from source `s` at `now`.
@@ -719,9 +688,10 @@ impl Runner<'_, '_> {
             self.timed
                 .recorder
                 .end_to_end(source, now, now.since(started));
+            let client = self.requests.client[call.slot as usize];
             self.drop_ref(call.slot);
             self.drop_ref(call.slot);
-            return Ok(());
+            return self.client_done(now, source, client);
         }
         self.drop_ref(call.slot);
         if call.detached {

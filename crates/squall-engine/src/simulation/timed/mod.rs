@@ -17,15 +17,13 @@
 //!
 //! # Sources
 //!
-//! A rate source sends one request at a time: its next request comes a
-//! gap after the last, `1 / rate` for a uniform source and an exponential
-//! draw of mean `1 / rate` (from the source's stream) for a Poisson one,
-//! with the rate in force at the moment the gap is drawn. A gap that
-//! would cross a change of rate is cut at the change, where a new gap is
-//! drawn (exact for a Poisson source, which has no memory). `at` sources
-//! send at the start of their ticks. A sequential source runs one
-//! operation at a time, the next starting the moment the one before ends
-//! ([`sequential`]).
+//! Open-loop rate sources send one request at a time, a gap after the
+//! last, cut and drawn again where the rate changes (a step, a spike, every
+//! tick of a ramp); closed-loop sources (`clients N  think ...`) send when
+//! a client has thought after its previous request ended (`sources`).
+//! `at` sources send at the start of their ticks. A sequential source runs
+//! one operation at a time, the next starting the moment the one before
+//! ends ([`sequential`]).
 //!
 //! # A call at a node
 //!
@@ -105,6 +103,7 @@ mod flow;
 mod hedge;
 mod recorder;
 mod sequential;
+mod sources;
 mod trace;
 
 use squall_lang::{Model, RateLimitSpec};
@@ -117,6 +116,7 @@ use crate::time::{Duration, Resolution, Time};
 
 use calls::Calls;
 use recorder::Recorder;
+use sources::TimedSources;
 
 pub use estimate::{estimate, Estimate};
 pub use recorder::default_bin;
@@ -127,7 +127,10 @@ pub fn takes_time(model: &Model) -> bool {
         .nodes
         .iter()
         .any(|n| n.server.is_some() || n.caller.timeout.is_some() || n.hedge.is_some())
-        || model.sources.iter().any(|s| s.deadline.is_some())
+        || model
+            .sources
+            .iter()
+            .any(|s| s.deadline.is_some() || s.closed())
         || model.faults.iter().any(|f| !f.timed.is_empty())
         || model.nodes.iter().any(|n| {
             n.composite
@@ -175,9 +178,8 @@ pub(super) struct Timed {
     refs: Vec<u32>,
     started: Vec<Time>,
     deadline: Vec<Time>,
-    /// Per source: whether its next event sends a request (or only draws
-    /// a new gap at a change of rate).
-    pending: Vec<bool>,
+    /// Where the sources stand (`sources`).
+    sources: TimedSources,
     recorder: Recorder,
     /// Composite responses waiting for their fields.
     fetches: composite::Fetches,
@@ -256,7 +258,7 @@ impl Timed {
             refs: Vec::new(),
             started: Vec::new(),
             deadline: Vec::new(),
-            pending: vec![false; model.sources.len()],
+            sources: TimedSources::new(model, seed, res),
             hedge_kids: Vec::new(),
             recorder: Recorder::new(
                 res,

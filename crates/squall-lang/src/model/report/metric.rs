@@ -70,6 +70,10 @@ pub enum Metric {
     Hedged,
     /// The most calls the node saw in one tick of the window.
     PeakCalls,
+    /// The busiest bin of the window's calls over their mean: calls per
+    /// bin of the run's series width (one tick when nothing takes time),
+    /// the highest bin's mean per tick divided by the window's.
+    PeakToMean,
     /// The last tick of the window with an answered composite response,
     /// counted from the window's start (1 = its first tick); 0 if none.
     LastAnswered,
@@ -117,7 +121,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 53] = [
+    pub const ALL: [(&'static str, Metric); 54] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -171,6 +175,7 @@ impl Metric {
         ("retries_refused", Metric::RetriesRefused),
         ("hedged", Metric::Hedged),
         ("peak_calls", Metric::PeakCalls),
+        ("peak_to_mean", Metric::PeakToMean),
     ];
 
     /// Looks a metric up by name.

@@ -10,6 +10,7 @@
 mod backoff;
 mod breaker;
 mod budget;
+mod clients;
 mod clock;
 mod composite;
 mod fault;
@@ -28,6 +29,7 @@ mod window;
 pub use backoff::Backoff;
 pub use breaker::BreakerSpec;
 pub use budget::BudgetSpec;
+pub use clients::ClientsSpec;
 pub use clock::Clock;
 pub use composite::{CompositeSpec, Degradation, FieldSpec, LedgerSpec};
 pub use fault::{FaultSpec, Periodic};

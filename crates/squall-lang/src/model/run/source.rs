@@ -37,6 +37,9 @@ pub struct SourceSpec {
     /// A deadline set on each request at its start.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline: Option<super::DeadlineSpec>,
+    /// The clients it stands for (`clients N`, `think ...`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clients: Option<super::ClientsSpec>,
 }
 
 impl SourceSpec {
@@ -46,19 +49,49 @@ impl SourceSpec {
             .iter()
             .rev()
             .find(|p| p.from <= t && t <= p.to)
-            .map_or(self.rate, |p| p.rate)
+            .map_or(self.rate, |p| p.rate_at(t))
+    }
+
+    /// True when some period ramps (its rate changes every tick).
+    pub fn ramps(&self) -> bool {
+        self.periods.iter().any(|p| p.to_rate.is_some())
+    }
+
+    /// True for a closed-loop source (`clients N  think ...`).
+    pub fn closed(&self) -> bool {
+        self.clients.as_ref().is_some_and(|c| c.think.is_some())
     }
 }
 
-/// A rate that holds from tick `from` to tick `to`, inclusive.
+/// A rate that holds from tick `from` to tick `to`, inclusive, or (with
+/// `to_rate`) a linear ramp from `rate` at `from` to `to_rate` at `to`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RatePeriod {
     /// First tick.
     pub from: u64,
     /// Last tick.
     pub to: u64,
-    /// Requests per tick.
+    /// Requests per tick (at `from`, for a ramp).
     pub rate: f64,
+    /// A ramp's rate at `to` \[requests/tick\] (`rate A to B during ..`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_rate: Option<f64>,
+}
+
+impl RatePeriod {
+    /// The period's rate at tick `t` (within it): a ramp's is
+    /// `rate + (to_rate - rate) (t - from) / (to - from)`, so it is `rate`
+    /// at its first tick and `to_rate` at its last.
+    pub fn rate_at(&self, t: u64) -> f64 {
+        match self.to_rate {
+            None => self.rate,
+            Some(end) if self.to <= self.from => end,
+            Some(end) => {
+                let f = t.saturating_sub(self.from) as f64 / (self.to - self.from) as f64;
+                self.rate + (end - self.rate) * f.min(1.0)
+            }
+        }
+    }
 }
 
 /// One operation of a sequential client.

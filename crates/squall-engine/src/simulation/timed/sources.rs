@@ -1,0 +1,208 @@
+//! Sources in continuous time: open loops whose rate may change (steps,
+//! spikes, ramps) and closed loops of clients that think.
+//!
+//! # Open loops
+//!
+//! A rate source sends one request at a time, its next request a gap after
+//! the last: `1 / rate` for a uniform source, an exponential draw of mean
+//! `1 / rate` (from `source/<s>`) for a Poisson one, with the rate in
+//! force when the gap is drawn. A gap that would cross a change of rate is
+//! cut at the change and drawn again there. That is exact for a Poisson
+//! source, which has no memory; a uniform source keeps the share of a
+//! request it had made up before the change (`credit`), so a rate that
+//! steps from 2/s to 4/s half-way through a gap sends after a quarter
+//! second more, not half a second. A ramp (`rate A to B during ..`)
+//! changes its rate every tick, so its rate is constant within a tick and
+//! a gap is cut at every tick the ramp spans.
+//!
+//! # Closed loops
+//!
+//! A source with `clients N  think ...` has N clients. Each thinks (one
+//! draw from the source's `think/<s>` stream) before its first request,
+//! then sends; when the request ends — completed, or dropped after its
+//! last try, a timeout or its deadline — the client thinks again and sends
+//! its next. So at most N requests of the source are ever open, and its
+//! throughput follows the interactive response-time law `X = N / (R + Z)`
+//! (R the mean response time, Z the mean think time). Draws are taken in
+//! event order: client 0..N at the start, then one per ended request.
+
+use squall_lang::{Arrivals, Model};
+
+use crate::rng::Stream;
+use crate::server::latency::Latency;
+use crate::time::{Duration, Resolution, Time};
+
+use super::super::{event::Event, runner::Runner, SimError};
+
+/// The arrival state of a run's sources on the timed path.
+#[derive(Debug, Default)]
+pub(in crate::simulation) struct TimedSources {
+    /// Per source: whether its next event sends a request (or only draws
+    /// a new gap at a change of rate).
+    pending: Vec<bool>,
+    /// Per uniform source: the share of its next request made up so far,
+    /// the moment it was last brought up to date, and the rate since.
+    credit: Vec<f64>,
+    since: Vec<Time>,
+    rate: Vec<f64>,
+    /// Per closed-loop source: its think time and the stream it draws from.
+    think: Vec<Option<(Latency, Stream)>>,
+}
+
+impl TimedSources {
+    /// The state of `model`'s sources at resolution `res`.
+    pub(super) fn new(model: &Model, seed: u64, res: Resolution) -> Self {
+        let n = model.sources.len();
+        TimedSources {
+            pending: vec![false; n],
+            credit: vec![0.0; n],
+            since: vec![Time::ZERO; n],
+            rate: vec![0.0; n],
+            think: model
+                .sources
+                .iter()
+                .enumerate()
+                .map(|(s, spec)| {
+                    let think = spec.clients.as_ref()?.think.as_ref()?;
+                    Some((
+                        Latency::new(think, 0.0, res),
+                        Stream::new(seed, &format!("think/{s}")),
+                    ))
+                })
+                .collect(),
+        }
+    }
+
+    /// True when source `s`'s pending event sends a request.
+    pub(in crate::simulation) fn sends(&self, s: usize) -> bool {
+        self.pending[s]
+    }
+
+    /// A think time of closed-loop source `s`.
+    fn think(&mut self, s: usize) -> Option<Duration> {
+        let (latency, stream) = self.think.get_mut(s)?.as_mut()?;
+        Some(latency.sample_loaded(stream, 0))
+    }
+}
+
+impl Runner<'_, '_> {
+    /// Schedules the next event of rate source `s` after `now`: its next
+    /// request, or a new draw at the next change of rate.
+    pub(in crate::simulation) fn next_arrival(
+        &mut self,
+        now: Time,
+        s: usize,
+    ) -> Result<(), SimError> {
+        let res = self.timed.res;
+        let spec = &self.sim.model.sources[s];
+        let tick = res.tick_of(now);
+        let rate = spec.rate_at(tick);
+        // The next tick at which the rate may change: a period's bounds,
+        // or the next tick inside a ramp.
+        let change = spec
+            .periods
+            .iter()
+            .flat_map(|p| {
+                let inside = p.to_rate.is_some() && p.from <= tick && tick < p.to;
+                [
+                    p.from,
+                    p.to.saturating_add(1),
+                    if inside { tick + 1 } else { 0 },
+                ]
+            })
+            .filter(|&b| b > tick)
+            .min()
+            .map_or(Time::NEVER, |b| res.at_tick(b));
+        let mut at = change;
+        let mut pending = false;
+        let src = &mut self.timed.sources;
+        if spec.arrivals == Arrivals::Uniform {
+            // A request just sent starts a new one from nothing; a change
+            // of rate keeps what was made up at the old rate.
+            src.credit[s] = if src.pending[s] {
+                0.0
+            } else {
+                src.credit[s] + res.in_ticks(now.since(src.since[s])) * src.rate[s]
+            };
+            src.since[s] = now;
+            src.rate[s] = rate;
+        }
+        if rate > 0.0 {
+            let gap = match spec.arrivals {
+                Arrivals::Uniform => (1.0 - src.credit[s]).max(0.0) / rate,
+                Arrivals::Poisson => -(1.0 - self.sources.stream(s).next_f64()).ln() / rate,
+            };
+            let gap = res.duration(gap).max(Duration::from_units(1));
+            let next = now.after(gap);
+            if next <= change {
+                at = next;
+                pending = true;
+            }
+        }
+        self.timed.sources.pending[s] = pending;
+        if at < self.timed.end {
+            self.queue
+                .schedule(at.units(), Event::Source { source: s as u32 })?;
+        }
+        Ok(())
+    }
+
+    /// Closed-loop source `s` starts at `now`: each client thinks, then
+    /// sends its first request.
+    pub(in crate::simulation) fn start_clients(
+        &mut self,
+        now: Time,
+        s: usize,
+    ) -> Result<(), SimError> {
+        let n = self.sim.model.sources[s]
+            .clients
+            .as_ref()
+            .map_or(0, |c| c.count);
+        for client in 0..n {
+            self.think_then_send(now, s, client)?;
+        }
+        Ok(())
+    }
+
+    /// A request of closed-loop source `s`'s `client` ended at `now`: the
+    /// client thinks and sends its next (nothing for an open-loop source).
+    pub(in crate::simulation) fn client_done(
+        &mut self,
+        now: Time,
+        s: usize,
+        client: u32,
+    ) -> Result<(), SimError> {
+        if self.sim.model.sources[s].closed() {
+            self.think_then_send(now, s, client)?;
+        }
+        Ok(())
+    }
+
+    fn think_then_send(&mut self, now: Time, s: usize, client: u32) -> Result<(), SimError> {
+        let Some(think) = self.timed.sources.think(s) else {
+            return Ok(());
+        };
+        let at = now.after(think);
+        if at < self.timed.end {
+            self.queue.schedule(
+                at.units(),
+                Event::Think {
+                    source: s as u32,
+                    client,
+                },
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Closed-loop source `s`'s `client` has thought: it sends at `now`.
+    pub(in crate::simulation) fn client_sends(
+        &mut self,
+        now: Time,
+        s: usize,
+        client: u32,
+    ) -> Result<(), SimError> {
+        self.clients.sending = Some(client);
+        self.enter_timed(now, s, self.sim.kind_base[s])
+    }
+}
