@@ -297,3 +297,47 @@ fn same_input_same_attempts() {
     let s = ten_minutes(ClientSpec::Classified(classified()), Some(aimd()));
     assert_eq!(run_sending(&s).unwrap(), run_sending(&s).unwrap());
 }
+
+#[test]
+fn an_hour_of_aws_adaptive_is_linear_work() {
+    // The document's hour: 48 000 records at once, the pool faster than
+    // the ceiling, AWS adaptive gating. The backlog lasts the whole hour,
+    // so every minute does the same kind of work: doubling the length may
+    // at most double the events. Each attempt is one answer, at most one
+    // coming-due, and a wake-up of the pool between tokens: a few events
+    // an attempt, whatever the length. (A wake-up that a sooner one
+    // replaced used to stay scheduled and re-arm itself every time it
+    // fired, so wake-ups piled up with every rate change: 29 million
+    // events for the first 7 700 attempts.)
+    let run = |minutes: u64| {
+        let mut s = study(
+            48_000,
+            18.0,
+            12.5,
+            1.0 / 800.0,
+            ClientSpec::Classified(classified()),
+        );
+        s.ticks = minutes * MINUTE;
+        s.adaptive = Some(AdaptiveSpec::AwsAdaptive);
+        run_sending(&s).unwrap()
+    };
+    let half = run(30);
+    let hour = run(60);
+    assert_conserved(&hour, 48_000);
+    assert_legal(Machine::Classified, &hour);
+    for o in [&half, &hour] {
+        let attempts = o.attempts.len() as u64;
+        assert!(
+            o.events <= 3 * attempts,
+            "{} events, {attempts} attempts",
+            o.events
+        );
+    }
+    assert!(hour.attempts.len() > 40_000, "{}", hour.attempts.len());
+    assert!(
+        hour.events * 10 <= half.events * 21,
+        "{} vs {}",
+        hour.events,
+        half.events
+    );
+}

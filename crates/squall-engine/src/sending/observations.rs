@@ -91,4 +91,8 @@ pub struct SendObservations {
     pub bins: Vec<SendBin>,
     /// Age of the oldest record not yet final at the end \[s\].
     pub oldest_waiting: f64,
+    /// Events the run handled (creations, wake-ups of the pool, answers,
+    /// pending records coming due): the run's work, linear in its
+    /// attempts and records.
+    pub events: u64,
 }

@@ -106,6 +106,8 @@ struct Run<'a> {
     jitter_rng: Stream,
     bad_seen: u64,
     closed: usize,
+    /// Records before this index are all final.
+    first_open: usize,
     obs: SendObservations,
 }
 
@@ -140,6 +142,7 @@ pub fn run_sending(spec: &SendSpec) -> Result<SendObservations, SimError> {
         jitter_rng: Stream::new(spec.seed, "send jitter"),
         bad_seen: 0,
         closed: 0,
+        first_open: 0,
         obs: SendObservations {
             units_per_tick: res.per_tick(),
             bin: spec.bin.max(1),
@@ -176,6 +179,12 @@ impl Run<'_> {
                 break;
             };
             let now = Time::from_units(t);
+            if matches!(event, Event::Dispatch) && self.dispatch_at != Some(now) {
+                // A wake-up an earlier one replaced: the live one is due
+                // sooner (or already ran), so this one has nothing to do.
+                continue;
+            }
+            self.obs.events += 1;
             self.close_bins(now);
             match event {
                 Event::Create => {
@@ -406,13 +415,21 @@ impl Run<'_> {
             .map_or(pool, |(r, _)| r.min(pool))
     }
 
-    fn oldest_waiting(&self, now: Time) -> f64 {
+    /// Age of the oldest record not yet final at `now` \[s\]. Records are
+    /// created in index order, so the oldest open one is the first: a
+    /// cursor moves past the final ones and never comes back (a final
+    /// state is left by nobody), linear over the whole run.
+    fn oldest_waiting(&mut self, now: Time) -> f64 {
+        while self
+            .records
+            .get(self.first_open)
+            .is_some_and(|r| r.state.is_final())
+        {
+            self.first_open += 1;
+        }
         self.records
-            .iter()
-            .filter(|r| !r.state.is_final())
-            .map(|r| now.since(r.created).units())
-            .max()
-            .map_or(0.0, |u| u as f64 * self.sec)
+            .get(self.first_open)
+            .map_or(0.0, |r| now.since(r.created).units() as f64 * self.sec)
     }
 
     /// Closes every bin that ends at or before `now`.
