@@ -28,6 +28,7 @@ fn study(records: u64, pool: f64, ceiling: f64, bad: f64, client: ClientSpec) ->
             rate: pool / 1000.0,
             burst: 1.0,
             latency: 80.0,
+            window_cap: None,
         },
         provider: ProviderSpec {
             ceiling: ceiling / 1000.0,
@@ -340,4 +341,42 @@ fn an_hour_of_aws_adaptive_is_linear_work() {
         hour.events,
         half.events
     );
+}
+
+#[test]
+fn the_window_cap_holds_the_whole_pool() {
+    // A pool that could send 18/s (1 080 a minute) under a cap of 300
+    // attempts per minute, below a ceiling it never reaches: every minute
+    // sends exactly the cap, retries and first tries together.
+    let mut s = study(5000, 18.0, 50.0, 0.0, ClientSpec::Classified(classified()));
+    s.ticks = 5 * MINUTE;
+    s.pool.window_cap = Some(WindowCap {
+        attempts: 300,
+        window: MINUTE as f64,
+    });
+    let o = run_sending(&s).unwrap();
+    // Attempts by the cap's own windows (the run's last instant, 5:00,
+    // opens a sixth one).
+    let unit = o.units_per_tick * MINUTE;
+    let mut per_window = vec![0u64; 6];
+    for a in &o.attempts {
+        per_window[(a.at / unit) as usize] += 1;
+    }
+    assert_eq!(per_window, vec![300, 300, 300, 300, 300, 1]);
+    assert_conserved(&o, 5000);
+    // A cap of 20 per second with windows of a second: never more than 20
+    // in any second, and the pool's own 18/s is the tighter limit.
+    s.records.count = 10_000;
+    s.pool.window_cap = Some(WindowCap {
+        attempts: 20,
+        window: 1000.0,
+    });
+    let o = run_sending(&s).unwrap();
+    let mut per_s = vec![0u64; 301];
+    for a in &o.attempts {
+        per_s[(a.at / (o.units_per_tick * 1000)) as usize] += 1;
+    }
+    assert!(per_s.iter().all(|&n| n <= 20), "{per_s:?}");
+    // 18 a second for 300 s, and perhaps one at the last instant.
+    assert!(o.attempts.len().abs_diff(18 * 300) <= 1);
 }

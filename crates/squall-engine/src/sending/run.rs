@@ -5,7 +5,7 @@
 //! | event      | what happens                                                     |
 //! |------------|------------------------------------------------------------------|
 //! | `Create`   | the next record is created and queued (records at a rate)        |
-//! | `Dispatch` | idle senders take queued records while the pool's bucket allows  |
+//! | `Dispatch` | idle senders take queued records while the pool's window cap and bucket allow |
 //! | `Answer`   | an attempt's answer comes back; the client decides the state     |
 //! | `Due`      | a pending record's `next_attempt_at`: back to the queue          |
 //!
@@ -108,6 +108,9 @@ struct Run<'a> {
     closed: usize,
     /// Records before this index are all final.
     first_open: usize,
+    /// The window cap's current window (by index) and attempts in it.
+    cap_window: u64,
+    cap_used: u64,
     obs: SendObservations,
 }
 
@@ -143,6 +146,8 @@ pub fn run_sending(spec: &SendSpec) -> Result<SendObservations, SimError> {
         bad_seen: 0,
         closed: 0,
         first_open: 0,
+        cap_window: 0,
+        cap_used: 0,
         obs: SendObservations {
             units_per_tick: res.per_tick(),
             bin: spec.bin.max(1),
@@ -239,18 +244,28 @@ impl Run<'_> {
         self.queue.push_back(i as u32);
     }
 
-    /// Idle senders take queued records while the pool's bucket allows.
+    /// Idle senders take queued records while the pool's window cap and
+    /// its bucket allow.
     fn dispatch(&mut self, now: Time) -> Result<(), SimError> {
         while self.idle > 0 && !self.queue.is_empty() {
+            if let Some(cap) = self.spec.pool.window_cap {
+                let width = self.res.duration(cap.window).units().max(1);
+                let window = now.units() / width;
+                if window != self.cap_window {
+                    self.cap_window = window;
+                    self.cap_used = 0;
+                }
+                if self.cap_used >= cap.attempts {
+                    let at = Time::from_units((window + 1).saturating_mul(width));
+                    self.wake_at(at)?;
+                    return Ok(());
+                }
+            }
             match self.pool.take(now) {
                 Ok(()) => {}
                 Err(wait) => {
                     if let Some(wait) = wait {
-                        let at = now.after(wait.max(Duration::from_units(1)));
-                        if self.dispatch_at.is_none_or(|d| at < d) {
-                            self.dispatch_at = Some(at);
-                            self.events.schedule(at.units(), Event::Dispatch)?;
-                        }
+                        self.wake_at(now.after(wait.max(Duration::from_units(1))))?;
                     }
                     return Ok(());
                 }
@@ -258,6 +273,7 @@ impl Run<'_> {
             let Some(r) = self.queue.pop_front() else {
                 break;
             };
+            self.cap_used += 1;
             self.idle -= 1;
             self.send(r, now);
             let latency = self.res.duration(self.spec.pool.latency);
@@ -268,6 +284,15 @@ impl Run<'_> {
                 self.events
                     .schedule(now.after(latency).units(), Event::Answer(r))?;
             }
+        }
+        Ok(())
+    }
+
+    /// Wakes the pool at `at`, unless a wake-up is due sooner.
+    fn wake_at(&mut self, at: Time) -> Result<(), SimError> {
+        if self.dispatch_at.is_none_or(|d| at < d) {
+            self.dispatch_at = Some(at);
+            self.events.schedule(at.units(), Event::Dispatch)?;
         }
         Ok(())
     }
