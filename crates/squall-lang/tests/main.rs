@@ -16,4 +16,5 @@ mod errors;
 mod grammar;
 mod resolve;
 mod robust;
+mod sending;
 mod snapshots;
