@@ -450,7 +450,9 @@ pub fn sweep_tables(scenario: &Scenario, s: usize) -> Vec<&TableSpec> {
 /// Every variant `e` names explicitly (`storm.during.db.calls`).
 pub(crate) fn variants_named(e: &RExpr, out: &mut Vec<usize>) {
     match e {
-        RExpr::Metric { variant, .. } | RExpr::Measure { variant, .. } => out.extend(*variant),
+        RExpr::Metric { variant, .. }
+        | RExpr::Measure { variant, .. }
+        | RExpr::Sending { variant, .. } => out.extend(*variant),
         RExpr::Call(_, args) => args.iter().for_each(|a| variants_named(a, out)),
         RExpr::Neg(x) => variants_named(x, out),
         RExpr::Binary(_, a, b) => {

@@ -12,6 +12,7 @@ use squall_lang::{RunKey, Scenario, Setting};
 pub use crate::error::StudyError;
 use crate::plan::RunPlan;
 pub use crate::run::Run;
+use crate::sending::{run_senders, SendRun};
 
 /// A scenario and its finished runs.
 #[derive(Debug)]
@@ -28,6 +29,9 @@ pub struct Study<'s> {
     /// empty without. Tables and lines read every replication, other items
     /// the first (`runs`).
     pub replicas: Vec<BTreeMap<RunKey, Run>>,
+    /// Every sender's run (`provider`/`sender` blocks), by variant then
+    /// declaration; empty without senders.
+    pub sending: Vec<SendRun>,
 }
 
 /// What to run.
@@ -48,7 +52,9 @@ impl<'s> Study<'s> {
     pub fn run(scenario: &'s Scenario, options: StudyOptions) -> Result<Study<'s>, StudyError> {
         let plan = RunPlan::report(scenario, options.variants.as_deref());
         let ran = plan.run(scenario, &options.cli, options.jobs, &|_, _| {})?;
+        let sending = run_senders(scenario, &options.cli, options.variants.as_deref())?;
         Ok(Study {
+            sending,
             scenario,
             cli: options.cli,
             selected: options.variants,

@@ -97,6 +97,7 @@ struct Names<'a> {
     measures: &'a [(String, RExpr, Needs)],
     params: &'a IndexMap<String, Value>,
     sweeps: &'a [SweepDecl],
+    senders: &'a [SendBlockAst],
 }
 
 impl Names<'_> {

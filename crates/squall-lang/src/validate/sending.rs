@@ -5,6 +5,7 @@
 
 use crate::ast::{Item, ScenarioAst, SendBlockAst};
 use crate::decl::Scenario;
+use crate::diagnostic::Diagnostic;
 
 use super::Validator;
 
@@ -21,6 +22,27 @@ impl Validator {
                 continue;
             }
             list.push(b.clone());
+        }
+        // A sender's name starts paths (`fixed.outbox.delivered`): it must
+        // not also name a variant, a window or a node.
+        for b in &s.senders {
+            let n = b.name.name.as_str();
+            let other = if s.variants.iter().any(|v| v.name == n) {
+                Some("a variant")
+            } else if s.windows.iter().any(|(w, _)| w == n) {
+                Some("a window")
+            } else if s.nodes.iter().any(|x| x.name == n) {
+                Some("a node")
+            } else {
+                None
+            };
+            if let Some(other) = other {
+                self.err(
+                    Diagnostic::new(format!("sender `{n}` has the name of {other}"), b.name.span)
+                        .label("the name is taken")
+                        .help("paths such as `fixed.outbox.delivered` need it to be unique; rename one"),
+                );
+            }
         }
     }
 }
