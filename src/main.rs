@@ -73,6 +73,7 @@ enum Command {
   squall run scenarios/retry-storm.squall --format json --out report.json
   squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db
   squall run scenarios/retry-storm.squall --charts charts/ --html report.html
+  squall run scenarios/rate-limit.squall --attempt-log log.sqlite
 
 Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
     Run {
@@ -123,6 +124,13 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// charts inline, every table and line, the scenario's source.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
+        /// Also write every send attempt of the scenario's senders (record,
+        /// attempt, created_at in UTC, provider_code, internal_status,
+        /// next_attempt_at, variant) to this SQLite database (table
+        /// `send_attempts`; `FILE.sqlite`, `.sqlite3` or `.db`) or CSV file
+        /// (`FILE.csv`), written whole or not at all.
+        #[arg(long = "attempt-log", value_name = "FILE")]
+        attempt_log: Option<PathBuf>,
     },
     /// Check scenario files and print their diagnostics.
     #[command(
@@ -308,6 +316,7 @@ fn main() -> ExitCode {
             chart_node,
             charts,
             html,
+            attempt_log,
         } => cmd::run::run(
             &file,
             &variants,
@@ -325,6 +334,7 @@ fn main() -> ExitCode {
                 chart_node,
                 charts,
                 html,
+                attempt_log,
             },
             color,
         ),

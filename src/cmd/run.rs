@@ -20,6 +20,8 @@ pub struct Extras {
     pub charts: Option<PathBuf>,
     /// The report as one self-contained HTML page.
     pub html: Option<PathBuf>,
+    /// Every send attempt, as SQLite or CSV (by the extension).
+    pub attempt_log: Option<PathBuf>,
 }
 
 /// `--seed` and `--jobs` of `squall run`.
@@ -91,6 +93,13 @@ pub fn run(
             return code;
         }
     }
+    let log_form = match &extras.attempt_log {
+        Some(path) => match attempt_log_form(path, &scenario, file) {
+            Ok(f) => Some(f),
+            Err(code) => return code,
+        },
+        None => None,
+    };
     let chart_node = match &extras.chart {
         Some(_) => match chart_node(&scenario, extras.chart_node.as_deref()) {
             Ok(i) => Some(i),
@@ -111,6 +120,11 @@ pub fn run(
     };
     if let Some(path) = &extras.series {
         if let Err(code) = util::write_output(Some(path), &study.series_csv()) {
+            return code;
+        }
+    }
+    if let (Some(path), Some(form)) = (&extras.attempt_log, log_form) {
+        if let Err(code) = write_attempt_log(&study, path, form) {
             return code;
         }
     }
@@ -152,6 +166,54 @@ pub fn run(
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,
         Err(code) => code,
+    }
+}
+
+/// How `--attempt-log` writes, by the file's extension.
+#[derive(Debug, Clone, Copy)]
+enum LogForm {
+    Sqlite,
+    Csv,
+}
+
+/// Checks `--attempt-log` before the run: a scenario with senders, a
+/// known extension, not an input.
+fn attempt_log_form(path: &Path, scenario: &Scenario, file: &Path) -> Result<LogForm, u8> {
+    if scenario.senders.is_empty() {
+        return Err(util::usage(&format!(
+            "`--attempt-log`: `{}` has no `sender`, so no send attempts to log",
+            file.display()
+        )));
+    }
+    util::refuse_overwriting(path, &[file])?;
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "sqlite" | "sqlite3" | "db" => Ok(LogForm::Sqlite),
+        "csv" => Ok(LogForm::Csv),
+        _ => Err(util::usage(&format!(
+            "`--attempt-log {}`: name a `.sqlite` (or `.sqlite3`, `.db`) file for SQLite, or a `.csv` file",
+            path.display()
+        ))),
+    }
+}
+
+/// Writes the study's attempt log, whole or not at all.
+fn write_attempt_log(
+    study: &squall_report::Study<'_>,
+    path: &Path,
+    form: LogForm,
+) -> Result<(), u8> {
+    let named = study.attempt_logs();
+    let logs = study.run_logs(&named);
+    match form {
+        LogForm::Csv => {
+            util::write_output(Some(path), &squall_report::sending::attempt_log_csv(&logs))
+        }
+        LogForm::Sqlite => squall_report::sending::write_attempt_log_sqlite(path, &logs)
+            .map_err(|e| util::usage(&e.to_string())),
     }
 }
 

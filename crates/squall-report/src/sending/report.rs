@@ -5,11 +5,13 @@
 //! query) and the series per bin (its second: throttled against attempts,
 //! minute by minute, with the send rate and the oldest waiting record).
 
+use super::attempt_log::RunLog;
 use super::send_run::SendRun;
 use super::tables::{codes_table, per_bin_table, side_by_side};
 use super::utc::utc_text;
 use crate::document::Block;
 use crate::study::Study;
+use squall_lang::RunKey;
 
 impl Study<'_> {
     /// A run's label: the variant's, and the sender's name when the file
@@ -21,6 +23,41 @@ impl Study<'_> {
         } else {
             v
         }
+    }
+
+    /// Every sender's run as the attempt log holds it: `variant` is the
+    /// variant's name (with `.SENDER` when the file has several senders),
+    /// times in UTC from the scenario's `epoch` (1970-01-01 without one).
+    pub fn attempt_logs(&self) -> Vec<(String, &SendRun)> {
+        self.sending
+            .iter()
+            .map(|r| {
+                let RunKey::Variant(v) = r.key else {
+                    return (self.run_label(r.key), r);
+                };
+                let name = &self.scenario.variants[v].name;
+                if self.scenario.senders.len() > 1 {
+                    (format!("{name}.{}", r.sender), r)
+                } else {
+                    (name.clone(), r)
+                }
+            })
+            .collect()
+    }
+
+    /// The log rows of [`Study::attempt_logs`], ready to write.
+    pub fn run_logs<'a>(&self, named: &'a [(String, &'a SendRun)]) -> Vec<RunLog<'a>> {
+        let epoch_ms = self.scenario.epoch.unwrap_or(0);
+        named
+            .iter()
+            .map(|(variant, r)| RunLog {
+                variant,
+                obs: &r.obs,
+                epoch_ms,
+                tick_ms: r.spec.clock.tick_millis().unwrap_or(1) as f64,
+                ticks: r.spec.ticks,
+            })
+            .collect()
     }
 
     /// The sending blocks (none without senders).
