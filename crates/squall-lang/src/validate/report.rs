@@ -437,12 +437,9 @@ impl Validator {
                     report.expects.push(ExpectSpec {
                         lhs: l,
                         check,
-                        text: self
-                            .source
-                            .get(e.span.start..e.span.end)
-                            .unwrap_or("")
-                            .trim()
-                            .to_string(),
+                        text: without_trailing_comments(
+                            self.source.get(e.span.start..e.span.end).unwrap_or(""),
+                        ),
                         line: e.span.line_col(&self.source).0,
                     });
                 }
@@ -501,4 +498,19 @@ impl Validator {
             }
         }
     }
+}
+
+/// An `expect` line's text as written, without the comment lines the
+/// grammar's trivia may have added after it (an expression followed by a
+/// comment on the next line ends before the comment).
+fn without_trailing_comments(text: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    while lines
+        .last()
+        .is_some_and(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        && lines.len() > 1
+    {
+        lines.pop();
+    }
+    lines.join("\n").trim().to_string()
 }
