@@ -4,7 +4,7 @@
 //! book's two SQL queries run against a log written by
 //! `squall run ... --attempt-log`.
 
-use squall_engine::sending::{check_attempts, LoggedAttempt, Machine, SendState};
+use squall_engine::sending::{Machine, SendState};
 use squall_report::sending::{codes_by_status, SendRun};
 use squall_report::{Study, StudyOptions};
 
@@ -123,25 +123,8 @@ fn no_record_makes_an_illegal_transition() {
             squall_lang::model::sending::ClientSpec::Naive { .. } => Machine::Naive,
             squall_lang::model::sending::ClientSpec::Classified(_) => Machine::Classified,
         };
-        let mut by_record: Vec<Vec<LoggedAttempt>> =
-            vec![Vec::new(); r.obs.states.created as usize];
-        for a in &r.obs.attempts {
-            by_record[a.record as usize].push(LoggedAttempt {
-                attempt: a.attempt,
-                at: a.at,
-                status: a.status,
-                next_attempt_at: a.next_attempt_at,
-            });
-        }
-        for (i, log) in by_record.iter().enumerate() {
-            // The last attempt may still be in flight at the run's end.
-            let answered = match log.last() {
-                Some(last) if last.status == SendState::InFlight => &log[..log.len() - 1],
-                _ => &log[..],
-            };
-            if let Err(e) = check_attempts(machine, answered) {
-                panic!("{}: record {i}: {e:?}", r.sender);
-            }
+        if let Err((i, e)) = r.obs.check_legal(machine) {
+            panic!("{}: record {i}: {e:?}", r.sender);
         }
     }
 }

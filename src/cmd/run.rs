@@ -93,6 +93,12 @@ pub fn run(
             return code;
         }
     }
+    if scenario.nodes.is_empty() && (extras.series.is_some() || extras.chart.is_some()) {
+        return util::usage(&format!(
+            "`--series` and `--chart` draw a call chain's ticks, and `{}` has no `chain`",
+            file.display()
+        ));
+    }
     let log_form = match &extras.attempt_log {
         Some(path) => match attempt_log_form(path, &scenario, file) {
             Ok(f) => Some(f),

@@ -97,24 +97,8 @@ fn throttles(o: &SendObservations) -> u64 {
 
 /// Every record's logged attempts, checked against the state machine.
 fn assert_legal(machine: Machine, o: &SendObservations) {
-    let mut by_record: Vec<Vec<LoggedAttempt>> = vec![Vec::new(); o.states.created as usize];
-    for a in &o.attempts {
-        by_record[a.record as usize].push(LoggedAttempt {
-            attempt: a.attempt,
-            at: a.at,
-            status: a.status,
-            next_attempt_at: a.next_attempt_at,
-        });
-    }
-    for (r, log) in by_record.iter().enumerate() {
-        // The last attempt may still be in flight at the end.
-        let answered = match log.last() {
-            Some(last) if last.status == SendState::InFlight => &log[..log.len() - 1],
-            _ => &log[..],
-        };
-        if let Err(e) = check_attempts(machine, answered) {
-            panic!("record {r}: {e:?}");
-        }
+    if let Err((r, e)) = o.check_legal(machine) {
+        panic!("record {r}: {e:?}");
     }
 }
 
