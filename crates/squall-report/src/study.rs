@@ -52,7 +52,17 @@ impl<'s> Study<'s> {
     pub fn run(scenario: &'s Scenario, options: StudyOptions) -> Result<Study<'s>, StudyError> {
         let plan = RunPlan::report(scenario, options.variants.as_deref());
         let ran = plan.run(scenario, &options.cli, options.jobs, &|_, _| {})?;
-        let sending = run_senders(scenario, &options.cli, options.variants.as_deref())?;
+        // Senders run for every variant the plan ran: the selected ones,
+        // and those an `expect` or a `line` names.
+        let ran_variants: Vec<usize> = ran
+            .runs
+            .keys()
+            .filter_map(|k| match k {
+                RunKey::Variant(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let sending = run_senders(scenario, &options.cli, Some(&ran_variants))?;
         Ok(Study {
             sending,
             scenario,

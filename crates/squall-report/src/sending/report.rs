@@ -25,12 +25,12 @@ impl Study<'_> {
         }
     }
 
-    /// Every sender's run as the attempt log holds it: `variant` is the
+    /// Every selected sender's run as the attempt log holds it: `variant` is the
     /// variant's name (with `.SENDER` when the file has several senders),
     /// times in UTC from the scenario's `epoch` (1970-01-01 without one).
     pub fn attempt_logs(&self) -> Vec<(String, &SendRun)> {
-        self.sending
-            .iter()
+        self.selected_sending()
+            .into_iter()
             .map(|r| {
                 let RunKey::Variant(v) = r.key else {
                     return (self.run_label(r.key), r);
@@ -60,20 +60,32 @@ impl Study<'_> {
             .collect()
     }
 
+    /// The runs of the selected variants (`--variant`), in order.
+    pub fn selected_sending(&self) -> Vec<&SendRun> {
+        self.sending
+            .iter()
+            .filter(|r| match r.key {
+                RunKey::Variant(v) => self.includes_variant(v),
+                _ => true,
+            })
+            .collect()
+    }
+
     /// The sending blocks (none without senders).
     pub fn sending_blocks(&self) -> Vec<Block> {
-        if self.sending.is_empty() {
+        let shown = self.selected_sending();
+        if shown.is_empty() {
             return Vec::new();
         }
-        let labels: Vec<String> = self.sending.iter().map(|r| self.send_label(r)).collect();
+        let labels: Vec<String> = shown.iter().map(|r| self.send_label(r)).collect();
         let runs: Vec<(&str, &_)> = labels
             .iter()
-            .zip(&self.sending)
+            .zip(&shown)
             .map(|(l, r)| (l.as_str(), &r.obs))
             .collect();
         let mut blocks = vec![Block::Table(side_by_side(&runs))];
         let epoch = self.scenario.epoch.unwrap_or(0);
-        for (label, run) in labels.iter().zip(&self.sending) {
+        for (label, run) in labels.iter().zip(&shown) {
             blocks.push(Block::Table(codes_table(label, &run.obs)));
             let tick_ms = run.spec.clock.tick_millis().unwrap_or(1) as f64;
             let bin_ms = run.spec.bin as f64 * tick_ms;
@@ -87,7 +99,11 @@ impl Study<'_> {
                     text[11..19].to_string()
                 }
             };
-            blocks.push(Block::Table(per_bin_table(label, &run.obs, &bin_label)));
+            let mut table = per_bin_table(label, &run.obs, &bin_label);
+            if bin_ms == 60_000.0 {
+                table.title = format!("per minute: {label}");
+            }
+            blocks.push(Block::Table(table));
         }
         blocks
     }
