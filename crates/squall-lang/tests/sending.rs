@@ -255,6 +255,18 @@ const MISTAKES: &[(&str, &str, &str, &str)] = &[
         "unknown unit `fortnight`",
         "",
     ),
+    (
+        "window_attempts 900 per 1min",
+        "window_attempts 0 per 1min",
+        "a window of 0 attempts never sends",
+        "",
+    ),
+    (
+        "latency 80ms",
+        "latency 80ms\n    bin 1ms",
+        "bins of the sender's series; at most 10000",
+        "bin 10min",
+    ),
     ("  epoch \"2026-01-14T09:00:00Z\"\n", "", "", ""),
 ];
 

@@ -84,8 +84,10 @@ const AIMD_KEYS: [&str; 7] = [
 /// Keys a block may repeat.
 const REPEATABLE: [&str; 1] = ["throttle"];
 
-/// Seconds in a minute: the default series bin, the document's query's.
+/// Milliseconds in a minute: the default series bin, the document's query's.
 const MINUTE_MS: f64 = 60_000.0;
+/// Bins a sender's series may have (each is a row of its report table).
+pub const MAX_BINS: u64 = 10_000;
 
 impl Scenario {
     /// Every sender of the run `o`, resolved: `(sender name, study)`, in
@@ -693,9 +695,19 @@ impl Reader<'_> {
             Some(s) => {
                 let mut parts = Parts { set: s, i: 0 };
                 let n = self.value(&mut parts, "a count of attempts").and_then(|v| {
-                    let r = self
-                        .s
-                        .conv(v, self.o, |v| units::count(v, "`window_attempts`"));
+                    let r = self.s.conv(v, self.o, |v| {
+                        units::count(v, "`window_attempts`").and_then(|n| {
+                            if n == 0 {
+                                Err(
+                                    Diagnostic::new("a window of 0 attempts never sends", v.span)
+                                        .label("zero")
+                                        .help("give at least 1"),
+                                )
+                            } else {
+                                Ok(n)
+                            }
+                        })
+                    });
                     self.keep(r)
                 });
                 let w = if self.expect_word(&mut parts, "per", "window_attempts 600 per 1min") {
@@ -739,6 +751,22 @@ impl Reader<'_> {
             }),
             None => Some(((MINUTE_MS / tick_ms).round() as u64).max(1)),
         };
+        if let Some(width) = bin {
+            let bins = ticks.div_ceil(width.max(1));
+            if bins > MAX_BINS {
+                let at = Self::find(&settings, "bin").map_or(b.name.span, |s| s.span);
+                self.errs.push(
+                    Diagnostic::new(
+                        format!(
+                            "the run has {bins} bins of the sender's series; at most {MAX_BINS}"
+                        ),
+                        at,
+                    )
+                    .label("too many bins")
+                    .help("widen them: `bin 10min`"),
+                );
+            }
+        }
         // The naive client ignores the classified client's settings, so a
         // variant can switch a sender to it with `client naive` alone.
         let client = match client_word {
