@@ -73,6 +73,7 @@ enum Command {
   squall run scenarios/retry-storm.squall --format json --out report.json
   squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db
   squall run scenarios/retry-storm.squall --charts charts/ --html report.html
+  squall run scenarios/rate-limit.squall --attempt-log log.sqlite
 
 Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
     Run {
@@ -137,6 +138,13 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// first ones are written and squall says how many were left out.
         #[arg(long = "events-limit", value_name = "N", requires = "events")]
         events_limit: Option<usize>,
+        /// Also write every send attempt of the scenario's senders (record,
+        /// attempt, created_at in UTC, provider_code, internal_status,
+        /// next_attempt_at, variant) to this SQLite database (table
+        /// `send_attempts`; `FILE.sqlite`, `.sqlite3` or `.db`) or CSV file
+        /// (`FILE.csv`), written whole or not at all.
+        #[arg(long = "attempt-log", value_name = "FILE")]
+        attempt_log: Option<PathBuf>,
     },
     /// Check scenario files and print their diagnostics.
     #[command(
@@ -351,6 +359,7 @@ fn main() -> ExitCode {
             html,
             events,
             events_limit,
+            attempt_log,
         } => cmd::run::run(
             &file,
             &variants,
@@ -371,6 +380,7 @@ fn main() -> ExitCode {
                 html,
                 events,
                 events_limit,
+                attempt_log,
             },
             color,
         ),

@@ -19,6 +19,7 @@ mod limits;
 mod memory;
 mod pictures;
 mod pipeline_robust;
+mod rate_limit;
 mod reference;
 mod replications;
 mod retry_storm;

@@ -25,6 +25,8 @@ pub struct Extras {
     pub events: Option<PathBuf>,
     /// The most calls written to `events`.
     pub events_limit: Option<usize>,
+    /// Every send attempt, as SQLite or CSV (by the extension).
+    pub attempt_log: Option<PathBuf>,
 }
 
 /// `--seed` and `--jobs` of `squall run`.
@@ -99,6 +101,19 @@ pub fn run(
             return code;
         }
     }
+    if scenario.nodes.is_empty() && (extras.series.is_some() || extras.chart.is_some()) {
+        return util::usage(&format!(
+            "`--series` and `--chart` draw a call chain's ticks, and `{}` has no `chain`",
+            file.display()
+        ));
+    }
+    let log_form = match &extras.attempt_log {
+        Some(path) => match attempt_log_form(path, &scenario, file) {
+            Ok(f) => Some(f),
+            Err(code) => return code,
+        },
+        None => None,
+    };
     let chart_node = match &extras.chart {
         Some(_) => match chart_node(&scenario, extras.chart_node.as_deref()) {
             Ok(i) => Some(i),
@@ -157,6 +172,11 @@ pub fn run(
             return code;
         }
     }
+    if let (Some(path), Some(form)) = (&extras.attempt_log, log_form) {
+        if let Err(code) = write_attempt_log(&study, path, form) {
+            return code;
+        }
+    }
     if let (Some(path), Some(node)) = (&extras.chart, chart_node) {
         if let Err(code) = util::write_output(Some(path), &study.chart_svg(node)) {
             return code;
@@ -195,6 +215,54 @@ pub fn run(
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,
         Err(code) => code,
+    }
+}
+
+/// How `--attempt-log` writes, by the file's extension.
+#[derive(Debug, Clone, Copy)]
+enum LogForm {
+    Sqlite,
+    Csv,
+}
+
+/// Checks `--attempt-log` before the run: a scenario with senders, a
+/// known extension, not an input.
+fn attempt_log_form(path: &Path, scenario: &Scenario, file: &Path) -> Result<LogForm, u8> {
+    if scenario.senders.is_empty() {
+        return Err(util::usage(&format!(
+            "`--attempt-log`: `{}` has no `sender`, so no send attempts to log",
+            file.display()
+        )));
+    }
+    util::refuse_overwriting(path, &[file])?;
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ext.as_str() {
+        "sqlite" | "sqlite3" | "db" => Ok(LogForm::Sqlite),
+        "csv" => Ok(LogForm::Csv),
+        _ => Err(util::usage(&format!(
+            "`--attempt-log {}`: name a `.sqlite` (or `.sqlite3`, `.db`) file for SQLite, or a `.csv` file",
+            path.display()
+        ))),
+    }
+}
+
+/// Writes the study's attempt log, whole or not at all.
+fn write_attempt_log(
+    study: &squall_report::Study<'_>,
+    path: &Path,
+    form: LogForm,
+) -> Result<(), u8> {
+    let named = study.attempt_logs();
+    let logs = study.run_logs(&named);
+    match form {
+        LogForm::Csv => {
+            util::write_output(Some(path), &squall_report::sending::attempt_log_csv(&logs))
+        }
+        LogForm::Sqlite => squall_report::sending::write_attempt_log_sqlite(path, &logs)
+            .map_err(|e| util::usage(&e.to_string())),
     }
 }
 

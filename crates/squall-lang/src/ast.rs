@@ -211,6 +211,10 @@ pub enum Item {
     Expect(ExpectAst),
     /// `series every 1s`
     Series(Timed),
+    /// `provider name { ... }`
+    Provider(SendBlockAst),
+    /// `sender name to provider { ... }`
+    Sender(SendBlockAst),
 }
 
 /// A setting of calls that take time, kept as written: its keyword, then
@@ -674,6 +678,9 @@ pub enum VariantItem {
     /// `service name { budget envoy { ... }  breaker none }`: replaces or
     /// removes the service's retry, breaker, budget or capacity
     Service(Ident, Vec<ServiceChange>),
+    /// `sender name { ... }` or `provider name { ... }`: replaces the
+    /// settings of the same keys
+    Send(SendBlockAst),
 }
 
 /// `sweep name "label" { param in [v, ...] variant base }`
@@ -1120,6 +1127,7 @@ impl Item {
             | Item::Epoch(..)
             | Item::Rng(_)
             | Item::Expect(_) => {}
+            Item::Provider(b) | Item::Sender(b) => b.each_value(f),
             Item::Run(v) | Item::Param(_, v) | Item::Warmup(v) => f(v),
             Item::RunRange(r) | Item::Window(_, r) => r.each_value(f),
             Item::Series(t) => t.each_value(f),
@@ -1172,6 +1180,7 @@ impl Item {
                         VariantItem::Set(_, val) => f(val),
                         VariantItem::Source(_, rates) => rates.iter().for_each(|r| r.each_value(f)),
                         VariantItem::Without(_) => {}
+                        VariantItem::Send(b) => b.each_value(f),
                         VariantItem::Service(_, changes) => {
                             for c in changes {
                                 if let ServiceChange::Set(p) = c {
@@ -1203,5 +1212,109 @@ impl Item {
                 }
             }
         }
+    }
+}
+
+/// A `provider` or `sender` block (or a variant's change to one): a name,
+/// for a sender the provider it sends to, and its settings as written.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SendBlockAst {
+    /// `sender` or `provider`.
+    pub kind: SendKind,
+    /// The block's name.
+    pub name: Ident,
+    /// `to provider` (a sender's declaration only).
+    pub to: Option<Ident>,
+    /// Its settings in order.
+    pub settings: Vec<SendSetting>,
+    /// The whole block.
+    pub span: Span,
+}
+
+/// Which block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum SendKind {
+    /// `provider`
+    Provider,
+    /// `sender`
+    Sender,
+}
+
+impl SendKind {
+    /// The keyword.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            SendKind::Provider => "provider",
+            SendKind::Sender => "sender",
+        }
+    }
+}
+
+/// One setting of a sending block: a key and its parts
+/// (`jitter 500ms cap 60s`, `throttle 0x58 weight 0.3`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SendSetting {
+    /// The key.
+    pub key: Ident,
+    /// What follows it.
+    pub parts: Vec<SendPart>,
+    /// The whole setting.
+    pub span: Span,
+}
+
+/// One part of a [`SendSetting`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum SendPart {
+    /// A word: `naive`, `weight`, `cap`, ...
+    Word(Ident),
+    /// A value: `12.5/s`, `80ms`, `8`, `$rate`.
+    Value(Value),
+    /// `5%`: the number before the sign.
+    Percent(f64, Span),
+    /// A protocol code standing alone: `0x58`.
+    Hex(u32, Span),
+    /// `[200, 500..599, 0x58]`.
+    Codes(Vec<CodeItem>, Span),
+    /// `{ ... }`: nested settings (`aimd { threshold 5% }`).
+    Block(Vec<SendSetting>, Span),
+}
+
+/// One entry of a code list: a code, or an HTTP range `500..599`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CodeItem {
+    /// The code, or a range's first.
+    pub from: CodeLit,
+    /// A range's last.
+    pub to: Option<CodeLit>,
+    /// Where.
+    pub span: Span,
+}
+
+/// A code as written: `429` or `0x58`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CodeLit {
+    /// Its value.
+    pub code: u32,
+    /// Written in hex (a protocol code).
+    pub hex: bool,
+    /// Where.
+    pub span: Span,
+}
+
+impl SendBlockAst {
+    /// Calls `f` on every value of its settings, nested ones included.
+    pub fn each_value(&self, f: &mut dyn FnMut(&Value)) {
+        fn walk(settings: &[SendSetting], f: &mut dyn FnMut(&Value)) {
+            for s in settings {
+                for p in &s.parts {
+                    match p {
+                        SendPart::Value(v) => f(v),
+                        SendPart::Block(inner, _) => walk(inner, f),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        walk(&self.settings, f);
     }
 }

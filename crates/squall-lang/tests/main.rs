@@ -20,5 +20,6 @@ mod errors;
 mod grammar;
 mod resolve;
 mod robust;
+mod sending;
 mod snapshots;
 mod variants_timed;

@@ -71,7 +71,11 @@ impl Study<'_> {
                 }
             }
         }
-        blocks.push(Block::Table(self.accounting()));
+        blocks.extend(self.sending_blocks());
+        // A file of senders only has no call chain to account for.
+        if !s.nodes.is_empty() {
+            blocks.push(Block::Table(self.accounting()));
+        }
         let expects = self.expectations();
         if !expects.is_empty() {
             blocks.push(Block::Table(Table {

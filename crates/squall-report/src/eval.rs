@@ -97,6 +97,19 @@ impl Study<'_> {
                 };
                 run_window_metric(run, *metric, w, n)
             }
+            RExpr::Sending {
+                variant,
+                sender,
+                metric,
+            } => {
+                // A sending study runs once: every replication reads it.
+                let key = variant.map_or(ctx.run, RunKey::Variant);
+                let name = &self.scenario.senders.get(*sender)?.name.name;
+                self.sending
+                    .iter()
+                    .find(|s| s.key == key && s.sender == *name)?
+                    .value(*metric)
+            }
             RExpr::Measure { variant, measure } => {
                 let m = self.scenario.report.measures.get(*measure)?;
                 let run = variant.map_or(ctx.run, RunKey::Variant);

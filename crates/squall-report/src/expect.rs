@@ -161,6 +161,6 @@ fn measures_used(e: &squall_lang::RExpr, f: &mut impl FnMut(usize)) {
             measures_used(a, f);
             measures_used(b, f);
         }
-        RExpr::Number(_) | RExpr::Param(_) | RExpr::Metric { .. } => {}
+        RExpr::Number(_) | RExpr::Param(_) | RExpr::Metric { .. } | RExpr::Sending { .. } => {}
     }
 }

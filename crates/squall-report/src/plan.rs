@@ -583,7 +583,10 @@ pub fn reads_ticks(s: &Scenario) -> bool {
             RExpr::Neg(x) => uses(x),
             RExpr::Binary(_, a, b) => uses(a) || uses(b),
             RExpr::Metric { metric, .. } => *metric == Metric::PeakToMean,
-            RExpr::Measure { .. } | RExpr::Number(_) | RExpr::Param(_) => false,
+            RExpr::Measure { .. }
+            | RExpr::Number(_)
+            | RExpr::Param(_)
+            | RExpr::Sending { .. } => false,
         }
     }
     let mut exprs: Vec<&RExpr> = Vec::new();
@@ -684,7 +687,9 @@ pub fn sweep_tables(scenario: &Scenario, s: usize) -> Vec<&TableSpec> {
 /// Every variant `e` names explicitly (`storm.during.db.calls`).
 pub(crate) fn variants_named(e: &RExpr, out: &mut Vec<usize>) {
     match e {
-        RExpr::Metric { variant, .. } | RExpr::Measure { variant, .. } => out.extend(*variant),
+        RExpr::Metric { variant, .. }
+        | RExpr::Measure { variant, .. }
+        | RExpr::Sending { variant, .. } => out.extend(*variant),
         RExpr::Call(_, args) => args.iter().for_each(|a| variants_named(a, out)),
         RExpr::Neg(x) => variants_named(x, out),
         RExpr::Binary(_, a, b) => {
@@ -828,6 +833,7 @@ mod tests {
             // Every report byte is the same.
             let report = |runs: BTreeMap<RunKey, Run>| {
                 let study = crate::Study {
+                    sending: Vec::new(),
                     scenario: &s,
                     cli: Vec::new(),
                     selected: None,

@@ -12,6 +12,7 @@ use squall_lang::{RunKey, Scenario, Setting};
 pub use crate::error::StudyError;
 use crate::plan::{Keep, RunOptions, RunPlan};
 pub use crate::run::Run;
+use crate::sending::{run_senders, SendRun};
 
 /// A scenario and its finished runs.
 #[derive(Debug)]
@@ -28,6 +29,9 @@ pub struct Study<'s> {
     /// empty without. Tables and lines read every replication, other items
     /// the first (`runs`).
     pub replicas: Vec<BTreeMap<RunKey, Run>>,
+    /// Every sender's run (`provider`/`sender` blocks), by variant then
+    /// declaration; empty without senders.
+    pub sending: Vec<SendRun>,
 }
 
 /// What to run.
@@ -67,7 +71,19 @@ impl<'s> Study<'s> {
                 call_log: options.events,
             },
         )?;
+        // Senders run for every variant the plan ran: the selected ones,
+        // and those an `expect` or a `line` names.
+        let ran_variants: Vec<usize> = ran
+            .runs
+            .keys()
+            .filter_map(|k| match k {
+                RunKey::Variant(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        let sending = run_senders(scenario, &options.cli, Some(&ran_variants))?;
         Ok(Study {
+            sending,
             scenario,
             cli: options.cli,
             selected: options.variants,

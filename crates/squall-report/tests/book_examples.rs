@@ -353,6 +353,11 @@ fn language_reference_names_every_metric_and_function() {
             missing.push(format!("metric `{name}`"));
         }
     }
+    for (name, _) in squall_lang::SendMetric::ALL {
+        if !text.contains(&format!("`{name}`")) {
+            missing.push(format!("sender value `{name}`"));
+        }
+    }
     for name in squall_lang::validate::FUNCTIONS {
         if !text.contains(&format!("`{name}(")) {
             missing.push(format!("function `{name}(...)`"));

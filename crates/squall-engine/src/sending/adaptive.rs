@@ -11,17 +11,10 @@
 //! because of timing. Rates are per second, times in seconds since the
 //! start of the run.
 
-use super::aimd::{Aimd, AimdSpec};
-use super::aws_adaptive::AwsAdaptive;
+pub use squall_lang::model::sending::AdaptiveSpec;
 
-/// Which controller, with its parameters.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum AdaptiveSpec {
-    /// Additive increase, multiplicative decrease.
-    Aimd(AimdSpec),
-    /// The AWS SDKs' adaptive retry mode.
-    AwsAdaptive,
-}
+use super::aimd::Aimd;
+use super::aws_adaptive::AwsAdaptive;
 
 /// A running controller.
 #[derive(Debug, Clone, PartialEq)]

@@ -14,26 +14,9 @@
 //! caused this one. Rates are per second; the document's "halve above a
 //! small threshold, raise in small steps while clean" is `decrease 0.5`.
 
-use super::throttle_window::ThrottleWindow;
+pub use squall_lang::model::sending::AimdSpec;
 
-/// AIMD's parameters.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AimdSpec {
-    /// Ratio above which the rate is cut.
-    pub threshold: f64,
-    /// Factor of a cut (0.5 halves).
-    pub decrease: f64,
-    /// Added while clean \[per s, per judgement\].
-    pub step: f64,
-    /// Seconds between judgements.
-    pub every: f64,
-    /// Width of the sliding window \[s\].
-    pub window: f64,
-    /// Floor \[per s\].
-    pub min: f64,
-    /// Ceiling \[per s\].
-    pub max: f64,
-}
+use super::throttle_window::ThrottleWindow;
 
 /// An AIMD controller.
 #[derive(Debug, Clone, PartialEq)]

@@ -42,6 +42,7 @@ pub use observations::{AttemptRow, FinalStates, SendBin, SendObservations};
 pub use run::{run_sending, tick_seconds};
 pub use spec::{
     ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordsSpec, RetryAfterForm, SendSpec,
+    WindowCap,
 };
 pub use state::{check_attempts, IllegalAttempt, LoggedAttempt, Machine, SendState};
 pub use throttle_window::ThrottleWindow;

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::classify::ProviderCode;
-use super::state::SendState;
+use super::state::{check_attempts, IllegalAttempt, LoggedAttempt, Machine, SendState};
 
 /// One send attempt, as the attempt log stores it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -91,4 +91,36 @@ pub struct SendObservations {
     pub bins: Vec<SendBin>,
     /// Age of the oldest record not yet final at the end \[s\].
     pub oldest_waiting: f64,
+    /// Events the run handled (creations, wake-ups of the pool, answers,
+    /// pending records coming due): the run's work, linear in its
+    /// attempts and records.
+    pub events: u64,
+}
+
+impl SendObservations {
+    /// Every record's logged attempts checked against `machine`'s
+    /// transition table ([`check_attempts`]); a last attempt still in
+    /// flight at the run's end is left out. The first record that made an
+    /// illegal step, with the step.
+    pub fn check_legal(&self, machine: Machine) -> Result<(), (u64, IllegalAttempt)> {
+        let mut by_record: Vec<Vec<LoggedAttempt>> = vec![Vec::new(); self.states.created as usize];
+        for a in &self.attempts {
+            if let Some(log) = by_record.get_mut(a.record as usize) {
+                log.push(LoggedAttempt {
+                    attempt: a.attempt,
+                    at: a.at,
+                    status: a.status,
+                    next_attempt_at: a.next_attempt_at,
+                });
+            }
+        }
+        for (r, log) in by_record.iter().enumerate() {
+            let answered = match log.last() {
+                Some(last) if last.status == SendState::InFlight => &log[..log.len() - 1],
+                _ => &log[..],
+            };
+            check_attempts(machine, answered).map_err(|e| (r as u64, e))?;
+        }
+        Ok(())
+    }
 }

@@ -5,7 +5,7 @@
 //! | event      | what happens                                                     |
 //! |------------|------------------------------------------------------------------|
 //! | `Create`   | the next record is created and queued (records at a rate)        |
-//! | `Dispatch` | idle senders take queued records while the pool's bucket allows  |
+//! | `Dispatch` | idle senders take queued records while the pool's window cap and bucket allow |
 //! | `Answer`   | an attempt's answer comes back; the client decides the state     |
 //! | `Due`      | a pending record's `next_attempt_at`: back to the queue          |
 //!
@@ -106,6 +106,11 @@ struct Run<'a> {
     jitter_rng: Stream,
     bad_seen: u64,
     closed: usize,
+    /// Records before this index are all final.
+    first_open: usize,
+    /// The window cap's current window (by index) and attempts in it.
+    cap_window: u64,
+    cap_used: u64,
     obs: SendObservations,
 }
 
@@ -140,6 +145,9 @@ pub fn run_sending(spec: &SendSpec) -> Result<SendObservations, SimError> {
         jitter_rng: Stream::new(spec.seed, "send jitter"),
         bad_seen: 0,
         closed: 0,
+        first_open: 0,
+        cap_window: 0,
+        cap_used: 0,
         obs: SendObservations {
             units_per_tick: res.per_tick(),
             bin: spec.bin.max(1),
@@ -176,6 +184,12 @@ impl Run<'_> {
                 break;
             };
             let now = Time::from_units(t);
+            if matches!(event, Event::Dispatch) && self.dispatch_at != Some(now) {
+                // A wake-up an earlier one replaced: the live one is due
+                // sooner (or already ran), so this one has nothing to do.
+                continue;
+            }
+            self.obs.events += 1;
             self.close_bins(now);
             match event {
                 Event::Create => {
@@ -230,18 +244,28 @@ impl Run<'_> {
         self.queue.push_back(i as u32);
     }
 
-    /// Idle senders take queued records while the pool's bucket allows.
+    /// Idle senders take queued records while the pool's window cap and
+    /// its bucket allow.
     fn dispatch(&mut self, now: Time) -> Result<(), SimError> {
         while self.idle > 0 && !self.queue.is_empty() {
+            if let Some(cap) = self.spec.pool.window_cap {
+                let width = self.res.duration(cap.window).units().max(1);
+                let window = now.units() / width;
+                if window != self.cap_window {
+                    self.cap_window = window;
+                    self.cap_used = 0;
+                }
+                if self.cap_used >= cap.attempts {
+                    let at = Time::from_units((window + 1).saturating_mul(width));
+                    self.wake_at(at)?;
+                    return Ok(());
+                }
+            }
             match self.pool.take(now) {
                 Ok(()) => {}
                 Err(wait) => {
                     if let Some(wait) = wait {
-                        let at = now.after(wait.max(Duration::from_units(1)));
-                        if self.dispatch_at.is_none_or(|d| at < d) {
-                            self.dispatch_at = Some(at);
-                            self.events.schedule(at.units(), Event::Dispatch)?;
-                        }
+                        self.wake_at(now.after(wait.max(Duration::from_units(1))))?;
                     }
                     return Ok(());
                 }
@@ -249,6 +273,7 @@ impl Run<'_> {
             let Some(r) = self.queue.pop_front() else {
                 break;
             };
+            self.cap_used += 1;
             self.idle -= 1;
             self.send(r, now);
             let latency = self.res.duration(self.spec.pool.latency);
@@ -259,6 +284,15 @@ impl Run<'_> {
                 self.events
                     .schedule(now.after(latency).units(), Event::Answer(r))?;
             }
+        }
+        Ok(())
+    }
+
+    /// Wakes the pool at `at`, unless a wake-up is due sooner.
+    fn wake_at(&mut self, at: Time) -> Result<(), SimError> {
+        if self.dispatch_at.is_none_or(|d| at < d) {
+            self.dispatch_at = Some(at);
+            self.events.schedule(at.units(), Event::Dispatch)?;
         }
         Ok(())
     }
@@ -406,13 +440,21 @@ impl Run<'_> {
             .map_or(pool, |(r, _)| r.min(pool))
     }
 
-    fn oldest_waiting(&self, now: Time) -> f64 {
+    /// Age of the oldest record not yet final at `now` \[s\]. Records are
+    /// created in index order, so the oldest open one is the first: a
+    /// cursor moves past the final ones and never comes back (a final
+    /// state is left by nobody), linear over the whole run.
+    fn oldest_waiting(&mut self, now: Time) -> f64 {
+        while self
+            .records
+            .get(self.first_open)
+            .is_some_and(|r| r.state.is_final())
+        {
+            self.first_open += 1;
+        }
         self.records
-            .iter()
-            .filter(|r| !r.state.is_final())
-            .map(|r| now.since(r.created).units())
-            .max()
-            .map_or(0.0, |u| u as f64 * self.sec)
+            .get(self.first_open)
+            .map_or(0.0, |r| now.since(r.created).units() as f64 * self.sec)
     }
 
     /// Closes every bin that ends at or before `now`.

@@ -1,7 +1,7 @@
 //! Overrides: the param values, removed faults, replaced rates and seed
 //! that make one run differ from the base scenario.
 
-use crate::ast::{RateAst, ServiceChange, Value};
+use crate::ast::{RateAst, SendBlockAst, ServiceChange, Value};
 
 /// One param override and where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +29,9 @@ pub struct Overrides {
     pub services: Vec<(usize, Vec<ServiceChange>)>,
     /// The run's seed; `None`: the scenario's.
     pub seed: Option<u64>,
+    /// Changes to `sender` and `provider` blocks, in order (a change
+    /// replaces the settings of the keys it names).
+    pub sending: Vec<SendBlockAst>,
 }
 
 impl Overrides {
@@ -40,6 +43,7 @@ impl Overrides {
         o.sources.extend(later.sources.iter().cloned());
         o.services.extend(later.services.iter().cloned());
         o.seed = later.seed.or(o.seed);
+        o.sending.extend(later.sending.iter().cloned());
         o
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 
 use super::{FaultDecl, NodeDecl, SourceDecl, SweepDecl, VariantDecl};
-use crate::ast::{BackoffAst, Range, RetryAst, RngAst, Timed, Value};
+use crate::ast::{BackoffAst, Range, RetryAst, RngAst, SendBlockAst, Timed, Value};
 use crate::model::{Clock, ReportSpec};
 
 /// A validated scenario: names bound, graph checked, report resolved.
@@ -59,4 +59,8 @@ pub struct Scenario {
     pub report: ReportSpec,
     /// True when the file declared no variant.
     pub implicit_variant: bool,
+    /// `provider` blocks, as written.
+    pub providers: Vec<SendBlockAst>,
+    /// `sender` blocks, as written.
+    pub senders: Vec<SendBlockAst>,
 }

@@ -255,6 +255,7 @@ impl Printer<'_> {
             }
             Item::Expect(e) => Self::leaf(expect_text(e), span_at(e.span)),
             Item::Series(t) => Self::leaf(timed_text(t), span_at(t.span)),
+            Item::Provider(b) | Item::Sender(b) => self.send_block(b, Inline::Never),
         }
     }
 
@@ -280,6 +281,7 @@ impl Printer<'_> {
                 push_children(&mut node, children);
                 node
             }
+            VariantItem::Send(b) => self.send_block(b, Inline::IfFits),
             VariantItem::Service(id, changes) => {
                 let mut node = self.block(
                     format!("service {}", id.name),

@@ -58,6 +58,7 @@ mod items;
 mod layout;
 mod literals;
 mod report;
+mod sending;
 mod values;
 
 pub use values::{

@@ -8,6 +8,7 @@
 
 mod report;
 mod run;
+pub mod sending;
 
 pub use report::*;
 pub use run::*;

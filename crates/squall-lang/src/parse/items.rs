@@ -13,6 +13,7 @@ use super::{
     },
     code_len, ident, internal, number,
     report::parse_report_item,
+    sending::parse_send_block,
     string,
     timed::{is_timed, parse_timed},
     values::{parse_expr, parse_pvalue, parse_range, parse_value_inner, parse_value_pair},
@@ -41,6 +42,12 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
     let rule = pair.as_rule();
     if rule == Rule::series_decl {
         return Ok(Item::Series(parse_timed(pair)?));
+    }
+    if rule == Rule::provider_decl {
+        return Ok(Item::Provider(parse_send_block(pair)?));
+    }
+    if rule == Rule::sender_decl {
+        return Ok(Item::Sender(parse_send_block(pair)?));
     }
     let mut c = Children::of(pair);
     Ok(match rule {
@@ -433,6 +440,9 @@ fn parse_service_prop(p: Pair<'_, Rule>) -> Result<ServiceProp> {
 pub(super) fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
     let rule = pair.as_rule();
     let span: Span = pair.as_span().into();
+    if rule == Rule::send_override {
+        return Ok(VariantItem::Send(parse_send_block(pair)?));
+    }
     let mut c = Children::of(pair);
     Ok(match rule {
         Rule::set_item => {

@@ -22,6 +22,7 @@ mod blocks;
 mod items;
 mod pest_errors;
 mod report;
+mod sending;
 mod timed;
 mod values;
 

@@ -21,6 +21,7 @@
 //!   a block's settings by name);
 //! - `timed`: calls that take time: a node's server and caller sides,
 //!   a source's deadline, a fault's timed effects, the series bin;
+//! - `sending`: `provider` and `sender` blocks into sending studies;
 //! - `sweep`: sweeps given on the command line ([`Scenario::with_sweep`]).
 //!
 //! Problems are collected, not returned at the first: a run reports every
@@ -35,6 +36,7 @@ mod params;
 mod policies;
 mod responses;
 mod runs;
+mod sending;
 mod settings;
 mod sources;
 pub mod sweep;
@@ -53,7 +55,11 @@ impl Scenario {
     pub(crate) fn check_all_runs(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for key in self.all_runs() {
-            if let Err(list) = self.model_list(&self.overrides(key, &[])) {
+            let o = self.overrides(key, &[]);
+            if let Err(list) = self.model_list(&o) {
+                out.extend(list);
+            }
+            if let Err(list) = self.sending(&o) {
                 out.extend(list);
             }
         }

@@ -91,6 +91,9 @@ impl Validator {
         span: Span,
     ) -> Option<(RExpr, Needs)> {
         let (last, prefix) = ids.split_last()?;
+        if let Some(found) = self.sending_path(names, prefix, last) {
+            return found;
+        }
         let mut variant = None;
         let mut window = None;
         let mut node = None;
@@ -223,6 +226,77 @@ impl Validator {
         };
         self.err(d);
         None
+    }
+
+    /// `[VARIANT.]SENDER.METRIC`, when the part before the last names a
+    /// sender: `Some` with the value (or `None` after an error), else
+    /// `None` for the other paths.
+    #[allow(clippy::option_option)]
+    fn sending_path(
+        &mut self,
+        names: &Names<'_>,
+        prefix: &[Ident],
+        last: &Ident,
+    ) -> Option<Option<(RExpr, Needs)>> {
+        let (sender_id, before) = prefix.split_last()?;
+        let sender = names
+            .senders
+            .iter()
+            .position(|b| b.name.name == sender_id.name)?;
+        let variant = match before {
+            [] => None,
+            [v] => match names.variants.iter().position(|x| x.name == v.name) {
+                Some(i) => Some(i),
+                None => {
+                    self.err(
+                        Diagnostic::new(format!("unknown variant `{}`", v.name), v.span)
+                            .label("not a variant")
+                            .maybe_help(did_you_mean(
+                                &v.name,
+                                names.variants.iter().map(|x| x.name.as_str()),
+                            )),
+                    );
+                    return Some(None);
+                }
+            },
+            [first, ..] => {
+                self.err(
+                    Diagnostic::new(
+                        "a sender's value is read as `VARIANT.SENDER.VALUE`",
+                        first.span,
+                    )
+                    .label("too many parts")
+                    .help(format!("e.g. `fixed.{}.delivered`", sender_id.name)),
+                );
+                return Some(None);
+            }
+        };
+        let Some(metric) = SendMetric::parse(&last.name) else {
+            self.err(
+                Diagnostic::new(
+                    format!("unknown value `{}` of a sender", last.name),
+                    last.span,
+                )
+                .label("not a sender's value")
+                .maybe_help(did_you_mean(
+                    &last.name,
+                    SendMetric::ALL.iter().map(|(n, _)| *n),
+                )),
+            );
+            return Some(None);
+        };
+        let needs = Needs {
+            variant: variant.is_none(),
+            ..Needs::default()
+        };
+        Some(Some((
+            RExpr::Sending {
+                variant,
+                sender,
+                metric,
+            },
+            needs,
+        )))
     }
 
     pub(super) fn call(

@@ -22,6 +22,7 @@
 //!   params and chains, and the call graph the chains draw;
 //! - `components`: pass 2, services, sources, faults, windows and endpoints;
 //! - `runs`: pass 3, variants and sweeps, and names that collide across kinds;
+//! - `sending`: providers and senders, their names;
 //! - `report`: pass 4, measures, lines, diagnoses and the other report items;
 //!   `table` resolves tables and `expect` the checks of `expect` lines;
 //! - `expr`: report expressions, paths and functions, and the context a value
@@ -41,6 +42,7 @@ mod kind_block;
 mod names;
 mod report;
 mod runs;
+mod sending;
 mod structure;
 mod table;
 
@@ -96,6 +98,7 @@ struct Names<'a> {
     measures: &'a [(String, RExpr, Needs)],
     params: &'a IndexMap<String, Value>,
     sweeps: &'a [SweepDecl],
+    senders: &'a [SendBlockAst],
 }
 
 impl Names<'_> {
@@ -153,6 +156,8 @@ impl Validator {
         // Pass 3: variants and sweeps.
         let variant_spans = self.variants(ast, &mut s);
         self.sweeps(ast, &mut s);
+        // Providers and senders (their settings are read when resolved).
+        self.sending(ast, &mut s);
 
         // Names used in paths must not collide across kinds.
         self.check_name_collisions(ast, &s, &variant_spans);

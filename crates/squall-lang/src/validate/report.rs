@@ -45,6 +45,7 @@ impl Validator {
                         measures: &measures,
                         params,
                         sweeps,
+                        senders: &s.senders,
                     };
                     match ri {
                         ReportItem::Replications(v) => self.replications(v, &mut report),
@@ -421,6 +422,7 @@ impl Validator {
                     measures,
                     params,
                     sweeps,
+                    senders: &s.senders,
                 };
                 let ctx = Context {
                     variant: variants.len() == 1,

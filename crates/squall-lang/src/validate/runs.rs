@@ -29,6 +29,7 @@ impl Validator {
                 let mut o = Overrides::default();
                 for vi in &decl.items {
                     match vi {
+                        VariantItem::Send(b) => o.sending.push(b.clone()),
                         VariantItem::Set(name, value) => {
                             if self.param(params, name) {
                                 o.sets.push(Setting {

@@ -232,7 +232,8 @@ impl Validator {
                     .help("say how long to simulate, e.g. `run 400 rounds` or `run 60s`"),
             );
         }
-        if nodes.is_empty() {
+        let sends = ast.items.iter().any(|i| matches!(i, Item::Sender(_)));
+        if nodes.is_empty() && !sends {
             self.err(
                 Diagnostic::new("the scenario has no `chain`", ast.name_span)
                     .label("this scenario")
@@ -263,6 +264,8 @@ impl Validator {
             sweeps: Vec::new(),
             report: ReportSpec::default(),
             implicit_variant: false,
+            providers: Vec::new(),
+            senders: Vec::new(),
         }
     }
 

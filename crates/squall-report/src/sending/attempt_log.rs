@@ -260,6 +260,7 @@ mod tests {
                 rate: 0.018,
                 burst: 1.0,
                 latency: 50.0,
+                window_cap: None,
             },
             provider: ProviderSpec {
                 ceiling: 0.0125,

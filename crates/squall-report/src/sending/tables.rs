@@ -83,8 +83,9 @@ pub fn codes_table(variant: &str, o: &SendObservations) -> Table {
     }
 }
 
-/// One row per bin: attempts, throttled, delivered, the send rate and the
-/// oldest waiting record. A flat plateau of throttled attempts is a
+/// One row per bin: attempts, throttled, delivered, the throttle ratio,
+/// the send rate and the oldest waiting record (the two alarm signals:
+/// are we at the right speed, is anything stuck). A flat plateau of throttled attempts is a
 /// ceiling; a spike is an incident.
 pub fn per_bin_table(
     variant: &str,
@@ -98,6 +99,7 @@ pub fn per_bin_table(
             "attempts".into(),
             "throttled".into(),
             "delivered".into(),
+            "throttle ratio".into(),
             "rate [/s]".into(),
             "oldest waiting [s]".into(),
         ],
@@ -111,6 +113,11 @@ pub fn per_bin_table(
                     int(b.attempts),
                     int(b.throttled),
                     int(b.delivered),
+                    if b.attempts == 0 {
+                        Cell::Missing
+                    } else {
+                        Cell::Number(b.throttled as f64 / b.attempts as f64, 4)
+                    },
                     Cell::Number(b.rate, 2),
                     Cell::Number(b.oldest_waiting, 1),
                 ]

@@ -66,6 +66,7 @@ pub fn run_sweep(
         selected: None,
         runs: ran.runs,
         replicas: ran.replicas,
+        sending: Vec::new(),
     };
     let base_ticks = scenario
         .model_for(RunKey::Variant(sweep.base), &options.cli)

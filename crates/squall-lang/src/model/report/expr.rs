@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::Metric;
+use super::{Metric, SendMetric};
 
 /// A resolved expression.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -28,6 +28,16 @@ pub enum RExpr {
         variant: Option<usize>,
         /// Which measure.
         measure: usize,
+    },
+    /// A sending study's value (`fixed.outbox.delivered`); `None`
+    /// variant: the row's.
+    Sending {
+        /// Which variant.
+        variant: Option<usize>,
+        /// Which sender, by index in the scenario.
+        sender: usize,
+        /// What.
+        metric: SendMetric,
     },
     /// A built-in function.
     Call(Func, Vec<RExpr>),

@@ -10,12 +10,14 @@ mod expect;
 mod expr;
 mod items;
 mod metric;
+mod send_metric;
 mod table;
 
 pub use expect::{CheckSpec, ExpectSpec, ToleranceSpec};
 pub use expr::{Func, RExpr};
 pub use items::{ChartSpec, DiagnoseSpec, HerdSpec, IsolationSpec, LinePart, WaitsSpec};
 pub use metric::Metric;
+pub use send_metric::SendMetric;
 pub use table::{AxisSpec, ColumnSpec, TableSpec};
 
 use serde::Serialize;

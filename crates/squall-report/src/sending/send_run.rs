@@ -1,0 +1,110 @@
+//! One sender's finished run in a study: which variant, which sender, what
+//! it ran and what it measured; and the values paths such as
+//! `fixed.outbox.delivered` read from it.
+
+use squall_engine::sending::{run_sending, SendObservations};
+use squall_lang::model::sending::SendSpec;
+use squall_lang::{RunKey, Scenario, SendMetric, Setting};
+
+use crate::error::StudyError;
+
+/// A sender's run.
+#[derive(Debug, Clone)]
+pub struct SendRun {
+    /// The variant.
+    pub key: RunKey,
+    /// The sender's name.
+    pub sender: String,
+    /// What ran.
+    pub spec: SendSpec,
+    /// What it measured.
+    pub obs: SendObservations,
+}
+
+/// Every sender of every variant in `variants` (all when `None`), in
+/// variant then declaration order. A scenario without senders has none.
+pub fn run_senders(
+    scenario: &Scenario,
+    cli: &[Setting],
+    variants: Option<&[usize]>,
+) -> Result<Vec<SendRun>, StudyError> {
+    let mut out = Vec::new();
+    if scenario.senders.is_empty() {
+        return Ok(out);
+    }
+    for v in 0..scenario.variants.len() {
+        if variants.is_some_and(|s| !s.contains(&v)) {
+            continue;
+        }
+        let key = RunKey::Variant(v);
+        let specs = scenario
+            .sending(&scenario.overrides(key, cli))
+            .map_err(|l| StudyError::Invalid(scenario.diagnostics(l)))?;
+        for (sender, spec) in specs {
+            let obs = run_sending(&spec)?;
+            out.push(SendRun {
+                key,
+                sender,
+                spec,
+                obs,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Bad records among the first `n` with `share` bad: the engine spreads
+/// them evenly, record `i` bad when `floor((i+1) s) > floor(i s)`, so
+/// `floor(n s)` of them (with the engine's rounding).
+fn bad_records(n: u64, share: f64) -> u64 {
+    let s = share.clamp(0.0, 1.0);
+    (n as f64 * s).floor() as u64
+}
+
+impl SendRun {
+    /// The value of `metric` over the run.
+    pub fn value(&self, metric: SendMetric) -> Option<f64> {
+        let o = &self.obs;
+        let st = o.states;
+        let throttles = o.attempts.iter().filter(|a| a.throttled).count() as u64;
+        let n = |x: u64| Some(x as f64);
+        match metric {
+            SendMetric::Records => n(st.created),
+            SendMetric::Attempts => n(o.attempts.len() as u64),
+            SendMetric::Throttles => n(throttles),
+            SendMetric::PermanentFailures => n(st.failed + st.rejected),
+            SendMetric::Failed => n(st.failed),
+            SendMetric::Rejected => n(st.rejected),
+            SendMetric::Delivered => n(st.submitted),
+            SendMetric::Deferred => n(st.deferred),
+            SendMetric::Pending => n(st.pending),
+            SendMetric::Queued => n(st.queued),
+            SendMetric::InFlight => n(st.in_flight),
+            SendMetric::Unaccounted => Some(st.created as f64 - st.accounted() as f64),
+            SendMetric::BadRecords => {
+                if self.spec.provider.bad_codes.is_empty() {
+                    n(0)
+                } else {
+                    n(bad_records(st.created, self.spec.provider.bad_share))
+                }
+            }
+            SendMetric::ThrottleRatio => {
+                (!o.attempts.is_empty()).then(|| throttles as f64 / o.attempts.len() as f64)
+            }
+            SendMetric::OldestWaiting => Some(o.oldest_waiting),
+            SendMetric::MaxBinDelivered => {
+                o.bins.iter().map(|b| b.delivered).max().map(|x| x as f64)
+            }
+            SendMetric::MaxBinThrottles => {
+                o.bins.iter().map(|b| b.throttled).max().map(|x| x as f64)
+            }
+            SendMetric::MinBinThrottles => o
+                .bins
+                .iter()
+                .skip(1)
+                .map(|b| b.throttled)
+                .min()
+                .map(|x| x as f64),
+        }
+    }
+}
