@@ -239,20 +239,14 @@ impl Study<'_> {
         let bins = format!("bins of {}", span(s.clock, bin));
         let (bname, fname) = (&s.windows[d.baseline].0, &fault.name);
         Some(
-            match crate::bins::recovery(calls, fault.to, run.obs.ticks, bin, threshold) {
+            match crate::bins::recovery(&run.obs.slots, calls, fault.to, threshold) {
                 Some(t) => format!(
                     "recovery, {label}: `{node}` recovered {} after `{fname}` ended ({bins}): calls back within {:.0} % of {bname}.",
                     span(s.clock, t),
                     TOLERANCE * 100.0
                 ),
                 None => {
-                    let n = crate::bins::bin_means(
-                        calls,
-                        fault.to as usize + 1,
-                        run.obs.ticks as usize,
-                        bin as usize,
-                    )
-                    .len();
+                    let n = crate::bins::bins_after(&run.obs.slots, calls, fault.to).len();
                     format!(
                         "recovery, {label}: `{node}` is still overloaded {n} bins after `{fname}` ended, to the end of the run ({bins}): the overload outlived its trigger (metastable)."
                     )

@@ -4,6 +4,8 @@
 //! recovery from a fault the run does not have, a value that never came).
 //! Arithmetic on `None` gives `None`.
 
+use squall_engine::observe::histogram::Quantiles;
+use squall_engine::observe::timed::Stretch;
 use squall_engine::Observations;
 use squall_lang::ast::BinOp;
 use squall_lang::{Func, Metric, RExpr, RunKey};
@@ -132,21 +134,21 @@ impl Study<'_> {
                 let name = &self.scenario.faults.get(*fault)?.name;
                 let spec = run.model.faults.iter().find(|x| x.name == *name)?;
                 let calls = &run.obs.nodes.get(*node)?.calls;
-                crate::bins::recovery(calls, spec.to, run.obs.ticks, bin_ticks(run), threshold)
-                    .map(|t| t as f64)
+                crate::bins::recovery(&run.obs.slots, calls, spec.to, threshold).map(|t| t as f64)
             }
             Func::Peak { node } => {
                 let calls = &run.obs.nodes.get(*node)?.calls;
-                crate::bins::peak(calls, run.obs.ticks, bin_ticks(run))
+                crate::bins::peak(&run.obs.slots, calls)
             }
             Func::PeakTick { node } => {
+                // The first tick of the busiest slot (tick, or bin).
                 let calls = &run.obs.nodes.get(*node)?.calls;
                 let max = calls.iter().skip(1).max()?;
                 calls
                     .iter()
                     .skip(1)
                     .position(|c| c == max)
-                    .map(|i| (i + 1) as f64)
+                    .map(|i| run.obs.slots.first_tick(i + 1) as f64)
             }
             Func::CallBound { node } => call_bound(&run.model, *node),
             Func::Fields { node } => composite(&run.model, *node).map(|c| c.fields.len() as f64),
@@ -191,7 +193,7 @@ impl Study<'_> {
 /// The width of the run's series bins \[ticks\]: one tick on a run that
 /// takes no time.
 pub fn bin_ticks(run: &crate::run::Run) -> u64 {
-    run.obs.timed.as_ref().map_or(1, |t| t.bin_ticks.max(1))
+    run.obs.slots.bin.max(1)
 }
 
 /// The most calls one request can make at `node`: the product of the tries
@@ -232,7 +234,9 @@ pub fn window_metric(
     node: Option<usize>,
 ) -> Option<f64> {
     let ticks = (to + 1 - from) as f64;
-    let sum = Observations::sum;
+    let sum = |series: &[u32], from: u64, to: u64| obs.total(series, from, to);
+    // The slots of the window: ticks, or bins cut at the window's edges.
+    let (first, last) = obs.slots.range(from, to);
     let ratio = |a: f64, b: f64| if b == 0.0 { None } else { Some(a / b) };
     if !metric.needs_node() {
         return match metric {
@@ -270,21 +274,24 @@ pub fn window_metric(
         Metric::Refused => sum(&s.refused, from, to) as f64,
         Metric::Blocked => sum(&s.blocked, from, to) as f64,
         Metric::RetriesRefused => sum(&s.retries_refused, from, to) as f64,
-        Metric::PeakCalls => {
-            let to = (to as usize).min(s.calls.len().saturating_sub(1));
-            let from = (from as usize).min(to + 1);
-            f64::from(s.calls[from..=to].iter().max().copied().unwrap_or(0))
-        }
+        // Per slot: the busiest tick, or on a run that takes time the
+        // busiest bin.
+        Metric::PeakCalls => f64::from(
+            s.calls
+                .get(first..=last)
+                .and_then(|c| c.iter().max().copied())
+                .unwrap_or(0),
+        ),
         Metric::Answered => served,
         Metric::Full => sum(&s.composite.as_ref()?.full, from, to) as f64,
         Metric::Reduced => sum(&s.composite.as_ref()?.reduced, from, to) as f64,
         Metric::FreshFields => sum(&s.composite.as_ref()?.fresh, from, to) as f64,
         Metric::StaleFields => sum(&s.composite.as_ref()?.stale, from, to) as f64,
         Metric::MissingFields => sum(&s.composite.as_ref()?.missing, from, to) as f64,
-        Metric::Bytes => composite_bytes(s, from, to)? as f64,
+        Metric::Bytes => composite_bytes(obs, s, from, to)? as f64,
         // As the degradation document prints it: 0 when nothing was answered.
         Metric::AvgBytes => {
-            let b = composite_bytes(s, from, to)? as f64;
+            let b = composite_bytes(obs, s, from, to)? as f64;
             if served == 0.0 {
                 0.0
             } else {
@@ -292,20 +299,20 @@ pub fn window_metric(
             }
         }
         Metric::LastAnswered => {
-            let to_i = (to as usize).min(s.ok.len().saturating_sub(1));
-            (from as usize..=to_i)
+            let to_i = last.min(s.ok.len().saturating_sub(1));
+            (first..=to_i)
                 .rev()
-                .find(|&t| s.ok[t] > 0)
-                .map_or(0.0, |t| (t as u64 + 1 - from) as f64)
+                .find(|&i| s.ok[i] > 0)
+                .map_or(0.0, |i| {
+                    (obs.slots.last_tick(i).min(to) + 1).saturating_sub(from) as f64
+                })
         }
         Metric::Unique => unique()?,
-        Metric::SaturatedTicks => {
-            let to_i = (to as usize).min(s.refused.len().saturating_sub(1));
-            s.refused[from as usize..=to_i]
-                .iter()
-                .filter(|&&r| r > 0)
-                .count() as f64
-        }
+        // Slots with a refusal: ticks, or bins on a run that takes time.
+        Metric::SaturatedTicks => s
+            .refused
+            .get(first..=last)
+            .map_or(0, |r| r.iter().filter(|&&r| r > 0).count()) as f64,
         Metric::CallRate => calls / ticks,
         Metric::ServedRate => served / ticks,
         Metric::UniqueRate => unique()? / ticks,
@@ -320,19 +327,42 @@ pub fn window_metric(
 /// metric that is not one of these, or a run in which nothing takes time.
 fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize>) -> Option<f64> {
     let t = obs.timed.as_ref()?;
-    let per = t.units_per_tick as f64;
-    let ticks = |units: u64| units as f64 / per;
-    if let Some(e) = match metric {
-        Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean => t.all.windows.get(w),
-        _ => None,
-    } {
-        return Some(match metric {
-            Metric::E2eP50 => ticks(e.p50),
-            Metric::E2eP99 => ticks(e.p99),
-            _ => e.mean / per,
-        });
+    if is_e2e(metric) {
+        return quantile_metric(t.all.windows.get(w)?, metric, t.units_per_tick);
     }
-    let s = t.nodes.get(node?)?.windows.get(w)?;
+    stretch_metric(t.nodes.get(node?)?.windows.get(w)?, metric, t.units_per_tick)
+}
+
+/// A metric of a run that takes time in bin `b` of its series (as
+/// [`timed_window`] for a window).
+pub fn timed_bin(obs: &Observations, metric: Metric, b: usize, node: Option<usize>) -> Option<f64> {
+    let t = obs.timed.as_ref()?;
+    if is_e2e(metric) {
+        return quantile_metric(t.all.bins.get(b)?, metric, t.units_per_tick);
+    }
+    stretch_metric(t.nodes.get(node?)?.bins.get(b)?, metric, t.units_per_tick)
+}
+
+/// True for the end-to-end latency metrics (of every source's requests).
+fn is_e2e(metric: Metric) -> bool {
+    matches!(metric, Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean)
+}
+
+/// An end-to-end latency metric from its quantiles, in ticks.
+fn quantile_metric(q: &Quantiles, metric: Metric, per_tick: u64) -> Option<f64> {
+    let per = per_tick as f64;
+    Some(match metric {
+        Metric::E2eP50 => q.p50 as f64 / per,
+        Metric::E2eP99 => q.p99 as f64 / per,
+        Metric::E2eMean => q.mean / per,
+        _ => return None,
+    })
+}
+
+/// A node's timed metric over one stretch of time.
+fn stretch_metric(s: &Stretch, metric: Metric, per_tick: u64) -> Option<f64> {
+    let per = per_tick as f64;
+    let ticks = |units: u64| units as f64 / per;
     let l = &s.latency;
     Some(match metric {
         Metric::P50 => ticks(l.p50),
@@ -360,8 +390,14 @@ fn composite(model: &squall_lang::Model, node: usize) -> Option<&squall_lang::Co
     model.nodes.get(node)?.composite.as_ref()
 }
 
-fn composite_bytes(s: &squall_engine::NodeSeries, from: u64, to: u64) -> Option<u64> {
+fn composite_bytes(
+    obs: &Observations,
+    s: &squall_engine::NodeSeries,
+    from: u64,
+    to: u64,
+) -> Option<u64> {
     let c = s.composite.as_ref()?;
-    let to = (to as usize).min(c.bytes.len().saturating_sub(1));
-    Some(c.bytes[(from as usize).min(to + 1)..=to].iter().sum())
+    let (from, to) = obs.slots.range(from, to);
+    let to = to.min(c.bytes.len().saturating_sub(1));
+    Some(c.bytes[from.min(to + 1)..=to].iter().sum())
 }

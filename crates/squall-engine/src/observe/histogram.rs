@@ -66,6 +66,11 @@ impl LatencyHistogram {
         }
     }
 
+    /// Forgets every sample (keeps the memory).
+    pub fn reset(&mut self) {
+        self.h.reset();
+    }
+
     /// Adds every sample of `other`.
     pub fn merge(&mut self, other: &LatencyHistogram) {
         let _ = self.h.add(&other.h);

@@ -109,7 +109,7 @@ pub use builder::{SimulationBuilder, MAX_SERIES_MIB};
 use kind::Kind;
 use runner::Runner;
 
-pub use timed::{default_bin, takes_time};
+pub use timed::{default_bin, series_bin, slots, takes_time};
 
 pub(crate) use crate::time::NEVER;
 

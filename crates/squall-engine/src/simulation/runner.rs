@@ -59,7 +59,8 @@ impl<'s, 'm> Runner<'s, 'm> {
         gens.push(Generator::default_for(sim.seed));
         let composite: Vec<bool> = m.nodes.iter().map(|n| n.composite.is_some()).collect();
         let mut obs =
-            Observations::new(m.ticks, &names, m.windows.len()).with_composites(&composite);
+            Observations::new(m.ticks, super::timed::slots(m), &names, m.windows.len())
+                .with_composites(&composite);
         obs.route_calls = m.nodes.iter().map(|n| vec![0; n.routes.len()]).collect();
         obs.ops = vec![Vec::new(); m.sources.len()];
         obs.traces = vec![Vec::new(); m.nodes.len()];
@@ -214,7 +215,8 @@ impl<'s, 'm> Runner<'s, 'm> {
         let id = self.next_id;
         self.next_id += 1;
         let slot = self.requests.alloc(id, s as u32, kind);
-        self.obs.arrivals[t as usize] += 1;
+        let i = self.obs.slots.index(t);
+        self.obs.arrivals[i] += 1;
         self.obs.accounting.entered += 1;
         self.obs.peak_in_flight = self.obs.peak_in_flight.max(self.requests.live);
         slot
@@ -234,13 +236,18 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// Counts a call at `node` from the request in `slot`.
     #[inline]
     pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize) {
-        let ti = t as usize;
+        let ti = self.obs.slots.index(t);
         let series = &mut self.obs.nodes[node];
         series.calls[ti] += 1;
         let k = slot as usize * self.requests.nodes + node;
         let last = self.requests.last_seen[k];
         if last != t {
-            series.unique[ti] += 1;
+            // Per tick, a new tick is a new slot; per bin, only a bin the
+            // request has not been seen in yet.
+            if self.obs.slots.is_per_tick() || last == NEVER || self.obs.slots.index(last) != ti
+            {
+                series.unique[ti] += 1;
+            }
             for &(w, from) in self.windows.open_at(t) {
                 if last == NEVER || last < from {
                     self.obs.window_unique[w][node] += 1;

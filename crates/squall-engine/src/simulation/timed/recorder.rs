@@ -4,6 +4,7 @@
 //! source. [`Recorder::finish`] turns them into plain
 //! [`TimedObservations`].
 
+use crate::observe::binned_latency::BinnedLatency;
 use crate::observe::gauge::{Bins, Gauge};
 use crate::observe::histogram::LatencyHistogram;
 use crate::observe::timed::{CallAccounting, Stretch, TimedNode, TimedObservations, TimedSource};
@@ -31,6 +32,10 @@ struct NodeRecord {
     busy: Gauge,
     /// `[count][0]` the run, `[count][1 + w]` window `w`.
     counts: [Vec<u64>; COUNTS],
+    /// Latency quantiles per bin.
+    bin_latency: BinnedLatency,
+    /// `[count][b]`: bin `b`.
+    bin_counts: [Vec<u64>; COUNTS],
 }
 
 /// The recorder of one run.
@@ -38,10 +43,12 @@ struct NodeRecord {
 pub(super) struct Recorder {
     res: Resolution,
     bin_ticks: u64,
+    bins: Option<Bins>,
     windows: Vec<(Time, Time)>,
     nodes: Vec<NodeRecord>,
-    /// Per source, then one for all sources: the run and each window.
-    sources: Vec<(LatencyHistogram, Vec<LatencyHistogram>)>,
+    /// Per source, then one for all sources: the run, each window and
+    /// each bin.
+    sources: Vec<(LatencyHistogram, Vec<LatencyHistogram>, BinnedLatency)>,
     pub(super) calls: CallAccounting,
 }
 
@@ -79,12 +86,20 @@ impl Recorder {
             queue: Gauge::new(bins, &windows),
             busy: Gauge::new(bins, &windows),
             counts: std::array::from_fn(|_| vec![0; 1 + w]),
+            bin_latency: BinnedLatency::new(bins),
+            bin_counts: std::array::from_fn(|_| vec![0; bins.count]),
         };
+        let source = (
+            LatencyHistogram::new(),
+            vec![LatencyHistogram::new(); w],
+            BinnedLatency::new(bins),
+        );
         Recorder {
             res,
             bin_ticks,
+            bins: Some(bins),
             nodes: vec![node; nodes],
-            sources: vec![(LatencyHistogram::new(), vec![LatencyHistogram::new(); w]); sources + 1],
+            sources: vec![source; sources + 1],
             windows,
             calls: CallAccounting::default(),
         }
@@ -94,6 +109,9 @@ impl Recorder {
     pub(super) fn count(&mut self, node: usize, what: Count, now: Time, n: u64) {
         let idx = what as usize;
         self.nodes[node].counts[idx][0] += n;
+        if let Some(bins) = self.bins {
+            self.nodes[node].bin_counts[idx][bins.index(now)] += n;
+        }
         for w in 0..self.windows.len() {
             let (from, to) = self.windows[w];
             if from <= now && now < to {
@@ -106,6 +124,7 @@ impl Recorder {
     pub(super) fn latency(&mut self, node: usize, now: Time, d: Duration) {
         let r = &mut self.nodes[node];
         r.latency.record(d);
+        r.bin_latency.record(now, d);
         for (w, &(from, to)) in self.windows.iter().enumerate() {
             if from <= now && now < to {
                 r.window_latency[w].record(d);
@@ -119,6 +138,7 @@ impl Recorder {
         for s in [source, all] {
             let r = &mut self.sources[s];
             r.0.record(d);
+            r.2.record(now, d);
             for (w, &(from, to)) in self.windows.iter().enumerate() {
                 if from <= now && now < to {
                     r.1[w].record(d);
@@ -138,61 +158,89 @@ impl Recorder {
     }
 
     /// The plain observations, with levels counted up to `end`.
-    pub(super) fn finish(mut self, end: Time) -> TimedObservations {
+    pub(super) fn finish(self, end: Time) -> TimedObservations {
         let windows = self.windows.len();
         let nodes = self
             .nodes
-            .iter_mut()
-            .map(|r| {
+            .into_iter()
+            .map(|mut r| {
                 r.queue.hold_until(end);
                 r.busy.hold_until(end);
-                let stretch = |i: usize, latency: &LatencyHistogram| Stretch {
-                    latency: latency.quantiles(),
-                    timeouts: r.counts[Count::Timeout as usize][i],
-                    overflow: r.counts[Count::Overflow as usize][i],
-                    queue_timeouts: r.counts[Count::QueueTimeout as usize][i],
-                    throttled: r.counts[Count::Throttled as usize][i],
-                    cancelled: r.counts[Count::Cancelled as usize][i],
-                    wasted_calls: r.counts[Count::WastedCalls as usize][i],
-                    wasted_busy: r.counts[Count::WastedBusy as usize][i],
-                    queue_mean: if i == 0 {
-                        r.queue.mean_until(end)
+                let count = |what: Count, i: usize| r.counts[what as usize][i];
+                let levels = |i: usize| {
+                    if i == 0 {
+                        (
+                            r.queue.mean_until(end),
+                            r.queue.peak(),
+                            r.busy.mean_until(end),
+                            r.busy.peak(),
+                        )
                     } else {
-                        r.queue.window_mean(i - 1)
-                    },
-                    queue_max: if i == 0 {
-                        r.queue.peak()
-                    } else {
-                        r.queue.window_max(i - 1)
-                    },
-                    in_service_mean: if i == 0 {
-                        r.busy.mean_until(end)
-                    } else {
-                        r.busy.window_mean(i - 1)
-                    },
-                    in_service_max: if i == 0 {
-                        r.busy.peak()
-                    } else {
-                        r.busy.window_max(i - 1)
-                    },
+                        (
+                            r.queue.window_mean(i - 1),
+                            r.queue.window_max(i - 1),
+                            r.busy.window_mean(i - 1),
+                            r.busy.window_max(i - 1),
+                        )
+                    }
                 };
-                let bins = r.queue.bins().count;
+                let stretch = |i: usize, latency: &LatencyHistogram| {
+                    let (queue_mean, queue_max, in_service_mean, in_service_max) = levels(i);
+                    Stretch {
+                        latency: latency.quantiles(),
+                        timeouts: count(Count::Timeout, i),
+                        overflow: count(Count::Overflow, i),
+                        queue_timeouts: count(Count::QueueTimeout, i),
+                        throttled: count(Count::Throttled, i),
+                        cancelled: count(Count::Cancelled, i),
+                        wasted_calls: count(Count::WastedCalls, i),
+                        wasted_busy: count(Count::WastedBusy, i),
+                        queue_mean,
+                        queue_max,
+                        in_service_mean,
+                        in_service_max,
+                    }
+                };
+                let run = stretch(0, &r.latency);
+                let ws = (0..windows)
+                    .map(|w| stretch(1 + w, &r.window_latency[w]))
+                    .collect();
+                let bin_count = |what: Count, b: usize| r.bin_counts[what as usize][b];
+                let bins = r
+                    .bin_latency
+                    .clone()
+                    .finish()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(b, latency)| Stretch {
+                        latency,
+                        timeouts: bin_count(Count::Timeout, b),
+                        overflow: bin_count(Count::Overflow, b),
+                        queue_timeouts: bin_count(Count::QueueTimeout, b),
+                        throttled: bin_count(Count::Throttled, b),
+                        cancelled: bin_count(Count::Cancelled, b),
+                        wasted_calls: bin_count(Count::WastedCalls, b),
+                        wasted_busy: bin_count(Count::WastedBusy, b),
+                        queue_mean: r.queue.bin_mean(b),
+                        queue_max: r.queue.bin_max(b),
+                        in_service_mean: r.busy.bin_mean(b),
+                        in_service_max: r.busy.bin_max(b),
+                    })
+                    .collect();
                 TimedNode {
-                    run: stretch(0, &r.latency),
-                    windows: (0..windows)
-                        .map(|w| stretch(1 + w, &r.window_latency[w]))
-                        .collect(),
-                    queue_bins: (0..bins).map(|i| r.queue.bin_mean(i)).collect(),
-                    in_service_bins: (0..bins).map(|i| r.busy.bin_mean(i)).collect(),
+                    run,
+                    windows: ws,
+                    bins,
                 }
             })
             .collect();
         let mut sources: Vec<TimedSource> = self
             .sources
-            .iter()
-            .map(|(run, ws)| TimedSource {
+            .into_iter()
+            .map(|(run, ws, bins)| TimedSource {
                 run: run.quantiles(),
                 windows: ws.iter().map(LatencyHistogram::quantiles).collect(),
+                bins: bins.finish(),
             })
             .collect();
         let all = sources.pop().unwrap_or_default();
