@@ -309,10 +309,11 @@ pub fn window_metric(
         }
         Metric::Unique => unique()?,
         // Slots with a refusal: ticks, or bins on a run that takes time.
-        Metric::SaturatedTicks => s
-            .refused
-            .get(first..=last)
-            .map_or(0, |r| r.iter().filter(|&&r| r > 0).count()) as f64,
+        Metric::SaturatedTicks => {
+            s.refused
+                .get(first..=last)
+                .map_or(0, |r| r.iter().filter(|&&r| r > 0).count()) as f64
+        }
         Metric::CallRate => calls / ticks,
         Metric::ServedRate => served / ticks,
         Metric::UniqueRate => unique()? / ticks,
@@ -330,7 +331,11 @@ fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize
     if is_e2e(metric) {
         return quantile_metric(t.all.windows.get(w)?, metric, t.units_per_tick);
     }
-    stretch_metric(t.nodes.get(node?)?.windows.get(w)?, metric, t.units_per_tick)
+    stretch_metric(
+        t.nodes.get(node?)?.windows.get(w)?,
+        metric,
+        t.units_per_tick,
+    )
 }
 
 /// A metric of a run that takes time in bin `b` of its series (as

@@ -46,7 +46,9 @@ impl Study<'_> {
             let label = escape::csv_text(&self.run_label(key));
             let o = &run.obs;
             let rows: Vec<(u64, u64)> = if o.slots.is_per_tick() {
-                (run.model.start..=run.model.ticks).map(|t| (t, t)).collect()
+                (run.model.start..=run.model.ticks)
+                    .map(|t| (t, t))
+                    .collect()
             } else {
                 (0..o.slots.bins()).map(|b| o.slots.bin_ticks(b)).collect()
             };

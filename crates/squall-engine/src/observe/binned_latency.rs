@@ -78,7 +78,10 @@ mod tests {
         l.record(t(25), d(7));
         let q = l.finish();
         assert_eq!(q.len(), 4);
-        assert_eq!((q[0].count, q[0].p50, q[0].p99, q[0].max), (100, 50, 99, 100));
+        assert_eq!(
+            (q[0].count, q[0].p50, q[0].p99, q[0].max),
+            (100, 50, 99, 100)
+        );
         assert_eq!(q[1], Quantiles::default());
         assert_eq!((q[2].count, q[2].p50), (1, 7));
         assert_eq!(q[3].count, 0);

@@ -202,9 +202,7 @@ mod tests {
         assert_eq!(s.bins(), 3);
         assert_eq!(
             (1..=25).map(|t| s.index(t)).collect::<Vec<_>>(),
-            [
-                1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5
-            ]
+            [1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 3, 4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5]
         );
         assert_eq!((s.index(0), s.index(99)), (0, 5));
         assert_eq!((s.first_tick(3), s.last_tick(3)), (11, 12));

@@ -68,6 +68,10 @@ pub struct TimedNode {
     /// Per bin of the run's series, in order (`bin_ticks` wide, the last
     /// one possibly shorter; levels are means over the bin's full width).
     pub bins: Vec<Stretch>,
+    /// The run's latency distribution: `(highest value of a bucket
+    /// \[units\], answers in it)`, in increasing order, buckets within
+    /// [`RELATIVE_ERROR`](crate::observe::histogram::RELATIVE_ERROR) of their values.
+    pub distribution: Vec<(u64, u64)>,
 }
 
 /// One source.

@@ -92,10 +92,7 @@ impl<'m> SimulationBuilder<'m> {
         } else {
             m.ticks.saturating_add(1)
         };
-        let mib = slots
-            .saturating_mul(words)
-            .saturating_mul(4)
-            >> 20;
+        let mib = slots.saturating_mul(words).saturating_mul(4) >> 20;
         if mib > MAX_SERIES_MIB {
             return Err(SimError::TooLong {
                 ticks: m.ticks,

@@ -58,9 +58,8 @@ impl<'s, 'm> Runner<'s, 'm> {
             .collect();
         gens.push(Generator::default_for(sim.seed));
         let composite: Vec<bool> = m.nodes.iter().map(|n| n.composite.is_some()).collect();
-        let mut obs =
-            Observations::new(m.ticks, super::timed::slots(m), &names, m.windows.len())
-                .with_composites(&composite);
+        let mut obs = Observations::new(m.ticks, super::timed::slots(m), &names, m.windows.len())
+            .with_composites(&composite);
         obs.route_calls = m.nodes.iter().map(|n| vec![0; n.routes.len()]).collect();
         obs.ops = vec![Vec::new(); m.sources.len()];
         obs.traces = vec![Vec::new(); m.nodes.len()];
@@ -244,8 +243,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         if last != t {
             // Per tick, a new tick is a new slot; per bin, only a bin the
             // request has not been seen in yet.
-            if self.obs.slots.is_per_tick() || last == NEVER || self.obs.slots.index(last) != ti
-            {
+            if self.obs.slots.is_per_tick() || last == NEVER || self.obs.slots.index(last) != ti {
                 series.unique[ti] += 1;
             }
             for &(w, from) in self.windows.open_at(t) {

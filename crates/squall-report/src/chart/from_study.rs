@@ -21,6 +21,7 @@ use squall_engine::Observations;
 use squall_lang::{Clock, Metric, RunKey};
 
 use super::binned_series::{BinnedSeries, FaultWindow, SeriesLine};
+use super::histogram::Histogram;
 use crate::eval::{timed_bin, window_metric};
 use crate::study::Study;
 
@@ -189,7 +190,75 @@ fn engine_bins_value(
     })
 }
 
+/// Buckets a latency histogram draws over `0..=p99.9`.
+const LATENCY_BUCKETS: f64 = 50.0;
+
+/// The smallest of 1, 2 or 5 times a power of ten at or above `x > 0`.
+fn nice_width(x: f64) -> f64 {
+    let p = 10f64.powf(x.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&w| w >= x)
+        .unwrap_or(10.0 * p)
+}
+
 impl Study<'_> {
+    /// The distribution of `node`'s latency over run `key` (a run that
+    /// takes time), in ticks of the file's clock: equal buckets of 1, 2 or
+    /// 5 times a power of ten up to the run's p99.9, about
+    /// [`LATENCY_BUCKETS`] of them; the answers slower than the p99.9 are
+    /// left out, and the count label says how many.
+    pub fn latency_histogram(
+        &self,
+        key: RunKey,
+        node: Option<usize>,
+        title: Option<&str>,
+    ) -> Option<Histogram> {
+        let run = self.runs.get(&key)?;
+        let node = node?;
+        let t = run.obs.timed.as_ref()?;
+        let n = t.nodes.get(node)?;
+        let per = t.units_per_tick.max(1) as f64;
+        let top = n.run.latency.p999 as f64 / per;
+        if n.run.latency.count == 0 || top <= 0.0 {
+            return None;
+        }
+        let width = nice_width(top / LATENCY_BUCKETS);
+        let count = (top / width).floor() as usize + 1;
+        // Bucket starts rounded to the width's digits (0.6, not 0.6000000000000001).
+        let start = |i: usize| ((i as f64 * width) * 1e9).round() / 1e9;
+        let mut buckets: Vec<(f64, u64)> = (0..count).map(|i| (start(i), 0)).collect();
+        let mut above = 0u64;
+        for &(value, c) in &n.distribution {
+            let v = value as f64 / per;
+            if v > top {
+                above += c;
+                continue;
+            }
+            let i = ((v / width).floor() as usize).min(count - 1);
+            buckets[i].1 += c;
+        }
+        let unit = self.scenario.clock.unit_name();
+        let name = self
+            .scenario
+            .nodes
+            .get(node)
+            .map_or("?", |n| n.name.as_str());
+        let label = self.run_label(key);
+        let title = match title {
+            Some(t) => format!("{t}: {label}"),
+            None => format!("{}: latency at `{name}`, {label}", self.scenario.name),
+        };
+        Some(Histogram {
+            title,
+            value_label: format!("latency at `{name}` ({unit})"),
+            count_label: format!("answers ({above} above the p99.9 not drawn)"),
+            bucket_width: width,
+            buckets,
+        })
+    }
+
     /// The variant runs of the study, in order (sweep points are left out).
     pub fn variant_runs(&self) -> Vec<RunKey> {
         self.runs
@@ -295,6 +364,15 @@ impl Study<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latency_buckets_are_round() {
+        assert_eq!(nice_width(0.3), 0.5);
+        assert_eq!(nice_width(1.0), 1.0);
+        assert_eq!(nice_width(1.6), 2.0);
+        assert_eq!(nice_width(7.0), 10.0);
+        assert_eq!(nice_width(30.0), 50.0);
+    }
 
     #[test]
     fn bin_widths_are_round_and_bounded() {

@@ -231,6 +231,7 @@ impl Recorder {
                     run,
                     windows: ws,
                     bins,
+                    distribution: r.latency.buckets(),
                 }
             })
             .collect();
