@@ -265,7 +265,7 @@ fn key_variant(key: RunKey) -> Option<usize> {
 
 /// A stretch of `ticks` in the clock's words: seconds where the clock is
 /// a wall clock (`12 s`, `0.5 s`), rounds otherwise.
-fn span(clock: squall_lang::Clock, ticks: u64) -> String {
+pub(crate) fn span(clock: squall_lang::Clock, ticks: u64) -> String {
     match clock.tick_millis() {
         Some(ms) => {
             let secs = (ticks * ms) as f64 / 1000.0;

@@ -114,7 +114,12 @@ pub use recorder::default_bin;
 pub fn series_bin(model: &Model) -> u64 {
     model
         .series_every
-        .unwrap_or_else(|| default_bin(model.ticks.saturating_sub(model.start) + 1))
+        .unwrap_or_else(|| {
+            default_bin(
+                model.ticks.saturating_sub(model.start) + 1,
+                model.clock.tick_millis(),
+            )
+        })
 }
 
 /// How the series of `model` are cut ([`Slots`]): per tick when nothing
