@@ -285,7 +285,12 @@ impl Study<'_> {
 /// `from..=to`, how many saw `node` refuse a call for capacity (overflow,
 /// throttled, queue timeout, or the per-tick capacity), and how many there
 /// are. `None` on a run that takes no time.
-fn refusal_bins(run: &crate::study::Run, from: u64, to: u64, node: usize) -> Option<(usize, usize)> {
+fn refusal_bins(
+    run: &crate::study::Run,
+    from: u64,
+    to: u64,
+    node: usize,
+) -> Option<(usize, usize)> {
     let t = run.obs.timed.as_ref()?;
     let bins = &t.nodes.get(node)?.bins;
     let refused = &run.obs.nodes.get(node)?.refused;
@@ -298,10 +303,8 @@ fn refusal_bins(run: &crate::study::Run, from: u64, to: u64, node: usize) -> Opt
         }
         let last = (first + width - 1).min(run.model.ticks);
         count += 1;
-        let n = run.obs.total(refused, first, last)
-            + bin.overflow
-            + bin.throttled
-            + bin.queue_timeouts;
+        let n =
+            run.obs.total(refused, first, last) + bin.overflow + bin.throttled + bin.queue_timeouts;
         if n > 0 {
             hit += 1;
         }

@@ -168,6 +168,11 @@ impl Study<'_> {
                 };
                 Some(ticks * ms / per)
             }
+            Func::PerSecond => {
+                let rate = self.eval_depth(args.first()?, ctx, depth + 1, r)?;
+                let ms = run.model.clock.tick_millis()? as f64;
+                Some(rate * 1000.0 / ms)
+            }
             Func::RouteCalls { node, route } => run
                 .obs
                 .route_calls

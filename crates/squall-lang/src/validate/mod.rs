@@ -95,6 +95,7 @@ struct Names<'a> {
     measures: &'a [(String, RExpr, Needs)],
     params: &'a IndexMap<String, Value>,
     sweeps: &'a [SweepDecl],
+    clock: Clock,
 }
 
 impl Names<'_> {
@@ -178,7 +179,7 @@ impl Validator {
 }
 
 /// The built-in functions of report expressions.
-pub const FUNCTIONS: [&str; 14] = [
+pub const FUNCTIONS: [&str; 15] = [
     "recovery",
     "peak",
     "peak_tick",
@@ -190,6 +191,7 @@ pub const FUNCTIONS: [&str; 14] = [
     "ledger_entries",
     "minutes",
     "seconds",
+    "per_second",
     "min",
     "max",
     "abs",

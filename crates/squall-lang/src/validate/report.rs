@@ -45,6 +45,7 @@ impl Validator {
                         measures: &measures,
                         params,
                         sweeps,
+                        clock,
                     };
                     match ri {
                         ReportItem::Replications(v) => self.replications(v, &mut report),
@@ -432,6 +433,7 @@ impl Validator {
                     measures,
                     params,
                     sweeps,
+                    clock,
                 };
                 let ctx = Context {
                     variant: variants.len() == 1,

@@ -112,14 +112,12 @@ pub use recorder::default_bin;
 /// The width of a series bin of `model` \[ticks\] when it takes time: its
 /// `series every`, or [`default_bin`] of its length.
 pub fn series_bin(model: &Model) -> u64 {
-    model
-        .series_every
-        .unwrap_or_else(|| {
-            default_bin(
-                model.ticks.saturating_sub(model.start) + 1,
-                model.clock.tick_millis(),
-            )
-        })
+    model.series_every.unwrap_or_else(|| {
+        default_bin(
+            model.ticks.saturating_sub(model.start) + 1,
+            model.clock.tick_millis(),
+        )
+    })
 }
 
 /// How the series of `model` are cut ([`Slots`]): per tick when nothing

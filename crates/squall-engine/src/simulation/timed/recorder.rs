@@ -66,9 +66,8 @@ pub const FEWEST_BINS: u64 = 60;
 /// minute), the widest that still gives that many; a run shorter than
 /// that has bins of one tick.
 pub fn default_bin(ticks: u64, tick_ms: Option<u64>) -> u64 {
-    let widths = || {
-        (0..19u32).flat_map(|k| [1u64, 2, 5].map(move |m| m.saturating_mul(10u64.pow(k))))
-    };
+    let widths =
+        || (0..19u32).flat_map(|k| [1u64, 2, 5].map(move |m| m.saturating_mul(10u64.pow(k))));
     let bins = |w: u64| ticks.div_ceil(w.max(1));
     let second = tick_ms.map_or(1, |ms| 1000u64.div_ceil(ms.max(1)));
     let w = widths()
