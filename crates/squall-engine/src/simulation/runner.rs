@@ -48,9 +48,11 @@ impl<'s, 'm> Runner<'s, 'm> {
         let m = sim.model;
         let depth = sim.paths.iter().map(Vec::len).max().unwrap_or(1).max(1);
         let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
-        let nodes = (0..m.nodes.len())
+        let nodes: Vec<NodeState> = (0..m.nodes.len())
             .map(|i| NodeState::new(m, i, sim.scopes))
             .collect();
+        let breakers = nodes.iter().any(|n| !n.breakers.is_empty());
+        let budgets = nodes.iter().any(|n| n.budget.is_some());
         let mut gens: Vec<Generator> = m
             .rngs
             .iter()
@@ -67,7 +69,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         Runner {
             sim,
             queue: EventQueue::new(),
-            requests: Requests::new(depth, m.nodes.len()),
+            requests: Requests::new(depth, m.nodes.len(), breakers, budgets),
             nodes,
             obs,
             sources: Sources::new(m.sources.len(), sim.seed),
