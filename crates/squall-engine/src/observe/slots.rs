@@ -63,7 +63,7 @@ impl Slots {
         starts.dedup();
         let mut bin_first = Vec::with_capacity(bins as usize);
         for (i, &s) in starts.iter().enumerate() {
-            if (s - origin) % bin == 0 {
+            if (s - origin).is_multiple_of(bin) {
                 bin_first.push(i as u32);
             }
         }
