@@ -76,6 +76,8 @@ pub mod simulation;
 pub mod time;
 
 pub use error::SimError;
-pub use observe::{Accounting, CompositeSeries, NodeSeries, Observations, OpRecord, TraceRow};
+pub use observe::{
+    Accounting, CompositeSeries, NodeSeries, Observations, OpRecord, Slots, TraceRow,
+};
 pub use policy::backoff::{sample_wait, BackoffWaits};
 pub use simulation::{Simulation, SimulationBuilder, DEFAULT_WORK};

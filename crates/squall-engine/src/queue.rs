@@ -14,12 +14,16 @@
 //! in a binary heap keyed by `(time, sequence)` and move into their bucket,
 //! in that order, as the clock comes within [`RING`] ticks of them: before
 //! anything else can be scheduled for that tick, so a bucket's order is
-//! always scheduling order. Pushing and popping within the ring is O(1) and
-//! allocates nothing once the buckets have grown to the most events a tick
-//! holds.
+//! always scheduling order. Pushing and popping within the ring is O(1).
+//!
+//! The buckets share one pool of cells: a bucket is a linked list (its
+//! first and last cell) through the pool, and a cell freed by a pop is the
+//! next one a push takes. So the ring's memory follows the most events it
+//! held at once, not [`RING`] times the most one tick ever held (a bucket
+//! of its own per tick keeps its busiest capacity: tens of MB in a storm).
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 /// Ticks the ring covers, from the current one on.
 pub const RING: u64 = 64;
@@ -52,12 +56,27 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+/// No cell: the end of a list.
+const NIL: u32 = u32::MAX;
+
+/// A cell of the ring's pool: an event and the next cell of its list.
+#[derive(Debug, Clone, Copy)]
+struct Cell<E> {
+    event: E,
+    next: u32,
+}
+
 /// A priority queue of events keyed by `(time, seq)`.
 #[derive(Debug)]
 pub struct EventQueue<E> {
     /// Bucket `t % RING` holds the events of tick `t`, for
-    /// `now <= t < now + RING`.
-    ring: Vec<VecDeque<E>>,
+    /// `now <= t < now + RING`: the first and last cell of its list
+    /// (`NIL` when empty).
+    head: [u32; RING as usize],
+    tail: [u32; RING as usize],
+    /// The cells of every bucket, and the first free one.
+    cells: Vec<Cell<E>>,
+    free: u32,
     /// Bit `t % RING` is set when that bucket is not empty.
     occupied: u64,
     /// Events in the ring.
@@ -88,7 +107,10 @@ impl<E: Copy> EventQueue<E> {
     /// An empty queue at time 0.
     pub fn new() -> Self {
         EventQueue {
-            ring: (0..RING).map(|_| VecDeque::new()).collect(),
+            head: [NIL; RING as usize],
+            tail: [NIL; RING as usize],
+            cells: Vec::new(),
+            free: NIL,
             occupied: 0,
             in_ring: 0,
             later: BinaryHeap::new(),
@@ -119,7 +141,21 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     fn push_ring(&mut self, time: u64, event: E) {
         let b = (time % RING) as usize;
-        self.ring[b].push_back(event);
+        let cell = Cell { event, next: NIL };
+        let c = if self.free == NIL {
+            self.cells.push(cell);
+            (self.cells.len() - 1) as u32
+        } else {
+            let c = self.free;
+            self.free = self.cells[c as usize].next;
+            self.cells[c as usize] = cell;
+            c
+        };
+        match self.tail[b] {
+            NIL => self.head[b] = c,
+            t => self.cells[t as usize].next = c,
+        }
+        self.tail[b] = c;
         self.occupied |= 1 << b;
         self.in_ring += 1;
     }
@@ -131,10 +167,18 @@ impl<E: Copy> EventQueue<E> {
             self.advance(time);
         }
         let b = (time % RING) as usize;
-        let event = self.ring[b].pop_front()?;
-        if self.ring[b].is_empty() {
+        let c = self.head[b];
+        if c == NIL {
+            return None;
+        }
+        let Cell { event, next } = self.cells[c as usize];
+        self.head[b] = next;
+        if next == NIL {
+            self.tail[b] = NIL;
             self.occupied &= !(1 << b);
         }
+        self.cells[c as usize].next = self.free;
+        self.free = c;
         self.in_ring -= 1;
         Some((time, event))
     }

@@ -839,3 +839,38 @@ error!(
     degradation_phase_where_a_step_per_field_was_meant,
     13, 52, "did you mean `step 10s per field`?", "`phase 10s step 0 per field`"
 );
+
+/// `per_second(X)`: a rate per tick as one per second, on a wall clock only,
+/// and only of a rate.
+#[test]
+fn per_second_needs_a_wall_clock_and_a_rate() {
+    let scenario = |clock: &str, run: &str, column: &str| {
+        format!(
+            "scenario \"x\" {{\n  clock {clock}\n  run {run}\n  source s {{ rate 1  enters a }}\n  chain a -> b\n  window all 1..end\n  report {{\n    table \"t\" {{ rows windows  at b  column \"c\" = {column} :.0 }}\n  }}\n}}\n"
+        )
+    };
+    let d = load_text_err(&scenario("round", "10", "per_second(call_rate)"));
+    let plain = d.to_plain();
+    assert!(
+        plain.starts_with("test.squall:8:50: error: `per_second` needs a wall clock"),
+        "{plain}"
+    );
+    assert!(plain.contains("set `clock ms` or `clock s`"), "{plain}");
+    let d = load_text_err(&scenario("ms", "10s", "per_second(calls)"));
+    let plain = d.to_plain();
+    assert!(
+        plain.starts_with("test.squall:8:61: error: `calls` is not a rate per tick"),
+        "{plain}"
+    );
+    assert!(plain.contains("e.g. `per_second(call_rate)`"), "{plain}");
+    let ok = squall_lang::load(
+        "test.squall",
+        &scenario(
+            "ms",
+            "10s",
+            "per_second(call_rate) + per_second(all.edge_rate)",
+        )
+        .replace("rate 1 ", "rate 1/s "),
+    );
+    assert!(ok.is_ok(), "{:?}", ok.err().map(|d| d.to_plain()));
+}

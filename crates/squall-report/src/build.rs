@@ -32,6 +32,18 @@ impl Study<'_> {
                 ),
             );
         }
+        // A run that takes time without `series every`: the bins its
+        // series, charts, recovery and peak are read in.
+        if let Some(run) = self
+            .runs
+            .values()
+            .find(|r| r.obs.timed.is_some() && r.model.series_every.is_none())
+        {
+            meta.push((
+                "default bins".to_string(),
+                crate::diagnose::span(s.clock, run.obs.slots.bin),
+            ));
+        }
         if self.replications() > 1 {
             meta.push(("replications".to_string(), self.replications().to_string()));
         }

@@ -152,7 +152,9 @@ pub fn count(
     to: u64,
     node: Option<usize>,
 ) -> Option<u64> {
-    let sum = |series: &[u32]| Observations::sum(series, from, to);
+    // Over the window's slots: ticks, or on a run that takes time bins cut
+    // at the window's edges (so a window's sum is exact).
+    let sum = |series: &[u32]| obs.total(series, from, to);
     match c {
         Counter::Arrivals => return Some(sum(&obs.arrivals)),
         Counter::Completed => return Some(sum(&obs.completed)),
@@ -161,7 +163,7 @@ pub fn count(
         _ => {}
     }
     let s: &NodeSeries = obs.nodes.get(node?)?;
-    let last = |len: usize| (to as usize).min(len.saturating_sub(1));
+    let (first, last) = obs.slots.range(from, to);
     Some(match c {
         Counter::Calls => sum(&s.calls),
         Counter::Ok => sum(&s.ok),
@@ -172,19 +174,26 @@ pub fn count(
         // Only a model with a hedge keeps the series.
         Counter::Hedged if s.hedged.is_empty() => 0,
         Counter::Hedged => sum(&s.hedged),
-        Counter::PeakCalls => {
-            let to = last(s.calls.len());
-            let from = (from as usize).min(to + 1);
-            u64::from(s.calls[from..=to].iter().max().copied().unwrap_or(0))
+        // Per slot: the busiest tick, or on a run that takes time the
+        // busiest bin.
+        Counter::PeakCalls => u64::from(
+            s.calls
+                .get(first..=last)
+                .and_then(|c| c.iter().max().copied())
+                .unwrap_or(0),
+        ),
+        Counter::LastAnswered => {
+            let to_i = last.min(s.ok.len().saturating_sub(1));
+            (first..=to_i).rev().find(|&i| s.ok[i] > 0).map_or(0, |i| {
+                (obs.slots.last_tick(i).min(to) + 1).saturating_sub(from)
+            })
         }
-        Counter::LastAnswered => (from as usize..=last(s.ok.len()))
-            .rev()
-            .find(|&t| s.ok[t] > 0)
-            .map_or(0, |t| t as u64 + 1 - from),
-        Counter::SaturatedTicks => s.refused[from as usize..=last(s.refused.len())]
-            .iter()
-            .filter(|&&r| r > 0)
-            .count() as u64,
+        // Slots with a refusal: ticks, or bins on a run that takes time.
+        Counter::SaturatedTicks => {
+            s.refused
+                .get(first..=last)
+                .map_or(0, |r| r.iter().filter(|&&r| r > 0).count()) as u64
+        }
         Counter::Full => sum(&s.composite.as_ref()?.full),
         Counter::Reduced => sum(&s.composite.as_ref()?.reduced),
         Counter::Fresh => sum(&s.composite.as_ref()?.fresh),
@@ -192,8 +201,8 @@ pub fn count(
         Counter::Missing => sum(&s.composite.as_ref()?.missing),
         Counter::Bytes => {
             let b = &s.composite.as_ref()?.bytes;
-            let to = last(b.len());
-            b[(from as usize).min(to + 1)..=to].iter().sum()
+            let to = last.min(b.len().saturating_sub(1));
+            b[first.min(to + 1)..=to].iter().sum()
         }
         Counter::Arrivals | Counter::Completed | Counter::Dropped | Counter::FirstTry => {
             return None

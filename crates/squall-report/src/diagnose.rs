@@ -13,7 +13,10 @@
 //! sits at its **capacity limit** when it refused calls for capacity in at
 //! least [`SATURATED_SHARE`] of the window's ticks: served calls per tick
 //! (call rate x success) then cannot grow, and extra tries only take a share
-//! from other requests. With `against V`, the served rate is compared with
+//! from other requests. On a run that takes time the window is read in the
+//! bins of its series that start in it, and a refusal is any the timed
+//! engine makes for capacity: a full queue (`overflow`), the rate limit
+//! (`throttled`), a queue timeout, or the per-tick `capacity`. With `against V`, the served rate is compared with
 //! variant `V`'s in the same window.
 
 use squall_lang::{DiagnoseSpec, Metric, RunKey};
@@ -70,6 +73,9 @@ pub fn classify(calls: f64, edge: f64, unique: f64, amplification: f64) -> Cause
 }
 
 struct Side {
+    /// On a run that takes time: the window's bins with a refusal for
+    /// capacity, and its bins.
+    refusal_bins: Option<(usize, usize)>,
     edge: f64,
     unique: f64,
     calls: f64,
@@ -83,8 +89,10 @@ struct Side {
 impl Study<'_> {
     fn side(&self, key: RunKey, window: usize, node: usize) -> Option<Side> {
         let run = self.runs.get(&key)?;
+        let w = run.model.windows.get(window)?;
         let m = |metric| run_window_metric(run, metric, window, Some(node));
         Some(Side {
+            refusal_bins: refusal_bins(run, w.from, w.to, node),
             edge: m(Metric::EdgeRate)?,
             unique: m(Metric::UniqueRate)?,
             calls: m(Metric::CallRate)?,
@@ -149,16 +157,34 @@ impl Study<'_> {
             );
             let f2 = |x: f64| to_fixed(x, 2);
             let opt = |x: Option<f64>, d: usize| x.map_or("—".to_string(), |x| to_fixed(x, d));
-            let saturated = w.saturated >= SATURATED_SHARE * w.ticks;
+            let (saturated, refused) = match w.refusal_bins {
+                Some((hit, bins)) => {
+                    let width = self
+                        .runs
+                        .get(&key)
+                        .map_or(1, |r| r.obs.timed.as_ref().map_or(1, |t| t.bin_ticks));
+                    (
+                        hit as f64 >= SATURATED_SHARE * bins as f64 && bins > 0,
+                        format!(
+                            "calls refused for capacity — queue full, rate limit, queue timeout — in {hit} of {bins} bins of {}",
+                            span(s.clock, width)
+                        ),
+                    )
+                }
+                None => (
+                    w.saturated >= SATURATED_SHARE * w.ticks,
+                    format!("calls refused in {} of {} {units}", w.saturated, w.ticks),
+                ),
+            };
             let mut capacity = if saturated {
                 format!(
-                    "`{node}` is at its capacity limit (calls refused in {} of {} {units}): it serves {}/{unit} however many calls arrive",
-                    w.saturated, w.ticks, f2(w.served)
+                    "`{node}` is at its capacity limit ({refused}): it serves {}/{unit} however many calls arrive",
+                    f2(w.served)
                 )
             } else {
                 format!(
-                    "`{node}` is not at its capacity limit (calls refused in {} of {} {units}); it serves {}/{unit}",
-                    w.saturated, w.ticks, f2(w.served)
+                    "`{node}` is not at its capacity limit ({refused}); it serves {}/{unit}",
+                    f2(w.served)
                 )
             };
             if let Some(a) = d.against {
@@ -238,20 +264,14 @@ impl Study<'_> {
         let bins = format!("bins of {}", span(s.clock, bin));
         let (bname, fname) = (&s.windows[d.baseline].0, &fault.name);
         Some(
-            match crate::bins::recovery(calls, fault.to, run.obs.ticks, bin, threshold) {
+            match crate::bins::recovery(&run.obs.slots, calls, fault.to, threshold) {
                 Some(t) => format!(
                     "recovery, {label}: `{node}` recovered {} after `{fname}` ended ({bins}): calls back within {:.0} % of {bname}.",
                     span(s.clock, t),
                     TOLERANCE * 100.0
                 ),
                 None => {
-                    let n = crate::bins::bin_means(
-                        calls,
-                        fault.to as usize + 1,
-                        run.obs.ticks as usize,
-                        bin as usize,
-                    )
-                    .len();
+                    let n = crate::bins::bins_after(&run.obs.slots, calls, fault.to).len();
                     format!(
                         "recovery, {label}: `{node}` is still overloaded {n} bins after `{fname}` ended, to the end of the run ({bins}): the overload outlived its trigger (metastable)."
                     )
@@ -259,6 +279,37 @@ impl Study<'_> {
             },
         )
     }
+}
+
+/// On a run that takes time: of the bins of its series that start in ticks
+/// `from..=to`, how many saw `node` refuse a call for capacity (overflow,
+/// throttled, queue timeout, or the per-tick capacity), and how many there
+/// are. `None` on a run that takes no time.
+fn refusal_bins(
+    run: &crate::study::Run,
+    from: u64,
+    to: u64,
+    node: usize,
+) -> Option<(usize, usize)> {
+    let t = run.obs.timed.as_ref()?;
+    let bins = &t.nodes.get(node)?.bins;
+    let refused = &run.obs.nodes.get(node)?.refused;
+    let width = t.bin_ticks.max(1);
+    let (mut hit, mut count) = (0, 0);
+    for (b, bin) in bins.iter().enumerate() {
+        let first = run.model.start + b as u64 * width;
+        if first < from || first > to {
+            continue;
+        }
+        let last = (first + width - 1).min(run.model.ticks);
+        count += 1;
+        let n =
+            run.obs.total(refused, first, last) + bin.overflow + bin.throttled + bin.queue_timeouts;
+        if n > 0 {
+            hit += 1;
+        }
+    }
+    Some((hit, count))
 }
 
 fn key_variant(key: RunKey) -> Option<usize> {
@@ -270,7 +321,7 @@ fn key_variant(key: RunKey) -> Option<usize> {
 
 /// A stretch of `ticks` in the clock's words: seconds where the clock is
 /// a wall clock (`12 s`, `0.5 s`), rounds otherwise.
-fn span(clock: squall_lang::Clock, ticks: u64) -> String {
+pub(crate) fn span(clock: squall_lang::Clock, ticks: u64) -> String {
     match clock.tick_millis() {
         Some(ms) => {
             let secs = (ticks * ms) as f64 / 1000.0;

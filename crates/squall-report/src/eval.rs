@@ -4,6 +4,8 @@
 //! recovery from a fault the run does not have, a value that never came).
 //! Arithmetic on `None` gives `None`.
 
+use squall_engine::observe::histogram::Quantiles;
+use squall_engine::observe::timed::Stretch;
 use squall_engine::Observations;
 use squall_lang::ast::BinOp;
 use squall_lang::{Func, Metric, RExpr, RunKey};
@@ -145,21 +147,21 @@ impl Study<'_> {
                 let name = &self.scenario.faults.get(*fault)?.name;
                 let spec = run.model.faults.iter().find(|x| x.name == *name)?;
                 let calls = &run.obs.nodes.get(*node)?.calls;
-                crate::bins::recovery(calls, spec.to, run.obs.ticks, bin_ticks(run), threshold)
-                    .map(|t| t as f64)
+                crate::bins::recovery(&run.obs.slots, calls, spec.to, threshold).map(|t| t as f64)
             }
             Func::Peak { node } => {
                 let calls = &run.obs.nodes.get(*node)?.calls;
-                crate::bins::peak(calls, run.obs.ticks, bin_ticks(run))
+                crate::bins::peak(&run.obs.slots, calls)
             }
             Func::PeakTick { node } => {
+                // The first tick of the busiest slot (tick, or bin).
                 let calls = &run.obs.nodes.get(*node)?.calls;
                 let max = calls.iter().skip(1).max()?;
                 calls
                     .iter()
                     .skip(1)
                     .position(|c| c == max)
-                    .map(|i| (i + 1) as f64)
+                    .map(|i| run.obs.slots.first_tick(i + 1) as f64)
             }
             Func::CallBound { node } => call_bound(&run.model, *node),
             Func::Fields { node } => composite(&run.model, *node).map(|c| c.fields.len() as f64),
@@ -178,6 +180,11 @@ impl Study<'_> {
                     1_000.0
                 };
                 Some(ticks * ms / per)
+            }
+            Func::PerSecond => {
+                let rate = self.eval_depth(args.first()?, ctx, depth + 1, r)?;
+                let ms = run.model.clock.tick_millis()? as f64;
+                Some(rate * 1000.0 / ms)
             }
             Func::RouteCalls { node, route } => run
                 .obs
@@ -204,7 +211,7 @@ impl Study<'_> {
 /// The width of the run's series bins \[ticks\]: one tick on a run that
 /// takes no time.
 pub fn bin_ticks(run: &crate::run::Run) -> u64 {
-    run.obs.timed.as_ref().map_or(1, |t| t.bin_ticks.max(1))
+    run.obs.slots.bin.max(1)
 }
 
 /// The most calls one request can make at `node`: the product of the tries
@@ -316,11 +323,41 @@ fn metric_of(
         Metric::PeakCalls => at(Counter::PeakCalls)?,
         // Reads the run's per-tick calls: a report that uses it keeps every
         // run's series (`plan::reads_ticks`).
+        // The busiest bin of the run's series inside the window (a tick on a
+        // run that takes no time), in calls per tick, over the window's
+        // mean. Bins cut by the window's edges count only when no whole bin
+        // fits in it: a sliver of a bin is no bin's worth of load.
         Metric::PeakToMean => {
             let s = obs.nodes.get(node?)?;
-            let bin = obs.timed.as_ref().map_or(1, |t| t.bin_ticks.max(1));
-            let bins = crate::bins::bin_means(&s.calls, from as usize, to as usize, bin as usize);
-            let peak = bins.iter().map(|&(_, m)| m).fold(0.0, f64::max);
+            let per_bin = |b: usize| {
+                let (b0, b1) = obs.slots.bin_ticks(b);
+                let (a, z) = (b0.max(from), b1.min(to));
+                let (i, j) = obs.slots.bin_slots(b);
+                let n: u64 = (i..=j.min(s.calls.len().saturating_sub(1)))
+                    .filter(|&k| obs.slots.first_tick(k) >= from && obs.slots.last_tick(k) <= to)
+                    .map(|k| u64::from(s.calls[k]))
+                    .sum();
+                (
+                    n as f64 / (z + 1).saturating_sub(a).max(1) as f64,
+                    (a, z) == (b0, b1),
+                )
+            };
+            let bins = obs.slots.bins();
+            let touched: Vec<usize> = if obs.slots.is_per_tick() {
+                (from.max(1) as usize - 1..(to as usize).min(bins)).collect()
+            } else {
+                let o = obs.slots.origin;
+                let b0 = (from.saturating_sub(o) / obs.slots.bin) as usize;
+                let b1 = (to.saturating_sub(o) / obs.slots.bin) as usize;
+                (b0..=b1.min(bins.saturating_sub(1))).collect()
+            };
+            let means: Vec<(f64, bool)> = touched.into_iter().map(per_bin).collect();
+            let whole = means.iter().any(|m| m.1);
+            let peak = means
+                .iter()
+                .filter(|m| m.1 || !whole)
+                .map(|m| m.0)
+                .fold(0.0, f64::max);
             return ratio(peak, calls / ticks);
         }
         Metric::Answered => served,
@@ -356,19 +393,46 @@ fn metric_of(
 /// metric that is not one of these, or a run in which nothing takes time.
 fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize>) -> Option<f64> {
     let t = obs.timed.as_ref()?;
-    let per = t.units_per_tick as f64;
-    let ticks = |units: u64| units as f64 / per;
-    if let Some(e) = match metric {
-        Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean => t.all.windows.get(w),
-        _ => None,
-    } {
-        return Some(match metric {
-            Metric::E2eP50 => ticks(e.p50),
-            Metric::E2eP99 => ticks(e.p99),
-            _ => e.mean / per,
-        });
+    if is_e2e(metric) {
+        return quantile_metric(t.all.windows.get(w)?, metric, t.units_per_tick);
     }
-    let s = t.nodes.get(node?)?.windows.get(w)?;
+    stretch_metric(
+        t.nodes.get(node?)?.windows.get(w)?,
+        metric,
+        t.units_per_tick,
+    )
+}
+
+/// A metric of a run that takes time in bin `b` of its series (as
+/// [`timed_window`] for a window).
+pub fn timed_bin(obs: &Observations, metric: Metric, b: usize, node: Option<usize>) -> Option<f64> {
+    let t = obs.timed.as_ref()?;
+    if is_e2e(metric) {
+        return quantile_metric(t.all.bins.get(b)?, metric, t.units_per_tick);
+    }
+    stretch_metric(t.nodes.get(node?)?.bins.get(b)?, metric, t.units_per_tick)
+}
+
+/// True for the end-to-end latency metrics (of every source's requests).
+fn is_e2e(metric: Metric) -> bool {
+    matches!(metric, Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean)
+}
+
+/// An end-to-end latency metric from its quantiles, in ticks.
+fn quantile_metric(q: &Quantiles, metric: Metric, per_tick: u64) -> Option<f64> {
+    let per = per_tick as f64;
+    Some(match metric {
+        Metric::E2eP50 => q.p50 as f64 / per,
+        Metric::E2eP99 => q.p99 as f64 / per,
+        Metric::E2eMean => q.mean / per,
+        _ => return None,
+    })
+}
+
+/// A node's timed metric over one stretch of time.
+fn stretch_metric(s: &Stretch, metric: Metric, per_tick: u64) -> Option<f64> {
+    let per = per_tick as f64;
+    let ticks = |units: u64| units as f64 / per;
     let l = &s.latency;
     Some(match metric {
         Metric::P50 => ticks(l.p50),

@@ -56,9 +56,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use rayon::prelude::*;
 use squall_engine::{Simulation, SimulationBuilder};
 use squall_lang::{
-    Metric,
-    AxisSpec, CheckSpec, Func, LinePart, Model, Overrides, RExpr, ReportItemSpec, RunKey, Scenario,
-    Setting, TableSpec, ToleranceSpec,
+    AxisSpec, CheckSpec, Func, LinePart, Metric, Model, Overrides, RExpr, ReportItemSpec, RunKey,
+    Scenario, Setting, TableSpec, ToleranceSpec,
 };
 
 use crate::error::StudyError;
@@ -583,10 +582,9 @@ pub fn reads_ticks(s: &Scenario) -> bool {
             RExpr::Neg(x) => uses(x),
             RExpr::Binary(_, a, b) => uses(a) || uses(b),
             RExpr::Metric { metric, .. } => *metric == Metric::PeakToMean,
-            RExpr::Measure { .. }
-            | RExpr::Number(_)
-            | RExpr::Param(_)
-            | RExpr::Sending { .. } => false,
+            RExpr::Measure { .. } | RExpr::Number(_) | RExpr::Param(_) | RExpr::Sending { .. } => {
+                false
+            }
         }
     }
     let mut exprs: Vec<&RExpr> = Vec::new();

@@ -135,9 +135,13 @@ impl Run {
         n += o.paths.iter().map(String::capacity).sum::<usize>() + v(&o.paths);
         if let Some(t) = &o.timed {
             for node in &t.nodes {
-                n += v(&node.windows) + v(&node.queue_bins) + v(&node.in_service_bins);
+                n += v(&node.windows) + v(&node.bins) + v(&node.distribution);
             }
-            n += v(&t.nodes) + t.sources.iter().map(|s| v(&s.windows)).sum::<usize>();
+            n += v(&t.nodes)
+                + t.sources
+                    .iter()
+                    .map(|s| v(&s.windows) + v(&s.bins))
+                    .sum::<usize>();
             n += v(&t.sources) + v(&t.all.windows);
         }
         if let Some(kept) = &self.kept {

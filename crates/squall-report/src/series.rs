@@ -1,4 +1,4 @@
-//! Per-tick series as CSV (written with the `csv` crate), and a chart of one node's calls as SVG (drawn
+//! Series per tick (per bin on a run that takes time) as CSV (written with the `csv` crate), and a chart of one node's calls as SVG (drawn
 //! by [`crate::chart`]). Same study, same bytes.
 
 use squall_lang::Metric;
@@ -8,21 +8,30 @@ use crate::study::Study;
 use crate::{csv, escape};
 
 impl Study<'_> {
-    /// Every variant's per-tick counters: one row per run and tick, with the
+    /// Every variant's counters: one row per run and tick, with the
     /// system's arrivals, completions and drops, then each node's calls,
-    /// served, failed, refused and blocked calls.
+    /// served, failed, refused and blocked calls. A run that takes time
+    /// counts in the bins of its series: its rows are its bins, and the
+    /// `tick` column gives way to each bin's first and last tick.
     pub fn series_csv(&self) -> String {
+        let keys = self.variant_runs();
+        let binned = keys
+            .iter()
+            .filter_map(|k| self.runs.get(k))
+            .any(|r| !r.obs.slots.is_per_tick());
         let mut w = csv::writer();
-        let mut header: Vec<String> = [
-            "run",
-            "tick",
-            "arrivals",
-            "completed",
-            "dropped",
-            "first_try_ok",
-        ]
-        .map(String::from)
-        .to_vec();
+        let ticks: &[&str] = if binned {
+            &["first_tick", "last_tick"]
+        } else {
+            &["tick"]
+        };
+        let mut header: Vec<String> = vec!["run".to_string()];
+        header.extend(ticks.iter().map(|t| t.to_string()));
+        header.extend(
+            ["arrivals", "completed", "dropped", "first_try_ok"]
+                .iter()
+                .map(|t| t.to_string()),
+        );
         for n in &self.scenario.nodes {
             for what in ["calls", "served", "failed", "refused", "blocked"] {
                 header.push(escape::csv_text(&format!("{}.{what}", n.name)));
@@ -30,23 +39,33 @@ impl Study<'_> {
         }
         let _ = w.write_record(&header);
         let mut row: Vec<String> = Vec::with_capacity(header.len());
-        for key in self.variant_runs() {
+        for key in keys {
             let Some(run) = self.runs.get(&key) else {
                 continue;
             };
             let label = escape::csv_text(&self.run_label(key));
             let o = &run.obs;
-            for t in run.model.start..=run.model.ticks {
-                let i = t as usize;
+            let rows: Vec<(u64, u64)> = if o.slots.is_per_tick() {
+                (run.model.start..=run.model.ticks)
+                    .map(|t| (t, t))
+                    .collect()
+            } else {
+                (0..o.slots.bins()).map(|b| o.slots.bin_ticks(b)).collect()
+            };
+            for (from, to) in rows {
+                let sum = |s: &[u32]| o.total(s, from, to);
                 row.clear();
                 row.push(label.clone());
-                row.push(t.to_string());
-                for v in [o.arrivals[i], o.completed[i], o.dropped[i], o.first_try[i]] {
-                    row.push(v.to_string());
+                row.push(from.to_string());
+                if binned {
+                    row.push(to.to_string());
+                }
+                for v in [&o.arrivals, &o.completed, &o.dropped, &o.first_try] {
+                    row.push(sum(v).to_string());
                 }
                 for s in &o.nodes {
-                    for v in [s.calls[i], s.ok[i], s.failed[i], s.refused[i], s.blocked[i]] {
-                        row.push(v.to_string());
+                    for v in [&s.calls, &s.ok, &s.failed, &s.refused, &s.blocked] {
+                        row.push(sum(v).to_string());
                     }
                 }
                 let _ = w.write_record(&row);

@@ -130,3 +130,82 @@ fn a_histogram_has_one_bar_per_bucket() {
     assert_eq!(svg.matches("fill=\"#1F77B4\"").count(), 3);
     assert_eq!(h.to_svg(), svg);
 }
+
+/// A run that takes time: 20 s at `clock ms` in bins of 1 s, the
+/// database 10 times slower from 8 s to 12 s.
+const SLOW_DB: &str = r#"
+scenario "slow db" {
+  clock ms
+  run 20s
+  series every 1s
+  source users { rate 100/s  arrivals poisson  enters api }
+  chain api -> db
+  service api { timeout 2s }
+  service db { latency exponential mean 5ms  workers 2  queue 1000 }
+  fault slow { on db  during 8s..12s  latency x 10 }
+  window all 1..end
+  report {
+    chart p99 at db
+    chart queue_mean at db
+    chart latency at db
+  }
+}
+"#;
+
+#[test]
+fn a_timed_run_charts_the_engines_own_bins() {
+    let s = squall_lang::load("slow.squall", SLOW_DB).unwrap_or_else(|e| panic!("{e:?}"));
+    let study = Study::run(&s, StudyOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let db = 1;
+    for metric in [squall_lang::Metric::P99, squall_lang::Metric::QueueMean] {
+        let series = study.binned(metric, db, MAX_BINS);
+        // 20 000 ticks in 20 bins of the engine's 1 000 ticks.
+        assert_eq!(
+            (series.bin_width, series.bins()),
+            (1000.0, 20),
+            "{metric:?}"
+        );
+        let v = &series.lines[0].values;
+        let (before, slow) = (v[3].unwrap_or(f64::NAN), v[10].unwrap_or(f64::NAN));
+        assert!(
+            slow > 5.0 * before,
+            "{metric:?}: {before} before, {slow} slow"
+        );
+    }
+    let charts = study.charts();
+    assert_eq!(charts.len(), 3, "p99, queue, one latency histogram");
+    assert!(
+        charts[0].title.contains("p99 latency (ms)"),
+        "{}",
+        charts[0].title
+    );
+    for c in &charts {
+        texts(&c.svg);
+    }
+    // The histogram holds every answer up to the p99.9.
+    let h = study
+        .latency_histogram(squall_lang::RunKey::Variant(0), Some(db), None)
+        .unwrap_or_else(|| panic!("no histogram"));
+    let drawn: u64 = h.buckets.iter().map(|b| b.1).sum();
+    let run = study
+        .runs
+        .values()
+        .next()
+        .unwrap_or_else(|| panic!("no run"));
+    let answered = run
+        .obs
+        .timed
+        .as_ref()
+        .map_or(0, |t| t.nodes[db].run.latency.count);
+    assert!(
+        drawn <= answered && drawn * 1000 >= answered * 998,
+        "{drawn} of {answered}"
+    );
+    // The series CSV: one row per bin, with its first and last tick.
+    let csv = study.series_csv();
+    assert_eq!(csv.lines().count(), 1 + 20, "{csv}");
+    assert!(
+        csv.lines().nth(1).is_some_and(|l| l.contains(",1,1000,")),
+        "{csv}"
+    );
+}

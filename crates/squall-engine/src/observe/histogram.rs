@@ -66,6 +66,21 @@ impl LatencyHistogram {
         }
     }
 
+    /// Every bucket that holds a sample: `(highest value of the bucket,
+    /// samples in it)`, in increasing order of value. At most a few
+    /// thousand buckets (the histogram's own), whatever the samples.
+    pub fn buckets(&self) -> Vec<(u64, u64)> {
+        self.h
+            .iter_recorded()
+            .map(|v| (v.value_iterated_to(), v.count_at_value()))
+            .collect()
+    }
+
+    /// Forgets every sample (keeps the memory).
+    pub fn reset(&mut self) {
+        self.h.reset();
+    }
+
     /// Adds every sample of `other`.
     pub fn merge(&mut self, other: &LatencyHistogram) {
         let _ = self.h.add(&other.h);

@@ -2,8 +2,10 @@
 //! fill it.
 //!
 //! * [`observations`] — [`Observations`], everything one run measured.
-//! * [`series`] — per-tick counters per node ([`NodeSeries`]) and per
+//! * [`series`] — counters per slot per node ([`NodeSeries`]) and per
 //!   composite response ([`CompositeSeries`]).
+//! * [`slots`] — how those counters are cut in time ([`Slots`]): per tick
+//!   on a run that takes no time, per bin of the series on one that does.
 //! * [`accounting`] — where every request ended up ([`Accounting`]).
 //! * [`call_log`] — one row per answered call, when asked for
 //!   ([`CallLog`]).
@@ -13,21 +15,24 @@
 //!   ([`OpRecord`]).
 //! * [`timed`] — what a run that takes time measured beyond the per-tick
 //!   counters ([`TimedObservations`]), from [`histogram`] (latency with a
-//!   bounded relative error) and [`gauge`] (time-weighted levels in bins).
+//!   bounded relative error), [`binned_latency`] (its quantiles per bin)
+//!   and [`gauge`] (time-weighted levels in bins).
 //! * `windows` — which named windows hold the current tick, for counting
 //!   distinct request ids per window.
 //!
-//! Series are indexed by tick; counts are calls or requests; waits and
+//! Series are indexed by slot; counts are calls or requests; waits and
 //! times are ticks. Nothing here is in words: the report crate words
 //! answers and breaker states.
 
 pub mod accounting;
+pub mod binned_latency;
 pub mod call_log;
 pub mod gauge;
 pub mod histogram;
 pub mod observations;
 pub mod operation;
 pub mod series;
+pub mod slots;
 pub mod timed;
 pub mod trace;
 pub(crate) mod windows;
@@ -37,5 +42,6 @@ pub use call_log::{CallLog, CallRow};
 pub use observations::Observations;
 pub use operation::OpRecord;
 pub use series::{CompositeSeries, NodeSeries};
+pub use slots::Slots;
 pub use timed::TimedObservations;
 pub use trace::{TraceRow, TRACE_LIMIT};

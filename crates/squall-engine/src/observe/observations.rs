@@ -1,7 +1,8 @@
 //! [`Observations`]: everything one run measured, the engine's output.
 //!
-//! System series per tick (arrivals, completions, drops, first-try
-//! completions), one [`NodeSeries`] per node, distinct request ids per
+//! System series per slot (arrivals, completions, drops, first-try
+//! completions: per tick on a run that takes no time, per bin of the
+//! series on one that does, see [`Slots`]), one [`NodeSeries`] per node, distinct request ids per
 //! named window and node, the [`Accounting`], scripted route counts, the
 //! record of every operation of a sequential source ([`OpRecord`]) and the
 //! decisions of every circuit breaker ([`TraceRow`], at most
@@ -13,6 +14,7 @@ use serde::Serialize;
 use super::accounting::Accounting;
 use super::operation::OpRecord;
 use super::series::{CompositeSeries, NodeSeries};
+use super::slots::Slots;
 use super::trace::TraceRow;
 
 /// Everything one run measured.
@@ -20,15 +22,18 @@ use super::trace::TraceRow;
 pub struct Observations {
     /// Length of the run in ticks.
     pub ticks: u64,
+    /// How the series are cut in time: index `i` of every series holds
+    /// slot `i` (tick `i` on a run that takes no time).
+    pub slots: Slots,
     /// Per-node series, in node order.
     pub nodes: Vec<NodeSeries>,
-    /// New requests per tick.
+    /// New requests per slot.
     pub arrivals: Vec<u32>,
-    /// Requests answered with success per tick.
+    /// Requests answered with success per slot.
     pub completed: Vec<u32>,
-    /// Requests dropped per tick.
+    /// Requests dropped per slot.
     pub dropped: Vec<u32>,
-    /// Requests completed per tick without a retry anywhere on their path.
+    /// Requests completed per slot without a retry anywhere on their path.
     pub first_try: Vec<u32>,
     /// Distinct request ids seen per window (outer) and node (inner).
     pub window_unique: Vec<Vec<u64>>,
@@ -60,14 +65,15 @@ pub struct Observations {
 }
 
 impl Observations {
-    pub(crate) fn new(ticks: u64, node_names: &[&str], windows: usize) -> Self {
-        let n = ticks as usize + 1;
+    pub(crate) fn new(ticks: u64, slots: Slots, node_names: &[&str], windows: usize) -> Self {
+        let n = slots.len();
         Observations {
             ticks,
             nodes: node_names
                 .iter()
-                .map(|name| NodeSeries::new(name, ticks))
+                .map(|name| NodeSeries::new(name, n))
                 .collect(),
+            slots,
             arrivals: vec![0; n],
             completed: vec![0; n],
             dropped: vec![0; n],
@@ -90,16 +96,24 @@ impl Observations {
     pub(crate) fn with_composites(mut self, composite: &[bool]) -> Self {
         for (s, &c) in self.nodes.iter_mut().zip(composite) {
             if c {
-                s.composite = Some(CompositeSeries::new(self.ticks));
+                s.composite = Some(CompositeSeries::new(self.slots.len()));
             }
         }
         self
     }
 
-    /// Sum of `series` over ticks `from..=to`.
+    /// Sum of `series` over indices `from..=to` (ticks on a run that
+    /// takes no time).
     pub fn sum(series: &[u32], from: u64, to: u64) -> u64 {
         let to = (to as usize).min(series.len().saturating_sub(1));
         let from = (from as usize).min(to + 1);
         series[from..=to].iter().map(|&x| u64::from(x)).sum()
+    }
+
+    /// Sum of `series` (one of this run's) over ticks `from..=to`: exact
+    /// over a named window or a bin, whose edges are slot edges.
+    pub fn total(&self, series: &[u32], from: u64, to: u64) -> u64 {
+        let (a, b) = self.slots.range(from, to);
+        Self::sum(series, a as u64, b as u64)
     }
 }

@@ -1,15 +1,18 @@
-//! Per-tick series: [`NodeSeries`] for every node, [`CompositeSeries`] for
+//! Series per slot: [`NodeSeries`] for every node, [`CompositeSeries`] for
 //! a node with a composite response.
 //!
-//! Index `t` of every vector holds tick `t` (index 0 is unused, so a run of
-//! `ticks` ticks has `ticks + 1` entries). Counters are calls per tick,
-//! except `bytes` (bytes per tick). A call is counted at every node it
+//! Index `i` of every vector holds slot `i` of the run's
+//! [`Slots`](super::slots::Slots): tick `i` on a run that takes no time
+//! (index 0 is unused, so a run of `ticks` ticks has `ticks + 1` entries),
+//! a bin of the series (or the part of one inside a window) on a run that
+//! takes time. Counters are calls per slot, except `bytes` (bytes per
+//! slot). A call is counted at every node it
 //! reaches, once per try; `unique` counts request ids instead, so the ratio
 //! of `calls` to `unique` is the amplification retries cause.
 
 use serde::Serialize;
 
-/// Per-tick counters of one node. Index `t` holds tick `t`; index 0 is unused.
+/// Counters of one node per slot; index 0 is unused.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NodeSeries {
     /// The node's name.
@@ -22,8 +25,8 @@ pub struct NodeSeries {
     pub failed: Vec<u32>,
     /// Calls refused by its own capacity.
     pub refused: Vec<u32>,
-    /// Request ids seen at the node this tick that it had not seen earlier
-    /// in the same tick.
+    /// Request ids seen at the node in this slot that it had not seen
+    /// earlier in the same slot.
     pub unique: Vec<u32>,
     /// Calls its circuit breaker failed fast instead of sending.
     pub blocked: Vec<u32>,
@@ -37,8 +40,7 @@ pub struct NodeSeries {
 }
 
 impl NodeSeries {
-    pub(crate) fn new(name: &str, ticks: u64) -> Self {
-        let n = ticks as usize + 1;
+    pub(crate) fn new(name: &str, n: usize) -> Self {
         NodeSeries {
             name: name.to_string(),
             calls: vec![0; n],
@@ -54,7 +56,7 @@ impl NodeSeries {
     }
 }
 
-/// Per-tick counters of a composite response.
+/// Counters of a composite response per slot.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CompositeSeries {
     /// Responses with every field fresh.
@@ -72,8 +74,7 @@ pub struct CompositeSeries {
 }
 
 impl CompositeSeries {
-    pub(crate) fn new(ticks: u64) -> Self {
-        let n = ticks as usize + 1;
+    pub(crate) fn new(n: usize) -> Self {
         CompositeSeries {
             full: vec![0; n],
             reduced: vec![0; n],

@@ -1,7 +1,8 @@
 //! What a run that takes time measured beyond the per-tick counters: per
 //! node latency quantiles, timeouts, queue and service levels, wasted work,
-//! per named window (exact, from event times) and over the whole run; end
-//! to end latency per source; and the accounting of every call.
+//! per named window (exact, from event times), per bin of the run's series
+//! and over the whole run; end to end latency per source; and the
+//! accounting of every call.
 //!
 //! Durations are in engine units (`units_per_tick` per tick of the file's
 //! clock); levels are calls.
@@ -64,10 +65,13 @@ pub struct TimedNode {
     pub run: Stretch,
     /// Per named window, in window order.
     pub windows: Vec<Stretch>,
-    /// Mean queue length per bin.
-    pub queue_bins: Vec<f64>,
-    /// Mean calls in service per bin.
-    pub in_service_bins: Vec<f64>,
+    /// Per bin of the run's series, in order (`bin_ticks` wide, the last
+    /// one possibly shorter; levels are means over the bin's full width).
+    pub bins: Vec<Stretch>,
+    /// The run's latency distribution: `(highest value of a bucket
+    /// \[units\], answers in it)`, in increasing order, buckets within
+    /// [`RELATIVE_ERROR`](crate::observe::histogram::RELATIVE_ERROR) of their values.
+    pub distribution: Vec<(u64, u64)>,
 }
 
 /// One source.
@@ -77,6 +81,8 @@ pub struct TimedSource {
     pub run: Quantiles,
     /// Per named window (by the request's end).
     pub windows: Vec<Quantiles>,
+    /// Per bin of the run's series (by the request's end).
+    pub bins: Vec<Quantiles>,
 }
 
 /// Where every call ended up: `arrived = answered + cancelled + queued +

@@ -67,12 +67,12 @@ impl Assembly {
         }
     }
 
-    /// The response's answer under `spec`'s policy at tick `t`; an answered
-    /// response is counted in `series`.
+    /// The response's answer under `spec`'s policy; an answered response
+    /// is counted in slot `ti` of `series`.
     pub(crate) fn finish(
         self,
         spec: &CompositeSpec,
-        t: u64,
+        ti: usize,
         series: Option<&mut CompositeSeries>,
     ) -> Answer {
         let not_fresh = self.stale + self.missing > 0;
@@ -87,7 +87,6 @@ impl Assembly {
             });
         }
         if let Some(c) = series {
-            let ti = t as usize;
             if not_fresh {
                 c.reduced[ti] += 1;
             } else {

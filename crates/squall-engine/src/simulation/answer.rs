@@ -42,7 +42,8 @@ impl Runner<'_, '_> {
             return Some(answer);
         }
         if !self.nodes[node].capacity.take(t, &m.faults) {
-            self.obs.nodes[node].refused[t as usize] += 1;
+            let i = self.obs.slots.index(t);
+            self.obs.nodes[node].refused[i] += 1;
             return Some(Answer::Fail(Failure {
                 kind: FailKind::Refused,
                 not_before: None,
@@ -83,6 +84,7 @@ impl Runner<'_, '_> {
             self.log_call(at, slot, f.source, 1, answer, 0);
             assembly.add(spec, i, answer, t, &mut self.nodes[node].ledger);
         }
-        assembly.finish(spec, t, self.obs.nodes[node].composite.as_mut())
+        let i = self.obs.slots.index(t);
+        assembly.finish(spec, i, self.obs.nodes[node].composite.as_mut())
     }
 }

@@ -3,10 +3,10 @@
 //! `build` refuses, as a [`SimError`], what the engine cannot run: links to
 //! nodes that do not exist, a cycle of downstream links, faults and windows
 //! outside the run, retry policies with no tries or an unknown generator,
-//! sources too fast or too long, runs whose per-tick counters would not
-//! fit in memory ([`MAX_SERIES_MIB`]), and runs that take time whose
-//! failure-free estimate of work is already past the work budget
-//! ([`super::timed::estimate`]). It then works out what every run of
+//! sources too fast or too long, runs whose counters (per tick, or per bin
+//! on a run that takes time) would not fit in memory ([`MAX_SERIES_MIB`]),
+//! and runs that take time whose failure-free estimate of work is already
+//! past the work budget ([`super::timed::estimate`]). It then works out what every run of
 //! the model shares: each source's path (entry node down its downstream
 //! links), the request [`Kind`]s, and the distinct request paths (the
 //! scopes of `per path` breakers).
@@ -20,7 +20,7 @@ use super::{kind::Kind, Simulation};
 /// The most requests one source may send in a run (at its peak rate).
 const MAX_REQUESTS: f64 = 1e9;
 
-/// The most memory the per-tick counters of one run may take \[MiB\].
+/// The most memory the counters of one run may take \[MiB\].
 pub const MAX_SERIES_MIB: u64 = 2048;
 
 /// The largest rate a source may have \[requests/tick\]: keeps per-tick
@@ -86,17 +86,23 @@ impl<'m> SimulationBuilder<'m> {
                 Ok(())
             }
         };
-        // Per-tick counters: 6 per node (8 more words for a composite), 4 for
-        // the system, 4 bytes each.
+        // Counters per slot (per tick, or per bin on a run that takes
+        // time): 6 per node (8 more words for a composite), 4 for the
+        // system, 4 bytes each.
         let words: u64 = 4 + m
             .nodes
             .iter()
             .map(|n| if n.composite.is_some() { 14 } else { 6 })
             .sum::<u64>();
-        let mib = (m.ticks.saturating_add(1))
-            .saturating_mul(words)
-            .saturating_mul(4)
-            >> 20;
+        let slots = if super::timed::takes_time(m) {
+            // Bins, and a cut at each window edge.
+            let span = m.ticks.saturating_sub(m.start).saturating_add(1);
+            span.div_ceil(super::timed::series_bin(m).max(1))
+                .saturating_add(2 * m.windows.len() as u64 + 1)
+        } else {
+            m.ticks.saturating_add(1)
+        };
+        let mib = slots.saturating_mul(words).saturating_mul(4) >> 20;
         if mib > MAX_SERIES_MIB {
             return Err(SimError::TooLong {
                 ticks: m.ticks,

@@ -139,7 +139,8 @@ impl Runner<'_, '_> {
         if a.sent {
             return None;
         }
-        self.obs.nodes[node].blocked[t as usize] += 1;
+        let i = self.obs.slots.index(t);
+        self.obs.nodes[node].blocked[i] += 1;
         let answer = Answer::Fail(Failure {
             kind: FailKind::CircuitOpen {
                 remaining: a.remaining,
@@ -203,10 +204,11 @@ impl Runner<'_, '_> {
     }
 
     pub(super) fn count_answer(&mut self, t: u64, node: usize, answer: Answer) {
+        let i = self.obs.slots.index(t);
         let s = &mut self.obs.nodes[node];
         match answer {
-            Answer::Ok => s.ok[t as usize] += 1,
-            Answer::Fail(_) => s.failed[t as usize] += 1,
+            Answer::Ok => s.ok[i] += 1,
+            Answer::Fail(_) => s.failed[i] += 1,
         }
     }
 
@@ -391,7 +393,10 @@ impl Runner<'_, '_> {
         self.requests.skip[k] = state.skip;
         match grant {
             Some(Grant { cost }) => self.requests.grant[k] = cost,
-            None if asked => self.obs.nodes[node].retries_refused[t as usize] += 1,
+            None if asked => {
+                let i = self.obs.slots.index(t);
+                self.obs.nodes[node].retries_refused[i] += 1;
+            }
             None => {}
         }
         wait
@@ -455,7 +460,7 @@ impl Runner<'_, '_> {
     /// Counts the end of the request in `slot` at tick `t`.
     #[inline]
     pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
-        let ti = t as usize;
+        let ti = self.obs.slots.index(t);
         match answer {
             Answer::Ok => {
                 self.obs.completed[ti] += 1;

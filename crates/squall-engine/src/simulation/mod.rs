@@ -115,7 +115,7 @@ pub use builder::{SimulationBuilder, MAX_SERIES_MIB};
 use kind::Kind;
 use runner::Runner;
 
-pub use timed::{default_bin, estimate, takes_time, Estimate};
+pub use timed::{default_bin, estimate, series_bin, slots, takes_time, Estimate};
 
 pub(crate) use crate::time::NEVER;
 

@@ -6,7 +6,10 @@
 //! service's retry loop (tries, first try, previous wait) and the breaker
 //! admission of its current try (tick sent, state found, epoch); per
 //! request and node: the last tick the request was seen there (for
-//! distinct ids per window).
+//! distinct ids per window). The breaker admission arrays are kept only in
+//! a model with a breaker, and the budget grants only in one with a retry
+//! budget (each is read and written only where a node has one): in a storm
+//! with 180 000 requests in flight they are 13 MB.
 
 use crate::policy::breaker::State;
 
@@ -49,10 +52,14 @@ pub(super) struct Requests {
     pub(super) live: u64,
     /// True once any node on the request's path has retried it.
     pub(super) retried: Vec<bool>,
+    /// Whether any node has a breaker (else the admission arrays stay
+    /// empty), and a retry budget (else `grant` stays empty).
+    breakers: bool,
+    budgets: bool,
 }
 
 impl Requests {
-    pub(super) fn new(depth: usize, nodes: usize) -> Self {
+    pub(super) fn new(depth: usize, nodes: usize, breakers: bool, budgets: bool) -> Self {
         Requests {
             id: Vec::new(),
             source: Vec::new(),
@@ -72,6 +79,8 @@ impl Requests {
             nodes,
             live: 0,
             retried: Vec::new(),
+            breakers,
+            budgets,
         }
     }
 
@@ -101,10 +110,14 @@ impl Requests {
             self.started.extend(std::iter::repeat_n(0, d));
             self.prev_wait.extend(std::iter::repeat_n(NEVER, d));
             self.skip.extend(std::iter::repeat_n(0, d));
-            self.sent_at.extend(std::iter::repeat_n(0, d));
-            self.admitted.extend(std::iter::repeat_n(State::Closed, d));
-            self.admitted_epoch.extend(std::iter::repeat_n(0, d));
-            self.grant.extend(std::iter::repeat_n(NO_GRANT, d));
+            if self.breakers {
+                self.sent_at.extend(std::iter::repeat_n(0, d));
+                self.admitted.extend(std::iter::repeat_n(State::Closed, d));
+                self.admitted_epoch.extend(std::iter::repeat_n(0, d));
+            }
+            if self.budgets {
+                self.grant.extend(std::iter::repeat_n(NO_GRANT, d));
+            }
             self.last_seen.extend(std::iter::repeat_n(NEVER, n));
             slot
         }

@@ -54,6 +54,8 @@ impl<'s, 'm> Runner<'s, 'm> {
             .map(|i| NodeState::new(m, i, sim.scopes))
             .collect();
         let clients = Clients::new(m, sim.seed, &mut nodes);
+        let breakers = nodes.iter().any(|n| !n.breakers.is_empty());
+        let budgets = nodes.iter().any(|n| n.budget.is_some());
         let mut gens: Vec<Generator> = m
             .rngs
             .iter()
@@ -61,8 +63,8 @@ impl<'s, 'm> Runner<'s, 'm> {
             .collect();
         gens.push(Generator::default_for(sim.seed));
         let composite: Vec<bool> = m.nodes.iter().map(|n| n.composite.is_some()).collect();
-        let mut obs =
-            Observations::new(m.ticks, &names, m.windows.len()).with_composites(&composite);
+        let mut obs = Observations::new(m.ticks, super::timed::slots(m), &names, m.windows.len())
+            .with_composites(&composite);
         obs.route_calls = m.nodes.iter().map(|n| vec![0; n.routes.len()]).collect();
         obs.ops = vec![Vec::new(); m.sources.len()];
         obs.traces = vec![Vec::new(); m.nodes.len()];
@@ -75,7 +77,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         Runner {
             sim,
             queue: EventQueue::new(),
-            requests: Requests::new(depth, m.nodes.len()),
+            requests: Requests::new(depth, m.nodes.len(), breakers, budgets),
             nodes,
             obs,
             sources: Sources::new(m.sources.len(), sim.seed),
@@ -224,7 +226,8 @@ impl<'s, 'm> Runner<'s, 'm> {
         self.next_id += 1;
         let slot = self.requests.alloc(id, s as u32, kind);
         self.requests.client[slot as usize] = self.clients.pick(s);
-        self.obs.arrivals[t as usize] += 1;
+        let i = self.obs.slots.index(t);
+        self.obs.arrivals[i] += 1;
         self.obs.accounting.entered += 1;
         self.obs.peak_in_flight = self.obs.peak_in_flight.max(self.requests.live);
         slot
@@ -244,13 +247,17 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// Counts a call at `node` from the request in `slot`.
     #[inline]
     pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize) {
-        let ti = t as usize;
+        let ti = self.obs.slots.index(t);
         let series = &mut self.obs.nodes[node];
         series.calls[ti] += 1;
         let k = slot as usize * self.requests.nodes + node;
         let last = self.requests.last_seen[k];
         if last != t {
-            series.unique[ti] += 1;
+            // Per tick, a new tick is a new slot; per bin, only a bin the
+            // request has not been seen in yet.
+            if self.obs.slots.is_per_tick() || last == NEVER || self.obs.slots.index(last) != ti {
+                series.unique[ti] += 1;
+            }
             for &(w, from) in self.windows.open_at(t) {
                 if last == NEVER || last < from {
                     self.obs.window_unique[w][node] += 1;

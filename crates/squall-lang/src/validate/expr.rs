@@ -440,6 +440,47 @@ impl Validator {
                 };
                 Some((RExpr::Call(f, vec![r]), n))
             }
+            "per_second" => {
+                if !arity(self, 1) {
+                    return None;
+                }
+                if names.clock.tick_millis().is_none() {
+                    self.err(
+                        Diagnostic::new("`per_second` needs a wall clock", name.span)
+                            .label("the file's clock is `round`")
+                            .help("write the rate per round, or set `clock ms` or `clock s`"),
+                    );
+                    return None;
+                }
+                // A metric named in the path must be a rate per tick.
+                if let ExprKind::Path(ids) = &args[0].kind {
+                    if let Some(last) = ids.last() {
+                        let rate = matches!(
+                            Metric::parse(&last.name),
+                            None | Some(
+                                Metric::CallRate
+                                    | Metric::ServedRate
+                                    | Metric::UniqueRate
+                                    | Metric::EdgeRate
+                                    | Metric::DroppedRate
+                            )
+                        );
+                        if !rate {
+                            self.err(
+                                Diagnostic::new(
+                                    format!("`{}` is not a rate per tick", last.name),
+                                    last.span,
+                                )
+                                .label("`per_second` turns a rate per tick into one per second")
+                                .help("e.g. `per_second(call_rate)`, `per_second(served_rate)`, `per_second(edge_rate)`"),
+                            );
+                            return None;
+                        }
+                    }
+                }
+                let (r, n) = self.expr(names, &args[0])?;
+                Some((RExpr::Call(Func::PerSecond, vec![r]), n))
+            }
             "route_calls" => {
                 if !arity(self, 2) {
                     return None;

@@ -99,6 +99,7 @@ struct Names<'a> {
     params: &'a IndexMap<String, Value>,
     sweeps: &'a [SweepDecl],
     senders: &'a [SendBlockAst],
+    clock: Clock,
 }
 
 impl Names<'_> {
@@ -184,7 +185,7 @@ impl Validator {
 }
 
 /// The built-in functions of report expressions.
-pub const FUNCTIONS: [&str; 14] = [
+pub const FUNCTIONS: [&str; 15] = [
     "recovery",
     "peak",
     "peak_tick",
@@ -196,6 +197,7 @@ pub const FUNCTIONS: [&str; 14] = [
     "ledger_entries",
     "minutes",
     "seconds",
+    "per_second",
     "min",
     "max",
     "abs",

@@ -46,6 +46,7 @@ impl Validator {
                         params,
                         sweeps,
                         senders: &s.senders,
+                        clock,
                     };
                     match ri {
                         ReportItem::Replications(v) => self.replications(v, &mut report),
@@ -337,13 +338,23 @@ impl Validator {
     /// A `chart` item: a known metric, at a known node when it is measured
     /// at one (and at none when it is the whole system's).
     fn chart(&mut self, node_names: &[String], c: &ChartAst) -> Option<ChartSpec> {
-        let Some(metric) = Metric::parse(&c.metric.name) else {
+        // `latency`: the distribution of a node's latency over the run.
+        let distribution = c.metric.name == "latency";
+        let parsed = if distribution {
+            Some(Metric::LatencyMean)
+        } else {
+            Metric::parse(&c.metric.name)
+        };
+        let Some(metric) = parsed else {
             self.err(
                 Diagnostic::new(format!("unknown metric `{}`", c.metric.name), c.metric.span)
                     .label("not a metric")
                     .maybe_help(did_you_mean(
                         &c.metric.name,
-                        Metric::ALL.iter().map(|(n, _)| *n),
+                        Metric::ALL
+                            .iter()
+                            .map(|(n, _)| *n)
+                            .chain(std::iter::once("latency")),
                     )),
             );
             return None;
@@ -391,6 +402,7 @@ impl Validator {
             title: c.title.clone(),
             metric,
             node,
+            distribution,
         })
     }
 
@@ -423,6 +435,7 @@ impl Validator {
                     params,
                     sweeps,
                     senders: &s.senders,
+                    clock,
                 };
                 let ctx = Context {
                     variant: variants.len() == 1,

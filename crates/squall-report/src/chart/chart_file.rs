@@ -1,8 +1,9 @@
 //! [`ChartFile`]: one finished chart of a report, and the charts a report
 //! draws ([`Study::charts`]).
 //!
-//! A report draws, in the file's order, one line chart per `chart` item and
-//! one histogram per `herd` item. A report without `chart` items draws the
+//! A report draws, in the file's order, one line chart per `chart` item,
+//! one histogram per variant for a `chart latency at NODE` item (on a run
+//! that takes time) and one histogram per `herd` item. A report without `chart` items draws the
 //! calls per tick at the scenario's dependency (the bottom of its first
 //! chain) first, as `squall run --chart` does.
 
@@ -73,6 +74,19 @@ impl Study<'_> {
         }
         for item in items {
             match item {
+                ReportItemSpec::Chart(c) if has_runs && c.distribution => {
+                    for key in self.variant_runs() {
+                        if let Some(hist) = self.latency_histogram(key, c.node, c.title.as_deref())
+                        {
+                            out.push(ChartFile {
+                                file: file_name(out.len() + 1, &hist.title),
+                                title: hist.title.clone(),
+                                svg: hist.to_svg(),
+                                csv: hist.to_csv(),
+                            });
+                        }
+                    }
+                }
                 ReportItemSpec::Chart(c) if has_runs => {
                     out.push(self.line_chart(c.title.as_deref(), c.metric, c.node, out.len() + 1));
                 }

@@ -1,18 +1,28 @@
 //! Binned series and histograms from a [`Study`]'s runs.
 //!
-//! The engine counts per tick; a chart bins the ticks so that its size is
-//! bounded by [`MAX_BINS`] whatever the run's length. A bin is a whole
-//! number of ticks, 1, 2 or 5 times a power of ten, the smallest that
-//! keeps the bins within the bound. Each bin's value is the metric over
-//! the bin's ticks, as a window of the same ticks would give it, except
-//! for the unique-id metrics: those add up each tick's distinct ids (exact
-//! for one-tick bins, an upper bound for wider ones).
+//! A run that takes no time counts per tick; a chart bins the ticks so
+//! that its size is bounded by [`MAX_BINS`] whatever the run's length. A
+//! bin is a whole number of ticks, 1, 2 or 5 times a power of ten, the
+//! smallest that keeps the bins within the bound. Each bin's value is the
+//! metric over the bin's ticks, as a window of the same ticks would give
+//! it, except for the unique-id metrics: those add up each tick's distinct
+//! ids (exact for one-tick bins, an upper bound for wider ones).
+//!
+//! A run that takes time counts in the bins of its series: the chart draws
+//! those bins (1, 2 or 5 times a power of ten of them in one when there
+//! are more than [`MAX_BINS`]), with the metrics that only a run that
+//! takes time has — latency quantiles, queue length and calls in service,
+//! timeouts, overflow — read from the engine's own per-bin record. Where a
+//! chart bin holds several of the engine's, counts add up, means are
+//! averaged, and a quantile or a maximum is the highest of them (the value
+//! label says so).
 
 use squall_engine::Observations;
 use squall_lang::{Clock, Metric, RunKey};
 
 use super::binned_series::{BinnedSeries, FaultWindow, SeriesLine};
-use crate::eval::window_metric;
+use super::histogram::Histogram;
+use crate::eval::{timed_bin, window_metric};
 use crate::study::Study;
 
 /// The most bins a chart draws.
@@ -65,6 +75,18 @@ pub fn value_label(metric: Metric, unit: &str, width: u64) -> String {
         Metric::FirstTryRate => "first-try success rate".into(),
         Metric::CompletionRate => "completion rate".into(),
         Metric::AvgBytes => "bytes per answered response".into(),
+        Metric::P50 | Metric::P90 | Metric::P99 | Metric::P999 => {
+            format!("{} latency ({unit})", metric_name(metric))
+        }
+        Metric::LatencyMax => format!("longest latency ({unit})"),
+        Metric::LatencyMean => format!("mean latency ({unit})"),
+        Metric::E2eP50 => format!("end-to-end p50 ({unit})"),
+        Metric::E2eP99 => format!("end-to-end p99 ({unit})"),
+        Metric::E2eMean => format!("end-to-end mean ({unit})"),
+        Metric::QueueMean => "mean queue length (calls)".into(),
+        Metric::QueueMax => "longest queue (calls)".into(),
+        Metric::InService => "mean calls in service".into(),
+        Metric::InServiceMax => "most calls in service".into(),
         other => format!(
             "{} per {width}-{unit} bin",
             metric_name(other).replace('_', " ")
@@ -76,7 +98,7 @@ pub fn value_label(metric: Metric, unit: &str, width: u64) -> String {
 fn bin_value(obs: &Observations, metric: Metric, from: u64, to: u64, node: usize) -> Option<f64> {
     let unique = || {
         let s = obs.nodes.get(node)?;
-        Some(Observations::sum(&s.unique, from, to) as f64)
+        Some(obs.total(&s.unique, from, to) as f64)
     };
     let node = metric.needs_node().then_some(node);
     match metric {
@@ -91,7 +113,152 @@ fn bin_value(obs: &Observations, metric: Metric, from: u64, to: u64, node: usize
     }
 }
 
+/// How a metric recorded per engine bin combines over several bins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Combine {
+    Sum,
+    Mean,
+    Highest,
+}
+
+/// A metric recorded per bin by the engine on a run that takes time (and
+/// how it combines), or `None` for one counted per slot.
+fn per_engine_bin(metric: Metric) -> Option<Combine> {
+    Some(match metric {
+        Metric::P50
+        | Metric::P90
+        | Metric::P99
+        | Metric::P999
+        | Metric::LatencyMax
+        | Metric::E2eP50
+        | Metric::E2eP99
+        | Metric::QueueMax
+        | Metric::InServiceMax => Combine::Highest,
+        Metric::LatencyMean | Metric::E2eMean | Metric::QueueMean | Metric::InService => {
+            Combine::Mean
+        }
+        Metric::Timeouts
+        | Metric::Overflow
+        | Metric::QueueTimeouts
+        | Metric::Throttled
+        | Metric::Cancelled
+        | Metric::Wasted
+        | Metric::WastedBusy => Combine::Sum,
+        _ => return None,
+    })
+}
+
+/// The value of `metric` over engine bins `bins` of a run that takes time.
+fn engine_bins_value(
+    obs: &Observations,
+    metric: Metric,
+    bins: std::ops::Range<usize>,
+    node: usize,
+    how: Combine,
+) -> Option<f64> {
+    let node = metric.needs_node().then_some(node);
+    // A latency quantile of a bin with no answer has no value.
+    let has = |b: usize| match metric {
+        Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean => obs
+            .timed
+            .as_ref()
+            .and_then(|t| t.all.bins.get(b))
+            .is_some_and(|q| q.count > 0),
+        Metric::P50
+        | Metric::P90
+        | Metric::P99
+        | Metric::P999
+        | Metric::LatencyMax
+        | Metric::LatencyMean => obs
+            .timed
+            .as_ref()
+            .and_then(|t| t.nodes.get(node?)?.bins.get(b))
+            .is_some_and(|s| s.latency.count > 0),
+        _ => true,
+    };
+    let values: Vec<f64> = bins
+        .filter(|&b| has(b))
+        .filter_map(|b| timed_bin(obs, metric, b, node))
+        .collect();
+    if values.is_empty() {
+        return None;
+    }
+    Some(match how {
+        Combine::Sum => values.iter().sum(),
+        Combine::Mean => values.iter().sum::<f64>() / values.len() as f64,
+        Combine::Highest => values.iter().copied().fold(f64::MIN, f64::max),
+    })
+}
+
+/// Buckets a latency histogram draws over `0..=p99.9`.
+const LATENCY_BUCKETS: f64 = 50.0;
+
+/// The smallest of 1, 2 or 5 times a power of ten at or above `x > 0`.
+fn nice_width(x: f64) -> f64 {
+    let p = 10f64.powf(x.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|&w| w >= x)
+        .unwrap_or(10.0 * p)
+}
+
 impl Study<'_> {
+    /// The distribution of `node`'s latency over run `key` (a run that
+    /// takes time), in ticks of the file's clock: equal buckets of 1, 2 or
+    /// 5 times a power of ten up to the run's p99.9, about
+    /// [`LATENCY_BUCKETS`] of them; the answers slower than the p99.9 are
+    /// left out, and the count label says how many.
+    pub fn latency_histogram(
+        &self,
+        key: RunKey,
+        node: Option<usize>,
+        title: Option<&str>,
+    ) -> Option<Histogram> {
+        let run = self.runs.get(&key)?;
+        let node = node?;
+        let t = run.obs.timed.as_ref()?;
+        let n = t.nodes.get(node)?;
+        let per = t.units_per_tick.max(1) as f64;
+        let top = n.run.latency.p999 as f64 / per;
+        if n.run.latency.count == 0 || top <= 0.0 {
+            return None;
+        }
+        let width = nice_width(top / LATENCY_BUCKETS);
+        let count = (top / width).floor() as usize + 1;
+        // Bucket starts rounded to the width's digits (0.6, not 0.6000000000000001).
+        let start = |i: usize| ((i as f64 * width) * 1e9).round() / 1e9;
+        let mut buckets: Vec<(f64, u64)> = (0..count).map(|i| (start(i), 0)).collect();
+        let mut above = 0u64;
+        for &(value, c) in &n.distribution {
+            let v = value as f64 / per;
+            if v > top {
+                above += c;
+                continue;
+            }
+            let i = ((v / width).floor() as usize).min(count - 1);
+            buckets[i].1 += c;
+        }
+        let unit = self.scenario.clock.unit_name();
+        let name = self
+            .scenario
+            .nodes
+            .get(node)
+            .map_or("?", |n| n.name.as_str());
+        let label = self.run_label(key);
+        let title = match title {
+            Some(t) => format!("{t}: {label}"),
+            None => format!("{}: latency at `{name}`, {label}", self.scenario.name),
+        };
+        Some(Histogram {
+            title,
+            value_label: format!("latency at `{name}` ({unit})"),
+            count_label: format!("answers ({above} above the p99.9 not drawn)"),
+            bucket_width: width,
+            buckets,
+        })
+    }
+
     /// The variant runs of the study, in order (sweep points are left out).
     pub fn variant_runs(&self) -> Vec<RunKey> {
         self.runs
@@ -113,8 +280,21 @@ impl Study<'_> {
         let start = runs.first().map_or(1, |r| r.model.start.max(1));
         let end = runs.iter().map(|r| r.model.ticks).max().unwrap_or(start);
         let end = end.max(start);
-        let width = bin_width(end + 1 - start, max_bins);
+        // A run that takes time: whole engine bins (`engine` ticks each),
+        // `per` of them in a chart bin.
+        let engine = runs
+            .iter()
+            .map(|r| r.obs.slots.bin)
+            .find(|&b| b > 1)
+            .unwrap_or(1);
+        let per = bin_width((end + 1 - start).div_ceil(engine), max_bins);
+        let width = if engine > 1 {
+            engine * per
+        } else {
+            bin_width(end + 1 - start, max_bins)
+        };
         let bins = (end + 1 - start).div_ceil(width);
+        let how = per_engine_bin(metric);
         let lines = runs
             .iter()
             .map(|r| SeriesLine {
@@ -126,7 +306,15 @@ impl Study<'_> {
                         if from > to {
                             return None;
                         }
-                        bin_value(&r.obs, metric, from, to, node)
+                        match how {
+                            Some(how) if r.obs.timed.is_some() => {
+                                let first = (b * per) as usize;
+                                let n = r.obs.slots.bins().max(1);
+                                let last = (first + per as usize).min(n);
+                                engine_bins_value(&r.obs, metric, first..last, node, how)
+                            }
+                            _ => bin_value(&r.obs, metric, from, to, node),
+                        }
                     })
                     .collect(),
             })
@@ -147,7 +335,10 @@ impl Study<'_> {
         }
         let clock = self.scenario.clock;
         let unit = clock.unit_name();
-        let what = value_label(metric, unit, width);
+        let mut what = value_label(metric, unit, width);
+        if per > 1 && per_engine_bin(metric) == Some(Combine::Highest) {
+            what = format!("{what}, highest of {per} bins of {engine} {unit}");
+        }
         let title = if metric.needs_node() {
             let name = self
                 .scenario
@@ -173,6 +364,15 @@ impl Study<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latency_buckets_are_round() {
+        assert_eq!(nice_width(0.3), 0.5);
+        assert_eq!(nice_width(1.0), 1.0);
+        assert_eq!(nice_width(1.6), 2.0);
+        assert_eq!(nice_width(7.0), 10.0);
+        assert_eq!(nice_width(30.0), 50.0);
+    }
 
     #[test]
     fn bin_widths_are_round_and_bounded() {

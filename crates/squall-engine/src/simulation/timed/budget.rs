@@ -116,7 +116,10 @@ impl Runner<'_, '_> {
         });
         match grant {
             Some(Grant { cost }) => self.timed.calls.get_mut(c).grant = cost,
-            None if asked => self.obs.nodes[node].retries_refused[tick as usize] += 1,
+            None if asked => {
+                let i = self.obs.slots.index(tick);
+                self.obs.nodes[node].retries_refused[i] += 1;
+            }
             None => {}
         }
         if grant.is_some() && wait.is_some() {

@@ -237,7 +237,8 @@ impl Runner<'_, '_> {
             }));
             assembly.add(spec, i, a, tick, &mut self.nodes[node].ledger);
         }
-        let answer = assembly.finish(spec, tick, self.obs.nodes[node].composite.as_mut());
+        let ti = self.obs.slots.index(tick);
+        let answer = assembly.finish(spec, ti, self.obs.nodes[node].composite.as_mut());
         self.complete_call(now, p, answer)
     }
 

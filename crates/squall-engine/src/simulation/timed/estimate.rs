@@ -38,7 +38,6 @@ use std::mem::size_of;
 use squall_lang::{Model, Schedule, SourceSpec};
 
 use super::calls::Call;
-use super::recorder::default_bin;
 
 /// Bytes of one pending event in the queue (time, sequence, event).
 const EVENT_BYTES: u64 = 32;
@@ -148,19 +147,18 @@ pub fn estimate(m: &Model) -> Estimate {
         let bytes = calls * size_of::<Call>() as f64 + slot_bytes + 2.0 * EVENT_BYTES as f64;
         in_flight += (peak * time).max(1.0) * bytes;
     }
-    // Per-tick counters, as the builder counts them; two bins per node.
+    // The counters, one slot per bin of the series (cut at window edges,
+    // so at most two more slots per window), as the builder counts them;
+    // two bins of gauges per node.
     let words: u64 = 4 + m
         .nodes
         .iter()
         .map(|n| if n.composite.is_some() { 14 } else { 6 })
         .sum::<u64>();
-    let counters = m
-        .ticks
-        .saturating_add(1)
-        .saturating_mul(words)
-        .saturating_mul(4);
-    let bin = m.series_every.unwrap_or_else(|| default_bin(ticks)).max(1);
+    let bin = super::series_bin(m).max(1);
     let bins = ticks.div_ceil(bin);
+    let slots = bins.saturating_add(2 * m.windows.len() as u64);
+    let counters = slots.saturating_mul(words).saturating_mul(4);
     let series_bytes = counters + bins * 2 * 8 * m.nodes.len() as u64;
     let run_units = res.ticks(ticks).units().max(2);
     let powers = u64::from(64 - run_units.leading_zeros())

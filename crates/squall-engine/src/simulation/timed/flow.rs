@@ -522,7 +522,8 @@ impl Runner<'_, '_> {
         let scope = self.breaker_scope(slot, node)?;
         let a = self.nodes[node].breakers[scope].admit(tick);
         if !a.sent {
-            self.obs.nodes[node].blocked[tick as usize] += 1;
+            let i = self.obs.slots.index(tick);
+            self.obs.nodes[node].blocked[i] += 1;
             let open = fail(FailKind::CircuitOpen {
                 remaining: a.remaining,
             });

@@ -76,11 +76,12 @@ impl Runner<'_, '_> {
             return self.finish_hedged(now, c, open);
         }
         if tries > 1 {
+            let i = self.obs.slots.index(tick);
             let series = &mut self.obs.nodes[node];
             if series.hedged.is_empty() {
                 series.hedged = vec![0; series.calls.len()];
             }
-            series.hedged[tick as usize] += 1;
+            series.hedged[i] += 1;
             if !self.timed.calls.get(c).orphan {
                 self.requests.retried[slot as usize] = true;
             }

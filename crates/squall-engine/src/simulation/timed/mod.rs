@@ -10,9 +10,10 @@
 //!
 //! Events are keyed by engine units ([`crate::time`]: nanoseconds under
 //! `clock ms` and `clock s`, a millionth of a round under `clock round`).
-//! The per-tick counters of [`crate::Observations`] still count by tick
-//! (`unit / units_per_tick`), so every report item that reads them works
-//! unchanged; latency, queue and service levels, timeouts and wasted work
+//! The counters of [`crate::Observations`] count by tick of the event
+//! (`unit / units_per_tick`) into the bins of the run's series
+//! ([`slots`]: `series every D`, or [`default_bin`]), cut at the window
+//! edges so that window totals stay exact; latency, queue and service levels, timeouts and wasted work
 //! are recorded from event times ([`crate::observe::timed`]).
 //!
 //! # Sources
@@ -108,6 +109,7 @@ mod trace;
 
 use squall_lang::{Model, RateLimitSpec};
 
+use crate::observe::Slots;
 use crate::rng::Stream;
 use crate::server::latency::Latency;
 use crate::server::station::Station;
@@ -120,6 +122,32 @@ use sources::TimedSources;
 
 pub use estimate::{estimate, Estimate};
 pub use recorder::default_bin;
+
+/// The width of a series bin of `model` \[ticks\] when it takes time: its
+/// `series every`, or [`default_bin`] of its length.
+pub fn series_bin(model: &Model) -> u64 {
+    model.series_every.unwrap_or_else(|| {
+        default_bin(
+            model.ticks.saturating_sub(model.start) + 1,
+            model.clock.tick_millis(),
+        )
+    })
+}
+
+/// How the series of `model` are cut ([`Slots`]): per tick when nothing
+/// takes time, in bins of [`series_bin`] cut at the window edges when
+/// something does.
+pub fn slots(model: &Model) -> Slots {
+    if !takes_time(model) {
+        return Slots::per_tick(model.ticks);
+    }
+    let edges: Vec<u64> = model
+        .windows
+        .iter()
+        .flat_map(|w| [w.from, w.to.saturating_add(1)])
+        .collect();
+    Slots::binned(model.start, model.ticks, series_bin(model), &edges)
+}
 
 /// True when something in `model` takes time.
 pub fn takes_time(model: &Model) -> bool {
@@ -243,9 +271,7 @@ impl Timed {
             .iter()
             .map(|w| (res.at_tick(w.from), res.at_tick(w.to.saturating_add(1))))
             .collect();
-        let bin = model
-            .series_every
-            .unwrap_or_else(|| default_bin(model.ticks.saturating_sub(model.start) + 1));
+        let bin = series_bin(model);
         Timed {
             on: true,
             res,

@@ -4,6 +4,7 @@
 //! source. [`Recorder::finish`] turns them into plain
 //! [`TimedObservations`].
 
+use crate::observe::binned_latency::BinnedLatency;
 use crate::observe::gauge::{Bins, Gauge};
 use crate::observe::histogram::LatencyHistogram;
 use crate::observe::timed::{CallAccounting, Stretch, TimedNode, TimedObservations, TimedSource};
@@ -31,6 +32,10 @@ struct NodeRecord {
     busy: Gauge,
     /// `[count][0]` the run, `[count][1 + w]` window `w`.
     counts: [Vec<u64>; COUNTS],
+    /// Latency quantiles per bin.
+    bin_latency: BinnedLatency,
+    /// `[count][b]`: bin `b`.
+    bin_counts: [Vec<u64>; COUNTS],
 }
 
 /// The recorder of one run.
@@ -38,25 +43,43 @@ struct NodeRecord {
 pub(super) struct Recorder {
     res: Resolution,
     bin_ticks: u64,
+    bins: Option<Bins>,
     windows: Vec<(Time, Time)>,
     nodes: Vec<NodeRecord>,
-    /// Per source, then one for all sources: the run and each window.
-    sources: Vec<(LatencyHistogram, Vec<LatencyHistogram>)>,
+    /// Per source, then one for all sources: the run, each window and
+    /// each bin.
+    sources: Vec<(LatencyHistogram, Vec<LatencyHistogram>, BinnedLatency)>,
     pub(super) calls: CallAccounting,
 }
 
-/// A bin width \[ticks\] of 1, 2 or 5 times a power of ten that keeps
-/// `ticks` to at most 2000 bins.
-pub fn default_bin(ticks: u64) -> u64 {
-    let mut w = 1u64;
-    loop {
-        for m in [1, 2, 5] {
-            if ticks.div_ceil(w * m) <= 2000 {
-                return w * m;
-            }
-        }
-        w = w.saturating_mul(10);
+/// The most bins [`default_bin`] gives a run.
+pub const MOST_BINS: u64 = 600;
+/// The fewest bins [`default_bin`] gives a run of at least that many ticks.
+pub const FEWEST_BINS: u64 = 60;
+
+/// The default bin width \[ticks\] of a run of `ticks` ticks that takes
+/// time: 1, 2 or 5 times a power of ten, the smallest that keeps the run to
+/// at most [`MOST_BINS`] bins and, on a wall clock (`tick_ms` milliseconds
+/// per tick), is at least a second — a second holds enough calls for a bin
+/// to tell an overload from noise (the metastable verdict reads bins).
+/// Where that leaves fewer than [`FEWEST_BINS`] bins (a run shorter than a
+/// minute), the widest that still gives that many; a run shorter than
+/// that has bins of one tick.
+pub fn default_bin(ticks: u64, tick_ms: Option<u64>) -> u64 {
+    let widths =
+        || (0..19u32).flat_map(|k| [1u64, 2, 5].map(move |m| m.saturating_mul(10u64.pow(k))));
+    let bins = |w: u64| ticks.div_ceil(w.max(1));
+    let second = tick_ms.map_or(1, |ms| 1000u64.div_ceil(ms.max(1)));
+    let w = widths()
+        .find(|&w| bins(w) <= MOST_BINS && w >= second)
+        .unwrap_or(u64::MAX);
+    if bins(w) >= FEWEST_BINS {
+        return w;
     }
+    widths()
+        .take_while(|&w| bins(w) >= FEWEST_BINS)
+        .last()
+        .unwrap_or(1)
 }
 
 impl Recorder {
@@ -79,12 +102,20 @@ impl Recorder {
             queue: Gauge::new(bins, &windows),
             busy: Gauge::new(bins, &windows),
             counts: std::array::from_fn(|_| vec![0; 1 + w]),
+            bin_latency: BinnedLatency::new(bins),
+            bin_counts: std::array::from_fn(|_| vec![0; bins.count]),
         };
+        let source = (
+            LatencyHistogram::new(),
+            vec![LatencyHistogram::new(); w],
+            BinnedLatency::new(bins),
+        );
         Recorder {
             res,
             bin_ticks,
+            bins: Some(bins),
             nodes: vec![node; nodes],
-            sources: vec![(LatencyHistogram::new(), vec![LatencyHistogram::new(); w]); sources + 1],
+            sources: vec![source; sources + 1],
             windows,
             calls: CallAccounting::default(),
         }
@@ -94,6 +125,9 @@ impl Recorder {
     pub(super) fn count(&mut self, node: usize, what: Count, now: Time, n: u64) {
         let idx = what as usize;
         self.nodes[node].counts[idx][0] += n;
+        if let Some(bins) = self.bins {
+            self.nodes[node].bin_counts[idx][bins.index(now)] += n;
+        }
         for w in 0..self.windows.len() {
             let (from, to) = self.windows[w];
             if from <= now && now < to {
@@ -106,6 +140,7 @@ impl Recorder {
     pub(super) fn latency(&mut self, node: usize, now: Time, d: Duration) {
         let r = &mut self.nodes[node];
         r.latency.record(d);
+        r.bin_latency.record(now, d);
         for (w, &(from, to)) in self.windows.iter().enumerate() {
             if from <= now && now < to {
                 r.window_latency[w].record(d);
@@ -119,6 +154,7 @@ impl Recorder {
         for s in [source, all] {
             let r = &mut self.sources[s];
             r.0.record(d);
+            r.2.record(now, d);
             for (w, &(from, to)) in self.windows.iter().enumerate() {
                 if from <= now && now < to {
                     r.1[w].record(d);
@@ -138,61 +174,90 @@ impl Recorder {
     }
 
     /// The plain observations, with levels counted up to `end`.
-    pub(super) fn finish(mut self, end: Time) -> TimedObservations {
+    pub(super) fn finish(self, end: Time) -> TimedObservations {
         let windows = self.windows.len();
         let nodes = self
             .nodes
-            .iter_mut()
-            .map(|r| {
+            .into_iter()
+            .map(|mut r| {
                 r.queue.hold_until(end);
                 r.busy.hold_until(end);
-                let stretch = |i: usize, latency: &LatencyHistogram| Stretch {
-                    latency: latency.quantiles(),
-                    timeouts: r.counts[Count::Timeout as usize][i],
-                    overflow: r.counts[Count::Overflow as usize][i],
-                    queue_timeouts: r.counts[Count::QueueTimeout as usize][i],
-                    throttled: r.counts[Count::Throttled as usize][i],
-                    cancelled: r.counts[Count::Cancelled as usize][i],
-                    wasted_calls: r.counts[Count::WastedCalls as usize][i],
-                    wasted_busy: r.counts[Count::WastedBusy as usize][i],
-                    queue_mean: if i == 0 {
-                        r.queue.mean_until(end)
+                let count = |what: Count, i: usize| r.counts[what as usize][i];
+                let levels = |i: usize| {
+                    if i == 0 {
+                        (
+                            r.queue.mean_until(end),
+                            r.queue.peak(),
+                            r.busy.mean_until(end),
+                            r.busy.peak(),
+                        )
                     } else {
-                        r.queue.window_mean(i - 1)
-                    },
-                    queue_max: if i == 0 {
-                        r.queue.peak()
-                    } else {
-                        r.queue.window_max(i - 1)
-                    },
-                    in_service_mean: if i == 0 {
-                        r.busy.mean_until(end)
-                    } else {
-                        r.busy.window_mean(i - 1)
-                    },
-                    in_service_max: if i == 0 {
-                        r.busy.peak()
-                    } else {
-                        r.busy.window_max(i - 1)
-                    },
+                        (
+                            r.queue.window_mean(i - 1),
+                            r.queue.window_max(i - 1),
+                            r.busy.window_mean(i - 1),
+                            r.busy.window_max(i - 1),
+                        )
+                    }
                 };
-                let bins = r.queue.bins().count;
+                let stretch = |i: usize, latency: &LatencyHistogram| {
+                    let (queue_mean, queue_max, in_service_mean, in_service_max) = levels(i);
+                    Stretch {
+                        latency: latency.quantiles(),
+                        timeouts: count(Count::Timeout, i),
+                        overflow: count(Count::Overflow, i),
+                        queue_timeouts: count(Count::QueueTimeout, i),
+                        throttled: count(Count::Throttled, i),
+                        cancelled: count(Count::Cancelled, i),
+                        wasted_calls: count(Count::WastedCalls, i),
+                        wasted_busy: count(Count::WastedBusy, i),
+                        queue_mean,
+                        queue_max,
+                        in_service_mean,
+                        in_service_max,
+                    }
+                };
+                let run = stretch(0, &r.latency);
+                let ws = (0..windows)
+                    .map(|w| stretch(1 + w, &r.window_latency[w]))
+                    .collect();
+                let bin_count = |what: Count, b: usize| r.bin_counts[what as usize][b];
+                let bins = r
+                    .bin_latency
+                    .clone()
+                    .finish()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(b, latency)| Stretch {
+                        latency,
+                        timeouts: bin_count(Count::Timeout, b),
+                        overflow: bin_count(Count::Overflow, b),
+                        queue_timeouts: bin_count(Count::QueueTimeout, b),
+                        throttled: bin_count(Count::Throttled, b),
+                        cancelled: bin_count(Count::Cancelled, b),
+                        wasted_calls: bin_count(Count::WastedCalls, b),
+                        wasted_busy: bin_count(Count::WastedBusy, b),
+                        queue_mean: r.queue.bin_mean(b),
+                        queue_max: r.queue.bin_max(b),
+                        in_service_mean: r.busy.bin_mean(b),
+                        in_service_max: r.busy.bin_max(b),
+                    })
+                    .collect();
                 TimedNode {
-                    run: stretch(0, &r.latency),
-                    windows: (0..windows)
-                        .map(|w| stretch(1 + w, &r.window_latency[w]))
-                        .collect(),
-                    queue_bins: (0..bins).map(|i| r.queue.bin_mean(i)).collect(),
-                    in_service_bins: (0..bins).map(|i| r.busy.bin_mean(i)).collect(),
+                    run,
+                    windows: ws,
+                    bins,
+                    distribution: r.latency.buckets(),
                 }
             })
             .collect();
         let mut sources: Vec<TimedSource> = self
             .sources
-            .iter()
-            .map(|(run, ws)| TimedSource {
+            .into_iter()
+            .map(|(run, ws, bins)| TimedSource {
                 run: run.quantiles(),
                 windows: ws.iter().map(LatencyHistogram::quantiles).collect(),
+                bins: bins.finish(),
             })
             .collect();
         let all = sources.pop().unwrap_or_default();
@@ -212,11 +277,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_bins_stay_under_2000() {
-        assert_eq!(default_bin(400), 1);
-        assert_eq!(default_bin(2000), 1);
-        assert_eq!(default_bin(2001), 2);
-        assert_eq!(default_bin(600_000), 500);
-        assert_eq!(default_bin(3_600_000), 2000);
+    fn default_bins() {
+        let ms = Some(1);
+        // A minute at `clock ms`: bins of a second.
+        assert_eq!(default_bin(60_000, ms), 1000);
+        // Three minutes: a second (180 bins); an hour: 10 s (360 bins).
+        assert_eq!(default_bin(180_000, ms), 1000);
+        assert_eq!(default_bin(3_600_000, ms), 10_000);
+        // 20 s: a second would give 20 bins; 200 ms gives 100.
+        assert_eq!(default_bin(20_000, ms), 200);
+        // Shorter than 60 ticks: one tick.
+        assert_eq!(default_bin(30, ms), 1);
+        assert_eq!(default_bin(400, ms), 5);
+        // `clock s`: an hour in 10 s bins; rounds: at most 600 bins.
+        assert_eq!(default_bin(3600, Some(1000)), 10);
+        assert_eq!(default_bin(400, None), 1);
+        assert_eq!(default_bin(10_000, None), 20);
+        for t in [61, 999, 12_345, 60_001, 10_000_000] {
+            let w = default_bin(t, ms);
+            let n = t.div_ceil(w);
+            assert!((FEWEST_BINS..=MOST_BINS).contains(&n), "{t}: {w} -> {n}");
+        }
     }
 }

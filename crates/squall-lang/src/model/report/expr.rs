@@ -105,6 +105,9 @@ pub enum Func {
     Minutes,
     /// `seconds(ticks)`: ticks as seconds of wall-clock time.
     Seconds,
+    /// `per_second(rate)`: a rate per tick as a rate per second of
+    /// wall-clock time.
+    PerSecond,
     /// `min(a, b, ...)`
     Min,
     /// `max(a, b, ...)`

@@ -71,13 +71,18 @@ pub struct DiagnoseSpec {
 }
 
 /// `chart ["title"] metric [at node]`: the metric per time bin, one line per
-/// variant.
+/// variant; `chart ["title"] latency at node`: the distribution of the
+/// node's latency over the run, one histogram per variant.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChartSpec {
     /// Title, if given (otherwise the chart says what it draws).
     pub title: Option<String>,
-    /// The metric.
+    /// The metric (`latency_mean` for a latency distribution).
     pub metric: Metric,
     /// The node, by index, for a metric measured at a node.
     pub node: Option<usize>,
+    /// True for `latency`: a histogram of the node's latency, not a line
+    /// over time.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub distribution: bool,
 }

@@ -79,7 +79,8 @@ pub struct Model {
     /// Named backoff policies (for report tables; services hold their own copy).
     pub backoffs: Vec<(String, Backoff)>,
     /// Width of a series bin in a run that takes time \[ticks\]; none:
-    /// a default that keeps a run to at most 2000 bins.
+    /// a default of 60 to 600 bins, a second or more on a wall clock
+    /// (`squall_engine::simulation::default_bin`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series_every: Option<u64>,
 }
