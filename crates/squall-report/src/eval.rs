@@ -332,7 +332,24 @@ fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize
             _ => e.mean / per,
         });
     }
-    let s = t.nodes.get(node?)?.windows.get(w)?;
+    let n = t.nodes.get(node?)?;
+    if let Some(q) = match metric {
+        Metric::Receives
+        | Metric::Redeliveries
+        | Metric::DeadLetters
+        | Metric::Done
+        | Metric::OldestAge => n.queue.as_ref()?.windows.get(w),
+        _ => None,
+    } {
+        return Some(match metric {
+            Metric::Receives => q.receives as f64,
+            Metric::Redeliveries => q.redeliveries as f64,
+            Metric::DeadLetters => q.dead_letters as f64,
+            Metric::Done => q.done as f64,
+            _ => ticks(q.oldest_age),
+        });
+    }
+    let s = n.windows.get(w)?;
     let l = &s.latency;
     Some(match metric {
         Metric::P50 => ticks(l.p50),

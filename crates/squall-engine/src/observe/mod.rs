@@ -28,6 +28,7 @@ pub mod series;
 pub mod timed;
 pub mod trace;
 pub(crate) mod windows;
+pub mod work_queue;
 
 pub use accounting::Accounting;
 pub use observations::Observations;
@@ -35,3 +36,4 @@ pub use operation::OpRecord;
 pub use series::{CompositeSeries, NodeSeries};
 pub use timed::TimedObservations;
 pub use trace::{TraceRow, TRACE_LIMIT};
+pub use work_queue::{QueueCounts, QueueStretch, WorkQueueObservations};

@@ -68,6 +68,9 @@ pub struct TimedNode {
     pub queue_bins: Vec<f64>,
     /// Mean calls in service per bin.
     pub in_service_bins: Vec<f64>,
+    /// What the node measured as a work queue, if it is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<super::work_queue::WorkQueueObservations>,
 }
 
 /// One source.

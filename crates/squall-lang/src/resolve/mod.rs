@@ -39,6 +39,7 @@ mod sources;
 pub mod sweep;
 mod time;
 mod timed;
+mod work_queue;
 
 use crate::decl::{Overrides, Scenario, Setting};
 use crate::diagnostic::{dedup, Diagnostic, Diagnostics};
@@ -46,6 +47,7 @@ use crate::model::{Backoff, Model};
 use crate::units;
 
 pub use runs::RunKey;
+pub(crate) use work_queue::QUEUE_SETTINGS;
 
 impl Scenario {
     /// Resolves every run the file declares, returning all problems found.

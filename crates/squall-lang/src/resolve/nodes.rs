@@ -32,6 +32,13 @@ impl Scenario {
                     n.breaker = None;
                 }
                 ServiceChange::Set(ServiceProp::Budget(b)) => n.budget = Some(b.clone()),
+                // A work queue's setting replaces the one of its keyword.
+                ServiceChange::Set(ServiceProp::Timed(t))
+                    if super::QUEUE_SETTINGS.contains(&t.key.name.as_str()) =>
+                {
+                    n.timed.retain(|x| x.key.name != t.key.name);
+                    n.timed.push(t.clone());
+                }
                 // Refused when the file was checked.
                 ServiceChange::Set(ServiceProp::Response(_) | ServiceProp::Timed(_)) => {}
                 ServiceChange::Remove(kw) => match kw.name.as_str() {
@@ -87,6 +94,7 @@ impl Scenario {
             .collect();
         let composite = n.response.as_ref().and_then(|r| self.composite(r, cx));
         let (server, caller) = self.server_and_caller(&n.timed, cx);
+        let work_queue = self.work_queue(n, cx);
         NodeSpec {
             composite,
             name: n.name.clone(),
@@ -99,6 +107,7 @@ impl Scenario {
             routes,
             server,
             caller,
+            work_queue,
         }
     }
 

@@ -82,6 +82,10 @@ impl Validator {
                                     }
                                     ServiceChange::Set(ServiceProp::Capacity(_))
                                     | ServiceChange::Remove(_) => {}
+                                    // A work queue's own settings may change.
+                                    ServiceChange::Set(ServiceProp::Timed(t))
+                                        if crate::resolve::QUEUE_SETTINGS
+                                            .contains(&t.key.name.as_str()) => {}
                                     ServiceChange::Set(ServiceProp::Timed(t)) => self.err(
                                         Diagnostic::new(
                                             "a variant cannot change a service's timed settings yet",

@@ -103,6 +103,7 @@ impl Runner<'_, '_> {
         }
         let recorder = std::mem::take(&mut self.timed.recorder);
         self.obs.timed = Some(recorder.finish(end));
+        self.finish_queues(end);
         Ok(self.obs)
     }
 
@@ -215,6 +216,9 @@ impl Runner<'_, '_> {
         let slot = self.timed.calls.get(c).slot;
         let tick = self.timed.res.tick_of(now);
         self.observe(tick, slot, node);
+        if self.is_work_queue(node) {
+            return self.enqueue_message(now, c, node);
+        }
         if self.known_deadline(c).is_some_and(|d| now >= d) {
             return self.complete_call(now, c, fail(FailKind::Deadline));
         }
@@ -480,6 +484,10 @@ impl Runner<'_, '_> {
         if !self.timed.calls.current(c, gen) {
             return Ok(());
         }
+        let (node, _, _) = self.node_of(c);
+        if self.is_work_queue(node) {
+            return self.queue_wake(now, c, node);
+        }
         let past_deadline = self.known_deadline(c).is_some_and(|d| now >= d);
         match self.timed.calls.get(c).phase {
             Phase::Queued => {
@@ -585,7 +593,12 @@ impl Runner<'_, '_> {
     }
 
     /// The node of call `c` answers `answer` at `now`.
-    fn complete_call(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+    pub(super) fn complete_call(
+        &mut self,
+        now: Time,
+        c: u32,
+        answer: Answer,
+    ) -> Result<(), SimError> {
         let call = *self.timed.calls.get(c);
         let (node, source, _) = self.node_of(c);
         let tick = self.timed.res.tick_of(now);

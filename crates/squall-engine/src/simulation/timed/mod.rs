@@ -93,6 +93,7 @@
 mod calls;
 mod flow;
 mod recorder;
+mod work_queue;
 
 use squall_lang::{Model, RateLimitSpec};
 
@@ -104,6 +105,7 @@ use crate::time::{Duration, Resolution, Time};
 
 use calls::Calls;
 use recorder::Recorder;
+use work_queue::WorkQueue;
 
 pub use recorder::default_bin;
 
@@ -115,6 +117,7 @@ pub fn takes_time(model: &Model) -> bool {
         .any(|n| n.server.is_some() || n.caller.timeout.is_some())
         || model.sources.iter().any(|s| s.deadline.is_some())
         || model.faults.iter().any(|f| !f.timed.is_empty())
+        || model.nodes.iter().any(|n| n.work_queue.is_some())
 }
 
 /// A node as a server, and as a caller.
@@ -156,6 +159,8 @@ pub(super) struct Timed {
     /// a new gap at a change of rate).
     pending: Vec<bool>,
     recorder: Recorder,
+    /// Per node: its work queue, if it is one.
+    queues: Vec<Option<WorkQueue>>,
 }
 
 impl Timed {
@@ -198,11 +203,12 @@ impl Timed {
             .collect();
         let start = res.at_tick(model.start);
         let end = res.at_tick(model.ticks.saturating_add(1));
-        let windows = model
+        let windows: Vec<(Time, Time)> = model
             .windows
             .iter()
             .map(|w| (res.at_tick(w.from), res.at_tick(w.to.saturating_add(1))))
             .collect();
+        let queues = WorkQueue::for_model(model, seed, res, &windows);
         let bin = model
             .series_every
             .unwrap_or_else(|| default_bin(model.ticks.saturating_sub(model.start) + 1));
@@ -219,6 +225,7 @@ impl Timed {
             started: Vec::new(),
             deadline: Vec::new(),
             pending: vec![false; model.sources.len()],
+            queues,
             recorder: Recorder::new(
                 res,
                 start,

@@ -184,6 +184,7 @@ impl Recorder {
                         .collect(),
                     queue_bins: (0..bins).map(|i| r.queue.bin_mean(i)).collect(),
                     in_service_bins: (0..bins).map(|i| r.busy.bin_mean(i)).collect(),
+                    queue: None,
                 }
             })
             .collect();
