@@ -9,7 +9,7 @@ use super::Cx;
 use crate::ast::{BackoffAst, Ident, Timed, TimedPart};
 use crate::decl::{NodeDecl, Scenario};
 use crate::diagnostic::Diagnostic;
-use crate::model::{Poison, WorkQueueSpec};
+use crate::model::{Backoff, LatencySpec, Poison, WorkQueueSpec};
 use crate::units;
 
 /// The settings only a work queue takes.
@@ -109,6 +109,29 @@ impl Scenario {
                 ),
             ),
             _ => {}
+        }
+        // A poison message worked in no time and back at once, with no cap,
+        // would be received for ever without time passing.
+        let instant = work
+            .as_ref()
+            .is_none_or(|l| *l == LatencySpec::Constant(0.0));
+        let at_once = matches!(
+            redeliver,
+            None | Some(Backoff::Fixed { wait: 0 }) | Some(Backoff::Exponential { base: 0, .. })
+        );
+        if poison.is_some() && max_receives.is_none() && instant && at_once {
+            cx.errs.push(
+                Diagnostic::new(
+                    format!(
+                        "a poison message on `{}` would be received for ever without time passing",
+                        n.name
+                    ),
+                    c.span,
+                )
+                .label("no work time, no wait, no cap")
+                .help("give the consumers a `work` time, a `redeliver` backoff, or a `max_receives` cap"),
+            );
+            return None;
         }
         Some(WorkQueueSpec {
             consumers: u32::try_from(consumers).unwrap_or(u32::MAX),
