@@ -82,6 +82,13 @@
 //! under. Nothing is searched or removed from the event queue or a node's
 //! queue.
 //!
+//! # Work queues
+//!
+//! A node that is a work queue (`consumers N`) takes its calls as
+//! messages instead (a hook at arrival and at each wake): its consumers,
+//! poison messages, redelivery and dead-letter queue are in
+//! [`work_queue`].
+//!
 //! # Accounting
 //!
 //! A request ends when its entry call answers; its slot in the request
