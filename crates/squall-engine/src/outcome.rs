@@ -35,6 +35,9 @@ pub enum FailKind {
     QueueTimeout,
     /// The request's deadline had passed.
     Deadline,
+    /// A work queue's message failed its last receive and moved to the
+    /// dead-letter queue.
+    DeadLettered,
     /// The caller's circuit breaker is open; the call was not sent.
     CircuitOpen {
         /// Ticks until the breaker lets a probe through.

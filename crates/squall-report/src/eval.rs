@@ -396,11 +396,24 @@ fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize
     if is_e2e(metric) {
         return quantile_metric(t.all.windows.get(w)?, metric, t.units_per_tick);
     }
-    stretch_metric(
-        t.nodes.get(node?)?.windows.get(w)?,
-        metric,
-        t.units_per_tick,
-    )
+    let n = t.nodes.get(node?)?;
+    if let Some(q) = match metric {
+        Metric::Receives
+        | Metric::Redeliveries
+        | Metric::DeadLetters
+        | Metric::Done
+        | Metric::OldestAge => n.queue.as_ref()?.windows.get(w),
+        _ => None,
+    } {
+        return Some(match metric {
+            Metric::Receives => q.receives as f64,
+            Metric::Redeliveries => q.redeliveries as f64,
+            Metric::DeadLetters => q.dead_letters as f64,
+            Metric::Done => q.done as f64,
+            _ => q.oldest_age as f64 / t.units_per_tick as f64,
+        });
+    }
+    stretch_metric(n.windows.get(w)?, metric, t.units_per_tick)
 }
 
 /// A metric of a run that takes time in bin `b` of its series (as

@@ -26,6 +26,7 @@ pub fn answer(answer: Answer, tick_unit: &str) -> String {
             FailKind::Overflow => "refused (queue full)".into(),
             FailKind::QueueTimeout => "queue timeout".into(),
             FailKind::Deadline => "deadline exceeded".into(),
+            FailKind::DeadLettered => "dead-lettered".into(),
             FailKind::CircuitOpen { remaining } => {
                 format!("circuit open ({remaining} {tick_unit} left)")
             }

@@ -36,6 +36,7 @@ pub mod slots;
 pub mod timed;
 pub mod trace;
 pub(crate) mod windows;
+pub mod work_queue;
 
 pub use accounting::Accounting;
 pub use call_log::{CallLog, CallRow};
@@ -45,3 +46,4 @@ pub use series::{CompositeSeries, NodeSeries};
 pub use slots::Slots;
 pub use timed::TimedObservations;
 pub use trace::{TraceRow, TRACE_LIMIT};
+pub use work_queue::{QueueCounts, QueueStretch, WorkQueueObservations};

@@ -72,6 +72,9 @@ pub struct TimedNode {
     /// \[units\], answers in it)`, in increasing order, buckets within
     /// [`RELATIVE_ERROR`](crate::observe::histogram::RELATIVE_ERROR) of their values.
     pub distribution: Vec<(u64, u64)>,
+    /// What the node measured as a work queue, if it is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue: Option<super::work_queue::WorkQueueObservations>,
 }
 
 /// One source.

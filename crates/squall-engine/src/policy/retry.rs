@@ -74,7 +74,7 @@ pub fn classify(kind: FailKind, request: &RequestSpec) -> Class {
                 Class::Terminal
             }
         }
-        FailKind::Body | FailKind::CircuitOpen { .. } => Class::Terminal,
+        FailKind::Body | FailKind::CircuitOpen { .. } | FailKind::DeadLettered => Class::Terminal,
     }
 }
 

@@ -185,6 +185,15 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::kw_plus => "`+`",
         Rule::kw_as => "`as`",
         Rule::kw_every => "`every`",
+        Rule::consumers_prop => "`consumers`",
+        Rule::work_prop => "`work`",
+        Rule::poison_prop => "`poison`",
+        Rule::redeliver_prop => "`redeliver`",
+        Rule::redeliver_kind => "a backoff kind (`fixed`, `exponential`, `full_jitter`, `equal_jitter`, `decorrelated`)",
+        Rule::max_receives_prop => "`max_receives`",
+        Rule::dead_letter_prop => "`dead_letter`",
+        Rule::kw_immediately => "`immediately`",
+        Rule::kw_cap => "`cap`",
         _ => "something else",
     }
 }

@@ -24,6 +24,12 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::think_prop => "think",
         Rule::fault_errors => "errors",
         Rule::series_decl => "series",
+        Rule::consumers_prop => "consumers",
+        Rule::work_prop => "work",
+        Rule::poison_prop => "poison",
+        Rule::redeliver_prop => "redeliver",
+        Rule::max_receives_prop => "max_receives",
+        Rule::dead_letter_prop => "dead_letter",
         _ => return None,
     })
 }

@@ -42,6 +42,7 @@ mod sources;
 pub mod sweep;
 mod time;
 mod timed;
+mod work_queue;
 
 use crate::decl::{Overrides, Scenario, Setting};
 use crate::diagnostic::{dedup, Diagnostic, Diagnostics};

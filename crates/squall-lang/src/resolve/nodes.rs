@@ -97,6 +97,7 @@ impl Scenario {
             .collect();
         let composite = n.response.as_ref().and_then(|r| self.composite(r, cx));
         let (server, caller) = self.server_and_caller(&n.timed, cx);
+        let work_queue = self.work_queue(n, cx);
         NodeSpec {
             composite,
             name: n.name.clone(),
@@ -110,6 +111,7 @@ impl Scenario {
             routes,
             server,
             caller,
+            work_queue,
         }
     }
 

@@ -28,7 +28,7 @@ impl Scenario {
         self.timed_value(t, word, cx, |v| units::fine_ticks(v, clock, what))
     }
 
-    fn whole(&self, t: &Timed, word: &str, what: &str, cx: &mut Cx<'_>) -> Option<u64> {
+    pub(super) fn whole(&self, t: &Timed, word: &str, what: &str, cx: &mut Cx<'_>) -> Option<u64> {
         self.timed_value(t, word, cx, |v| units::count(v, what))
     }
 

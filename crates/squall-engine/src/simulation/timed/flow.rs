@@ -123,6 +123,7 @@ impl Runner<'_, '_> {
         }
         let recorder = std::mem::take(&mut self.timed.recorder);
         self.obs.timed = Some(recorder.finish(end));
+        self.finish_queues(end);
         Ok(self.obs)
     }
 
@@ -205,6 +206,9 @@ impl Runner<'_, '_> {
         let slot = self.timed.calls.get(c).slot;
         let tick = self.timed.res.tick_of(now);
         self.observe(tick, slot, node);
+        if self.is_work_queue(node) {
+            return self.enqueue_message(now, c, node);
+        }
         if self.known_deadline(c).is_some_and(|d| now >= d) {
             return self.complete_call(now, c, fail(FailKind::Deadline));
         }
@@ -538,6 +542,10 @@ impl Runner<'_, '_> {
     fn wake(&mut self, now: Time, c: u32, gen: u32) -> Result<(), SimError> {
         if !self.timed.calls.current(c, gen) {
             return Ok(());
+        }
+        let (node, _, _) = self.node_of(c);
+        if self.is_work_queue(node) {
+            return self.queue_wake(now, c, node);
         }
         let past_deadline = self.known_deadline(c).is_some_and(|d| now >= d);
         match self.timed.calls.get(c).phase {

@@ -88,6 +88,13 @@
 //! under. Nothing is searched or removed from the event queue or a node's
 //! queue.
 //!
+//! # Work queues
+//!
+//! A node that is a work queue (`consumers N`) takes its calls as
+//! messages instead (a hook at arrival and at each wake): its consumers,
+//! poison messages, redelivery and dead-letter queue are in
+//! [`work_queue`].
+//!
 //! # Accounting
 //!
 //! A request ends when its entry call answers; its slot in the request
@@ -106,6 +113,7 @@ mod recorder;
 mod sequential;
 mod sources;
 mod trace;
+mod work_queue;
 
 use squall_lang::{Model, RateLimitSpec};
 
@@ -119,6 +127,7 @@ use crate::time::{Duration, Resolution, Time};
 use calls::Calls;
 use recorder::Recorder;
 use sources::TimedSources;
+use work_queue::WorkQueue;
 
 pub use estimate::{estimate, Estimate};
 pub use recorder::default_bin;
@@ -165,6 +174,7 @@ pub fn takes_time(model: &Model) -> bool {
                 .as_ref()
                 .is_some_and(|c| c.fields.iter().any(|f| f.timeout.is_some()))
         })
+        || model.nodes.iter().any(|n| n.work_queue.is_some())
 }
 
 /// A node as a server, and as a caller.
@@ -213,6 +223,8 @@ pub(super) struct Timed {
     fetches: composite::Fetches,
     /// Per call of a hedging node: its tries in flight (`hedge`).
     hedge_kids: Vec<Vec<u32>>,
+    /// Per node: its work queue, if it is one.
+    queues: Vec<Option<WorkQueue>>,
 }
 
 impl Timed {
@@ -266,11 +278,12 @@ impl Timed {
             .collect();
         let start = res.at_tick(model.start);
         let end = res.at_tick(model.ticks.saturating_add(1));
-        let windows = model
+        let windows: Vec<(Time, Time)> = model
             .windows
             .iter()
             .map(|w| (res.at_tick(w.from), res.at_tick(w.to.saturating_add(1))))
             .collect();
+        let queues = WorkQueue::for_model(model, seed, res, &windows);
         let bin = series_bin(model);
         Timed {
             on: true,
@@ -286,6 +299,7 @@ impl Timed {
             deadline: Vec::new(),
             sources: TimedSources::new(model, seed, res),
             hedge_kids: Vec::new(),
+            queues,
             recorder: Recorder::new(
                 res,
                 start,

@@ -248,6 +248,7 @@ impl Recorder {
                     windows: ws,
                     bins,
                     distribution: r.latency.buckets(),
+                    queue: None,
                 }
             })
             .collect();

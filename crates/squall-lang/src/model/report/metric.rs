@@ -117,11 +117,22 @@ pub enum Metric {
     E2eP99,
     /// Mean end-to-end latency \[ticks\].
     E2eMean,
+    /// Messages a work queue's consumers took (redeliveries included).
+    Receives,
+    /// Failed receives after which the message came back to the queue.
+    Redeliveries,
+    /// Messages moved to the dead-letter queue.
+    DeadLetters,
+    /// Messages a work queue's consumers worked successfully.
+    Done,
+    /// The highest age of a work queue's oldest message not yet done or
+    /// dead-lettered \[ticks\].
+    OldestAge,
 }
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 54] = [
+    pub const ALL: [(&'static str, Metric); 59] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -176,6 +187,11 @@ impl Metric {
         ("hedged", Metric::Hedged),
         ("peak_calls", Metric::PeakCalls),
         ("peak_to_mean", Metric::PeakToMean),
+        ("receives", Metric::Receives),
+        ("redeliveries", Metric::Redeliveries),
+        ("dead_letters", Metric::DeadLetters),
+        ("done", Metric::Done),
+        ("oldest_age", Metric::OldestAge),
     ];
 
     /// Looks a metric up by name.

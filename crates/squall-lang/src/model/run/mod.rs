@@ -25,6 +25,7 @@ mod rng;
 mod source;
 mod timing;
 mod window;
+mod work_queue;
 
 pub use backoff::Backoff;
 pub use breaker::BreakerSpec;
@@ -47,6 +48,7 @@ pub use timing::{
     Z99,
 };
 pub use window::WindowSpec;
+pub use work_queue::{Poison, WorkQueueSpec};
 
 use serde::Serialize;
 

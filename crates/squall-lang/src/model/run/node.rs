@@ -64,4 +64,7 @@ pub struct NodeSpec {
     /// Its side of the calls it makes: per-try timeout, cancellation.
     #[serde(skip_serializing_if = "super::CallerSpec::is_empty")]
     pub caller: super::CallerSpec,
+    /// Its work as a queue of messages worked by consumers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub work_queue: Option<super::WorkQueueSpec>,
 }
