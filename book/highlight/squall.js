@@ -14,21 +14,24 @@
   // Words that start a declaration or a report item.
   var DECLARATIONS =
     "backoff chain chart clock diagnose endpoint epoch expect fault herd " +
-    "isolation line measure operations param policy replications report rng " +
-    "run scenario seed series service set source sweep table trace variant " +
-    "waits warmup window without work_budget";
+    "isolation line measure operations param policy provider replications " +
+    "report rng run scenario seed sender series service set source sweep " +
+    "table trace variant waits warmup window without work_budget";
 
   // The other words of the grammar.
   var KEYWORDS =
-    "after against arrivals as at attempt attempts body_error breaker bucket " +
-    "budget burst call cancel cap capacity clients column cooldown core " +
+    "after against aimd arrivals as at attempt attempts aws_adaptive " +
+    "body_error breaker bucket budget burst call cancel cap capacity " +
+    "classified clients column consumers cooldown core date dead_letter " +
     "deadline decorrelated default during end enters entries equal_jitter " +
     "errors every exponential fail failures field fixed from full_jitter " +
-    "high idempotency_key in label latency ledger limit load lognormal low " +
-    "marker mean network_error none normal of on op optional path per phase " +
-    "policies probes propagate queue rate request response retry retry_after " +
-    "route rows sd sequential stale_for status step then timeout uniform " +
-    "unknown_attempts until variants vs windows within workers x";
+    "hedge high honor idempotency_key ignore immediately in label latency " +
+    "ledger limit load lognormal low marker max max_receives mean naive " +
+    "network_error none normal of on op optional path per phase poison " +
+    "policies probes propagate pushback queue rate redeliver request " +
+    "response retry retry_after route rows sd seconds sequential stale_for " +
+    "status step then think timeout to uniform unknown_attempts until " +
+    "variants vs wait weight windows within work workers x";
 
   // Units written after a number.
   var UNITS =
