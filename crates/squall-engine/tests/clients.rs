@@ -159,12 +159,14 @@ fn a_uniform_step_keeps_the_share_made_up_before_it() {
         }],
         ..Default::default()
     };
-    let m = model(
+    let mut m = model(
         Clock::Ms,
         1_200,
         vec![station("db", LatencySpec::Constant(0.5), None)],
         vec![source],
     );
+    // Bins of one tick, so the per-bin series read as ticks.
+    m.series_every = Some(1);
     let obs = run(&m);
     assert_eq!(ticks_with(&obs.arrivals), vec![501, 875, 1125]);
 }

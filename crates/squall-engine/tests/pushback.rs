@@ -17,6 +17,7 @@ fn calls_at(retry: &str, db: &str) -> Vec<usize> {
     let text = format!(
         r#"scenario "pushback" {{
   clock ms
+  series every 1ms
   run 2s
   source users {{ at [1ms]  enters app }}
   chain app -> db

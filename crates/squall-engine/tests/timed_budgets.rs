@@ -13,6 +13,7 @@ fn run(budget: &str) -> (Vec<u32>, u64) {
     let text = format!(
         r#"scenario "envoy" {{
   clock ms
+  series every 1ms
   run 1s
   source users {{ at [1ms, 1ms, 1ms, 1ms, 1ms, 1ms, 1ms, 1ms, 1ms, 1ms]  enters app }}
   chain app -> db

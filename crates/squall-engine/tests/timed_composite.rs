@@ -18,6 +18,7 @@ fn file(a: &str, b: &str, response: &str, extra: &str) -> String {
     format!(
         r#"scenario "fields in time" {{
   clock ms
+  series every 1ms
   run 1s
   source one {{ enters tracking  at [1ms] }}
   chain tracking -> [a, b]

@@ -28,6 +28,7 @@ fn breaker_trace_rows_on_the_timed_path() {
     let obs = run_text(
         r#"scenario "trace in time" {
   clock ms
+  series every 1ms
   run 1s
   source one { enters api  at [1ms, 5ms, 10ms, 120ms, 200ms] }
   chain api -> db
@@ -74,6 +75,7 @@ fn sequential_operations_follow_each_other_in_time() {
     let obs = run_text(
         r#"scenario "sequential in time" {
   clock ms
+  series every 1ms
   run 1s
   chain app -> server
   service app { retry { attempts 3  backoff fixed 5ms } }
@@ -115,6 +117,7 @@ fn limited(rate: &str, wait: &str) -> String {
     format!(
         r#"scenario "a limiter that waits" {{
   clock ms
+  series every 1ms
   run 200ms
   source users {{ rate {rate}  enters api }}
   chain api -> db
@@ -182,6 +185,7 @@ fn estimated(rate: &str) -> squall_lang::Model {
     let text = format!(
         r#"scenario "estimate" {{
   clock ms
+  series every 1ms
   run 1s
   source users {{ rate {rate}  enters api }}
   chain api -> db
@@ -197,8 +201,9 @@ fn estimated(rate: &str) -> squall_lang::Model {
 /// By hand, at 100/s over ticks 1..=1000: 100 requests, each one event at
 /// the source, one for api's timer on its try and one for db's service:
 /// 300 events, and the run (which loses the requests too late to finish)
-/// handles no more. Counters: 1001 ticks x (4 + 6 + 6) words x 4 bytes =
-/// 64 064, plus 1000 bins of 1 ms x 2 levels x 8 bytes x 2 nodes = 32 000.
+/// handles no more. Counters: 1000 bins of 1 ms plus slot 0 = 1001 slots
+/// x (4 + 6 + 6) words x 4 bytes = 64 064, plus 1000 bins x 2 levels x
+/// 8 bytes x 2 nodes = 32 000.
 /// Histograms: the run is 10^9 ns, 30 powers of two, 20 above the 1024
 /// first values: 20 x 1024 x 8 bytes each, for 2 nodes, 1 source and all
 /// sources.

@@ -114,12 +114,14 @@ fn backoff_and_cap_dead_letter_at_the_fifth_receive() {
         multiplier: 2.0,
         cap: Some(10_000),
     };
-    let m = model(
+    let mut m = model(
         2000,
         1,
         queue(one_consumer(Some(backoff), Some(5))),
         at(vec![1, 2]),
     );
+    // Bins of one tick, so the per-bin series read as ticks.
+    m.series_every = Some(1);
     let (obs, t, q) = run(&m);
     assert_eq!(q.run.receives, 6);
     assert_eq!(q.run.redeliveries, 4);

@@ -157,7 +157,9 @@ pub fn estimate(m: &Model) -> Estimate {
         .sum::<u64>();
     let bin = super::series_bin(m).max(1);
     let bins = ticks.div_ceil(bin);
-    let slots = bins.saturating_add(2 * m.windows.len() as u64);
+    let slots = bins
+        .saturating_add(2 * m.windows.len() as u64)
+        .saturating_add(1); // slot 0, as `Slots::len` counts it
     let counters = slots.saturating_mul(words).saturating_mul(4);
     let series_bytes = counters + bins * 2 * 8 * m.nodes.len() as u64;
     let run_units = res.ticks(ticks).units().max(2);
