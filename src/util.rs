@@ -218,30 +218,21 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         }
         _ => path,
     };
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let name = path
-        .file_name()
-        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    // Hidden (so `squall test` skips it) and unique to this process.
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&tmp).and_then(|mut f| {
-        f.write_all(bytes)?;
-        f.sync_all()
-    });
-    // Keep the permissions of the file being replaced (a script stays
-    // executable).
-    let written = written.and_then(|()| match std::fs::metadata(path) {
-        Ok(m) => std::fs::set_permissions(&tmp, m.permissions()),
-        Err(_) => Ok(()),
-    });
-    let renamed = written.and_then(|()| std::fs::rename(&tmp, path));
-    if renamed.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    renamed
+    squall_report::replace::replace_file(
+        path,
+        |tmp| {
+            let mut f = std::fs::File::create(tmp)?;
+            f.write_all(bytes)?;
+            f.sync_all()?;
+            // Keep the permissions of the file being replaced (a script
+            // stays executable).
+            match std::fs::metadata(path) {
+                Ok(m) => std::fs::set_permissions(tmp, m.permissions()),
+                Err(_) => Ok(()),
+            }
+        },
+        |e| e,
+    )
 }
 
 /// Prints to standard output; false when nobody reads it any more. A reader

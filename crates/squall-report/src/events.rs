@@ -163,30 +163,23 @@ impl Events {
     /// `.sqlite`, JSON lines otherwise; atomically (a temporary file beside
     /// it, then one rename).
     pub fn write(&self, path: &Path) -> Result<(), String> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let name = path
-            .file_name()
-            .map_or_else(|| "events".into(), |n| n.to_string_lossy().into_owned());
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
         let shown = |e: &dyn std::fmt::Display| format!("cannot write `{}`: {e}", path.display());
-        let _ = std::fs::remove_file(&tmp);
-        let written = if name.ends_with(".sqlite") {
-            rusqlite::Connection::open(&tmp)
-                .and_then(|mut c| {
-                    self.fill(&mut c)?;
-                    c.close().map_err(|(_, e)| e)
-                })
-                .map_err(|e| shown(&e))
-        } else {
-            std::fs::write(&tmp, self.to_jsonl()).map_err(|e| shown(&e))
-        };
-        let renamed = written.and_then(|()| std::fs::rename(&tmp, path).map_err(|e| shown(&e)));
-        if renamed.is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
-        renamed
+        let sqlite = path.to_string_lossy().ends_with(".sqlite");
+        crate::replace::replace_file(
+            path,
+            |tmp| {
+                if sqlite {
+                    rusqlite::Connection::open(tmp)
+                        .and_then(|mut c| {
+                            self.fill(&mut c)?;
+                            c.close().map_err(|(_, e)| e)
+                        })
+                        .map_err(|e| shown(&e))
+                } else {
+                    std::fs::write(tmp, self.to_jsonl()).map_err(|e| shown(&e))
+                }
+            },
+            |e| shown(&e),
+        )
     }
 }

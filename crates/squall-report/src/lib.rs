@@ -86,6 +86,7 @@ pub mod number;
 pub mod plan;
 pub mod refusal;
 pub mod render;
+pub mod replace;
 pub mod run;
 pub mod sending;
 pub mod series;

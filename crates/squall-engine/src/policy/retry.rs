@@ -45,6 +45,7 @@ use crate::rng::Generator;
 use squall_lang::Pushback;
 
 use super::backoff::{pushback, sample_wait};
+use super::budget::{Budget, Grant, Load};
 
 /// How a failure is treated by a retry policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,6 +170,48 @@ pub fn next_wait_gated(
         }
     }
     Some(wait)
+}
+
+/// What a retry budget said to the retry [`budgeted_next_wait`] asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BudgetSaid {
+    /// The policy made no more tries, so the budget was not asked.
+    NotAsked,
+    /// The retry was granted at this cost (`Grant`).
+    Granted(Grant),
+    /// The budget refused the retry.
+    Refused,
+}
+
+/// [`next_wait_gated`] with `budget` as the gate, the one rule both engine
+/// paths follow: a retryable (or unknown) failure is told to the budget
+/// first (gRPC takes its token even when no try is left), then the budget
+/// grants or refuses the retry the policy would make, with `load` in
+/// flight. The caller records the grant or counts the refusal.
+#[allow(clippy::too_many_arguments)]
+pub fn budgeted_next_wait(
+    policy: &RetrySpec,
+    request: &RequestSpec,
+    failure: Failure,
+    now: u64,
+    state: &mut RetryLoop,
+    generators: &mut [Generator],
+    budget: &mut Budget,
+    load: Load,
+) -> (Option<u64>, BudgetSaid) {
+    if classify(failure.kind, request) != Class::Terminal {
+        budget.on_failure();
+    }
+    let timeout = matches!(failure.kind, FailKind::Timeout | FailKind::Network);
+    let mut said = BudgetSaid::NotAsked;
+    let wait = next_wait_gated(policy, request, failure, now, state, generators, || {
+        said = match budget.try_retry(now, timeout, load) {
+            Some(g) => BudgetSaid::Granted(g),
+            None => BudgetSaid::Refused,
+        };
+        matches!(said, BudgetSaid::Granted(_))
+    });
+    (wait, said)
 }
 
 #[cfg(test)]

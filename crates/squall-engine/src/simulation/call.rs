@@ -18,7 +18,7 @@ use crate::observe::OpRecord;
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::breaker::counts_against_dependency;
 use crate::policy::budget::{Grant, Load};
-use crate::policy::retry::{self, Class, RetryLoop};
+use crate::policy::retry::{self, BudgetSaid, RetryLoop};
 
 use super::requests::NO_GRANT;
 
@@ -377,27 +377,25 @@ impl Runner<'_, '_> {
             active_retries: n.waiting,
         };
         let budget = own.map_or(n.budget.as_mut(), |i| n.client_budgets.get_mut(i))?;
-        if retry::classify(f.kind, request) != Class::Terminal {
-            budget.on_failure();
-        }
-        let timeout = matches!(f.kind, FailKind::Timeout | FailKind::Network);
-        let mut asked = false;
-        let mut grant = None;
-        let wait =
-            retry::next_wait_gated(policy, request, f, t, &mut state, &mut self.gens, || {
-                asked = true;
-                grant = budget.try_retry(t, timeout, load);
-                grant.is_some()
-            });
+        let (wait, said) = retry::budgeted_next_wait(
+            policy,
+            request,
+            f,
+            t,
+            &mut state,
+            &mut self.gens,
+            budget,
+            load,
+        );
         self.requests.prev_wait[k] = state.previous.unwrap_or(NEVER);
         self.requests.skip[k] = state.skip;
-        match grant {
-            Some(Grant { cost }) => self.requests.grant[k] = cost,
-            None if asked => {
+        match said {
+            BudgetSaid::Granted(Grant { cost }) => self.requests.grant[k] = cost,
+            BudgetSaid::Refused => {
                 let i = self.obs.slots.index(t);
                 self.obs.nodes[node].retries_refused[i] += 1;
             }
-            None => {}
+            BudgetSaid::NotAsked => {}
         }
         wait
     }

@@ -211,28 +211,21 @@ pub fn write_attempt_log_sqlite(path: &Path, runs: &[RunLog<'_>]) -> Result<(), 
         path: shown.clone(),
         source,
     };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "attempt-log".into());
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    if tmp.exists() {
-        std::fs::remove_file(&tmp).map_err(io)?;
-    }
-    let written = rusqlite::Connection::open(&tmp)
-        .and_then(|mut conn| {
-            fill_database(&mut conn, runs)?;
-            conn.close().map_err(|(_, e)| e)
-        })
-        .map_err(|source| AttemptLogError::Sqlite {
-            path: shown.clone(),
-            source,
-        });
-    let renamed = written.and_then(|()| std::fs::rename(&tmp, path).map_err(io));
-    if renamed.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    renamed
+    crate::replace::replace_file(
+        path,
+        |tmp| {
+            rusqlite::Connection::open(tmp)
+                .and_then(|mut conn| {
+                    fill_database(&mut conn, runs)?;
+                    conn.close().map_err(|(_, e)| e)
+                })
+                .map_err(|source| AttemptLogError::Sqlite {
+                    path: shown.clone(),
+                    source,
+                })
+        },
+        io,
+    )
 }
 
 #[cfg(test)]

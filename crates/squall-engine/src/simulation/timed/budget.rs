@@ -29,9 +29,9 @@
 
 use squall_lang::RetrySpec;
 
-use crate::outcome::{Answer, FailKind, Failure};
+use crate::outcome::{Answer, Failure};
 use crate::policy::budget::{Grant, Load};
-use crate::policy::retry::{self, Class, RetryLoop};
+use crate::policy::retry::{self, BudgetSaid, RetryLoop};
 
 use super::super::runner::Runner;
 
@@ -103,26 +103,29 @@ impl Runner<'_, '_> {
             active_retries: server.retries_open,
         };
         let budget = self.nodes[node].budget.as_mut()?;
-        if retry::classify(f.kind, request) != Class::Terminal {
-            budget.on_failure();
-        }
-        let timeout = matches!(f.kind, FailKind::Timeout | FailKind::Network);
-        let mut asked = false;
-        let mut grant = None;
-        let wait = retry::next_wait_gated(policy, request, f, tick, state, &mut self.gens, || {
-            asked = true;
-            grant = budget.try_retry(tick, timeout, load);
-            grant.is_some()
-        });
-        match grant {
-            Some(Grant { cost }) => self.timed.calls.get_mut(c).grant = cost,
-            None if asked => {
+        let (wait, said) = retry::budgeted_next_wait(
+            policy,
+            request,
+            f,
+            tick,
+            state,
+            &mut self.gens,
+            budget,
+            load,
+        );
+        let granted = match said {
+            BudgetSaid::Granted(Grant { cost }) => {
+                self.timed.calls.get_mut(c).grant = cost;
+                true
+            }
+            BudgetSaid::Refused => {
                 let i = self.obs.slots.index(tick);
                 self.obs.nodes[node].retries_refused[i] += 1;
+                false
             }
-            None => {}
-        }
-        if grant.is_some() && wait.is_some() {
+            BudgetSaid::NotAsked => false,
+        };
+        if granted && wait.is_some() {
             self.timed.calls.get_mut(c).retry_open = true;
             self.timed.servers[node].retries_open += 1;
         }
