@@ -63,7 +63,7 @@ lint:
 bench *ARGS:
     cargo bench -p squall-engine --bench engine -- "$@"
 
-# squall vs SimPy on the same scaled retry storm, side by side (extra arguments
+# squall vs SimPy on the same scaled retry storm, side by side; writes bench/ROUNDS.md (extra arguments
 # go to both models, e.g. `--rounds 2000`; needs `pip install -r bench/simpy/requirements.txt`).
 [group('code')]
 bench-simpy *ARGS:

@@ -162,6 +162,10 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// peak memory.
         #[arg(long)]
         estimate: bool,
+        /// The memory one run may hold [MiB] (default 4096, as for `run`):
+        /// a run that takes time whose estimated peak is over it is refused.
+        #[arg(long = "memory-budget", value_name = "MIB")]
+        memory_budget: Option<u64>,
     },
     /// Run a what-if study: one row per point of a sweep, in parallel.
     #[command(
@@ -388,7 +392,8 @@ fn main() -> ExitCode {
             files,
             model,
             estimate,
-        } => cmd::run::check(&files, model, estimate, color),
+            memory_budget,
+        } => cmd::run::check(&files, model, estimate, memory_budget, color),
         Command::Sweep(args) => cmd::sweep::sweep(&args, color),
         Command::Merge {
             files,

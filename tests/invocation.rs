@@ -141,6 +141,52 @@ fn an_invocation_over_its_memory_budget_is_refused_before_it_runs() {
     );
 }
 
+/// A run that takes time with some 46 MiB in flight at its second
+/// sweep point (100 000 requests a second held 1 s each), 1 MiB at its
+/// first.
+const IN_FLIGHT: &str = r#"scenario "in flight" {
+  clock ms
+  run 10s
+  param demand = 1000/s
+  source users { rate $demand  enters api }
+  chain api -> db
+  service db { latency 1s  workers 200000 }
+  sweep load "load" { demand in [1000/s, 100000/s] }
+}
+"#;
+
+#[test]
+fn a_timed_run_over_the_memory_budget_by_itself_is_refused_at_its_declaration() {
+    let file = scratch("run-memory", "flight.squall", IN_FLIGHT);
+    let dir = file.parent().map(PathBuf::from).unwrap_or_default();
+    // `check` weighs every run the file can make: the sweep's second point
+    // is over 20 MiB, named and located at the sweep (its first value).
+    let (code, _, err) = run_in(&dir, &["check", "flight.squall", "--memory-budget", "20"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with(
+            "flight.squall:8:34: error: point 2 of sweep `load`: this run would hold about 46."
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("more than the memory budget of 20 MiB"),
+        "{err}"
+    );
+    let (code, out, err) = run_in(&dir, &["check", "flight.squall"]);
+    assert_eq!(code, 0, "{out}{err}");
+    // `run` refuses its own run at `run 10s` before it starts.
+    let one = IN_FLIGHT.replace("param demand = 1000/s", "param demand = 100000/s");
+    scratch("run-memory", "one.squall", &one);
+    let (code, out, err) = run_in(&dir, &["run", "one.squall", "--memory-budget", "20"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.starts_with("one.squall:3:7: error: this run would hold about 46."),
+        "{err}"
+    );
+}
+
 #[test]
 fn squall_test_takes_a_work_budget() {
     // Ten tries a request against a db that refuses everything.

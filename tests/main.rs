@@ -7,6 +7,7 @@
 //! `client`, `degradation` and `study` binaries share.
 
 mod accounting;
+mod bench_results;
 mod book_charts;
 mod browser;
 mod cli;

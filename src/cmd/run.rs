@@ -313,16 +313,23 @@ fn run_name(s: &Scenario, key: RunKey) -> String {
 
 /// `squall check FILE...`: validates scenario files, and every run the
 /// file can make ([`RunPlan::every`]: variants, sweep points, points crossed
-/// with variants) against the engine's limits, so `check` passes only what
-/// `run` and `sweep` run.
-pub fn check(files: &[PathBuf], model: bool, estimate: bool, color: bool) -> u8 {
+/// with variants) against the engine's limits and, for a run that takes
+/// time, its own estimated memory against `memory_mib` (the default budget
+/// of `run` when `None`), so `check` passes only what `run` and `sweep` run.
+pub fn check(
+    files: &[PathBuf],
+    model: bool,
+    estimate: bool,
+    memory_mib: Option<u64>,
+    color: bool,
+) -> u8 {
     use std::io::Write as _;
     let mut worst = EXIT_OK;
     let mut stdout = std::io::stdout().lock();
     for f in files {
         match util::load(f, color) {
             Ok(s) => {
-                let refused = RunPlan::every(&s).refusals(&s);
+                let refused = RunPlan::every(&s).refusals(&s, memory_mib);
                 if !refused.is_empty() {
                     for (key, problem) in &refused {
                         match problem {

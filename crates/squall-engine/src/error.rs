@@ -117,6 +117,21 @@ pub enum SimError {
         /// The budget \[events\].
         budget: u64,
     },
+    /// A run that takes time whose estimated peak memory is past the memory
+    /// budget it was given: refused before it starts.
+    #[error("this run would hold about {mib:.1} MiB ({series:.1} counters and bins, {histograms:.1} latency histograms, {in_flight:.1} work in flight), more than the memory budget of {budget} MiB (shorten the run, widen `series every`, lower the rate or the latency, or raise `--memory-budget`)")]
+    MemoryOverBudget {
+        /// The run's estimated peak \[MiB\].
+        mib: f64,
+        /// Of which its counters and bins \[MiB\].
+        series: f64,
+        /// Of which its latency histograms \[MiB\].
+        histograms: f64,
+        /// Of which the requests, calls and events in flight \[MiB\].
+        in_flight: f64,
+        /// The budget \[MiB\].
+        budget: u64,
+    },
     /// An event was scheduled in the past.
     #[error(transparent)]
     Scheduling(#[from] SchedulingError),

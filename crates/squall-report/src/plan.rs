@@ -122,13 +122,15 @@ pub struct RunOptions<'a> {
 }
 
 /// What a plan would hold in memory at most, estimated before it runs:
-/// the per-tick counters of the runs in progress, and what every finished
-/// run keeps.
+/// the per-tick counters of the runs in progress (for a run that takes
+/// time, the engine's estimate of its peak), and what every finished run
+/// keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemoryEstimate {
     /// Runs (every replication counted).
     pub runs: usize,
-    /// The longest run's per-tick counters \[bytes\].
+    /// The largest run's per-tick counters (for a run that takes time, its
+    /// estimated peak) \[bytes\].
     pub per_run: u64,
     /// The whole invocation at its peak \[bytes\].
     pub total: u64,
@@ -291,10 +293,12 @@ impl RunPlan {
             models.push((k, 0, ov, m));
             models.extend(others);
         }
-        // A run past the engine's own limits is refused at the declaration
-        // that causes it, before the invocation's budget is weighed.
+        // A run past the engine's own limits, or whose own memory is past
+        // the budget, is refused at the declaration that causes it, before
+        // the invocation's budget is weighed.
+        let budget = o.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
         for (key, _, _, m) in &models {
-            builder(s, m)
+            builder(s, m, budget)
                 .build()
                 .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, *key, e))))?;
         }
@@ -302,7 +306,6 @@ impl RunPlan {
         let threads = o.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
         let log = o.call_log.map_or(0, |n| n as u64 * CALL_ROW);
         let estimate = estimate(models.iter().map(|x| &x.3), threads, reduce, log);
-        let budget = o.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
         if estimate.total > budget.saturating_mul(1 << 20) {
             return Err(StudyError::Memory {
                 estimate,
@@ -316,7 +319,7 @@ impl RunPlan {
                 .into_par_iter()
                 .filter(|_| o.stop.is_none_or(|f| !f.load(Ordering::SeqCst)))
                 .map(|(key, r, overrides, model)| {
-                    let mut b = builder(s, &model);
+                    let mut b = builder(s, &model, budget);
                     if let Some(n) = o.call_log {
                         b = b.call_log(n);
                     }
@@ -386,14 +389,16 @@ impl RunPlan {
     /// The runs that would not start, without command-line settings: a run
     /// whose values do not resolve, or whose model the engine refuses
     /// ([`StudyError::Refused`], located; a refusal many runs share is
-    /// listed once, at its first run, with their count). Nothing is
-    /// simulated.
-    pub fn refusals(&self, s: &Scenario) -> Vec<(RunKey, StudyError)> {
+    /// listed once, at its first run, with their count), a run that takes
+    /// time whose own estimated memory is past `memory_mib` (`None`:
+    /// [`DEFAULT_MEMORY_MIB`]) among them. Nothing is simulated.
+    pub fn refusals(&self, s: &Scenario, memory_mib: Option<u64>) -> Vec<(RunKey, StudyError)> {
+        let budget = memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
         let mut out: Vec<(RunKey, StudyError)> = Vec::new();
         for &k in &self.keys {
             let problem = match resolve(s, k, &[]) {
                 Err(e) => e,
-                Ok((_, m)) => match builder(s, &m).build() {
+                Ok((_, m)) => match builder(s, &m, budget).build() {
                     Ok(_) => continue,
                     Err(e) => StudyError::Refused(Box::new(Refusal::locate(s, k, e))),
                 },
@@ -465,9 +470,11 @@ fn work_bound(m: &Model) -> Option<(String, f64)> {
 }
 
 /// The engine's builder for one of `s`'s runs, with the file's (or
-/// `--work-budget`'s) work budget.
-fn builder<'m>(s: &Scenario, m: &'m Model) -> SimulationBuilder<'m> {
-    let b = Simulation::builder(m);
+/// `--work-budget`'s) work budget and the invocation's memory budget: a run
+/// that takes time whose own estimated peak is past it is refused at the
+/// `run` (or the `sweep`) before anything starts.
+fn builder<'m>(s: &Scenario, m: &'m Model, memory_mib: u64) -> SimulationBuilder<'m> {
+    let b = Simulation::builder(m).memory_budget(memory_mib);
     match s.work_budget {
         Some(n) => b.work_budget(n),
         None => b,
@@ -524,6 +531,24 @@ fn series_bytes(m: &Model) -> u64 {
     (m.ticks.saturating_add(1)).saturating_mul(per_tick)
 }
 
+/// The bytes one run holds while it runs, and once finished and reduced.
+/// A run that takes time counts per bin, not per tick, and holds
+/// histograms and work in flight: while it runs it holds the engine's own
+/// estimate ([`squall_engine::simulation::estimate`], the peak `squall
+/// check --estimate` prints), and reduced it still keeps its bins. A round
+/// model holds its per-tick counters, and reduced its window totals.
+fn run_bytes(m: &Model) -> (u64, u64) {
+    if squall_engine::simulation::takes_time(m) {
+        let e = squall_engine::simulation::estimate(m);
+        (
+            e.peak_bytes(),
+            reduced_bytes(m).saturating_add(e.series_bytes),
+        )
+    } else {
+        (series_bytes(m), reduced_bytes(m))
+    }
+}
+
 /// The bytes a reduced run keeps of its counters: one set of totals per
 /// window.
 fn reduced_bytes(m: &Model) -> u64 {
@@ -544,7 +569,10 @@ fn estimate<'m>(
     log: u64,
 ) -> MemoryEstimate {
     let mut sizes: Vec<(u64, u64)> = models
-        .map(|m| (series_bytes(m), reduced_bytes(m).saturating_add(log)))
+        .map(|m| {
+            let (running, kept) = run_bytes(m);
+            (running, kept.saturating_add(log))
+        })
         .collect();
     let runs = sizes.len();
     let per_run = sizes.iter().map(|x| x.0).max().unwrap_or(0);
@@ -762,7 +790,7 @@ mod tests {
             RunPlan::every(&s).keys(),
             [a, b, points[0], points[1], cross(0), cross(1)]
         );
-        assert!(RunPlan::every(&s).refusals(&s).is_empty());
+        assert!(RunPlan::every(&s).refusals(&s, None).is_empty());
     }
 
     #[test]
@@ -892,6 +920,77 @@ mod tests {
         );
         // Reducing each run as it finishes brings the same plan under it.
         assert!(finished(&s, Keep::Report, Some(5)).is_ok());
+    }
+
+    /// A run that takes time: 100 000 requests a second held 1 s each at
+    /// `db`, so about 100 000 requests in flight (the engine estimates
+    /// some 46 MiB), over a 10 s run at `clock ms` (10 bins of 1 s).
+    const IN_FLIGHT: &str = r#"scenario "in flight" {
+  clock ms
+  run 10s
+
+  source users { rate 100000/s  enters api }
+
+  chain api -> db
+
+  service db { latency 1s  workers 200000 }
+}"#;
+
+    #[test]
+    fn the_invocation_estimate_of_a_timed_run_is_the_engines_own() {
+        let s =
+            squall_lang::load("in-flight.squall", IN_FLIGHT).unwrap_or_else(|e| panic!("{e:?}"));
+        let (_, m) = resolve(&s, RunKey::Variant(0), &[]).unwrap_or_else(|e| panic!("{e}"));
+        let engine = squall_engine::simulation::estimate(&m);
+        let plan = RunPlan::report(&s, None);
+        let full = plan
+            .memory(&s, &[], 1, false)
+            .unwrap_or_else(|e| panic!("{e}"));
+        // Not the 10 001 ticks x (4 + 2 x 7) counters of a round model: the
+        // engine's estimated peak, the one `squall check --estimate` prints.
+        assert_eq!(full.per_run, engine.peak_bytes());
+        assert_ne!(full.per_run, series_bytes(&m));
+        assert!(engine.in_flight_bytes > 40 << 20, "{engine:?}");
+    }
+
+    #[test]
+    fn a_timed_run_over_the_memory_budget_on_its_own_is_refused_at_its_run() {
+        let s =
+            squall_lang::load("in-flight.squall", IN_FLIGHT).unwrap_or_else(|e| panic!("{e:?}"));
+        // 46 MiB is over 20: refused before it starts, at `run 10s` (its value), with
+        // the estimate's parts; the invocation's sum is not what refuses.
+        let err = finished(&s, Keep::Report, Some(20))
+            .map(|_| ())
+            .unwrap_err();
+        let StudyError::Refused(r) = &err else {
+            panic!("{err}")
+        };
+        let squall_engine::SimError::MemoryOverBudget {
+            mib,
+            in_flight,
+            budget,
+            ..
+        } = r.error
+        else {
+            panic!("{err}")
+        };
+        assert!(mib > 40.0 && in_flight > 40.0 && budget == 20, "{err}");
+        assert_eq!(r.place(), "in-flight.squall:3:7");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("in-flight.squall:3:7: this run would hold about 46."),
+            "{text}"
+        );
+        assert!(
+            text.contains("more than the memory budget of 20 MiB"),
+            "{text}"
+        );
+        // `squall check` lists it with the same budget, and passes it at the
+        // default budget, which the run is well under.
+        let refused = RunPlan::every(&s).refusals(&s, Some(20));
+        assert_eq!(refused.len(), 1);
+        assert_eq!(refused[0].1.to_string(), text);
+        assert!(RunPlan::every(&s).refusals(&s, None).is_empty());
     }
 
     #[test]

@@ -1,24 +1,122 @@
 //! Series per tick (per bin on a run that takes time) as CSV (written with the `csv` crate), and a chart of one node's calls as SVG (drawn
 //! by [`crate::chart`]). Same study, same bytes.
+//!
+//! A run that takes time also has what its engine kept per bin: each
+//! node's latency quantiles, its queue and service levels, its timeouts,
+//! refusals and wasted work, and the end-to-end latency of every source's
+//! requests. They follow the counters as columns named after the
+//! language's metrics, a duration with the clock's unit (`db.p99_ms`,
+//! `e2e_p50_ms`); a study of round models has none of them, so its CSV is
+//! what it always was.
 
 use squall_lang::Metric;
 
+use crate::chart::from_study::metric_name;
 use crate::chart::MAX_BINS;
+use crate::eval::timed_bin;
 use crate::study::Study;
 use crate::{csv, escape};
+
+/// End-to-end metrics per bin, in column order.
+const E2E: [Metric; 3] = [Metric::E2eP50, Metric::E2eP99, Metric::E2eMean];
+
+/// A node's metrics per engine bin, in column order.
+const PER_NODE: [Metric; 17] = [
+    Metric::P50,
+    Metric::P90,
+    Metric::P99,
+    Metric::P999,
+    Metric::LatencyMax,
+    Metric::LatencyMean,
+    Metric::QueueMean,
+    Metric::QueueMax,
+    Metric::InService,
+    Metric::InServiceMax,
+    Metric::Timeouts,
+    Metric::Overflow,
+    Metric::QueueTimeouts,
+    Metric::Throttled,
+    Metric::Cancelled,
+    Metric::Wasted,
+    Metric::WastedBusy,
+];
+
+/// True for a metric whose value is a duration (in ticks).
+fn is_duration(m: Metric) -> bool {
+    matches!(
+        m,
+        Metric::P50
+            | Metric::P90
+            | Metric::P99
+            | Metric::P999
+            | Metric::LatencyMax
+            | Metric::LatencyMean
+            | Metric::WastedBusy
+            | Metric::E2eP50
+            | Metric::E2eP99
+            | Metric::E2eMean
+    )
+}
+
+/// A column's name: the metric's, a duration's with the clock's unit.
+fn column(prefix: &str, m: Metric, unit: &str) -> String {
+    let name = metric_name(m);
+    if is_duration(m) {
+        format!("{prefix}{name}_{unit}")
+    } else {
+        format!("{prefix}{name}")
+    }
+}
+
+/// `m` in engine bin `b`, empty when the bin has no value (a latency of a
+/// bin with no answer).
+fn bin_field(o: &squall_engine::Observations, m: Metric, b: usize, node: Option<usize>) -> String {
+    let Some(t) = o.timed.as_ref() else {
+        return String::new();
+    };
+    let answered = match (m, node) {
+        (Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean, _) => {
+            t.all.bins.get(b).map(|q| q.count)
+        }
+        (
+            Metric::P50
+            | Metric::P90
+            | Metric::P99
+            | Metric::P999
+            | Metric::LatencyMax
+            | Metric::LatencyMean,
+            Some(n),
+        ) => t
+            .nodes
+            .get(n)
+            .and_then(|s| s.bins.get(b))
+            .map(|s| s.latency.count),
+        _ => Some(1),
+    };
+    if answered.unwrap_or(0) == 0 {
+        return String::new();
+    }
+    timed_bin(o, m, b, node).map_or_else(String::new, |v| v.to_string())
+}
 
 impl Study<'_> {
     /// Every variant's counters: one row per run and tick, with the
     /// system's arrivals, completions and drops, then each node's calls,
     /// served, failed, refused and blocked calls. A run that takes time
     /// counts in the bins of its series: its rows are its bins, and the
-    /// `tick` column gives way to each bin's first and last tick.
+    /// `tick` column gives way to each bin's first and last tick, and
+    /// the engine's per-bin metrics follow the counters (module docs).
     pub fn series_csv(&self) -> String {
         let keys = self.variant_runs();
         let binned = keys
             .iter()
             .filter_map(|k| self.runs.get(k))
             .any(|r| !r.obs.slots.is_per_tick());
+        let timed = keys
+            .iter()
+            .filter_map(|k| self.runs.get(k))
+            .any(|r| r.obs.timed.is_some());
+        let unit = self.scenario.clock.unit_name();
         let mut w = csv::writer();
         let ticks: &[&str] = if binned {
             &["first_tick", "last_tick"]
@@ -37,6 +135,17 @@ impl Study<'_> {
                 header.push(escape::csv_text(&format!("{}.{what}", n.name)));
             }
         }
+        if timed {
+            header.extend(E2E.iter().map(|&m| column("", m, unit)));
+            for n in &self.scenario.nodes {
+                let prefix = format!("{}.", n.name);
+                header.extend(
+                    PER_NODE
+                        .iter()
+                        .map(|&m| escape::csv_text(&column(&prefix, m, unit))),
+                );
+            }
+        }
         let _ = w.write_record(&header);
         let mut row: Vec<String> = Vec::with_capacity(header.len());
         for key in keys {
@@ -52,7 +161,7 @@ impl Study<'_> {
             } else {
                 (0..o.slots.bins()).map(|b| o.slots.bin_ticks(b)).collect()
             };
-            for (from, to) in rows {
+            for (b, (from, to)) in rows.into_iter().enumerate() {
                 let sum = |s: &[u32]| o.total(s, from, to);
                 row.clear();
                 row.push(label.clone());
@@ -66,6 +175,15 @@ impl Study<'_> {
                 for s in &o.nodes {
                     for v in [&s.calls, &s.ok, &s.failed, &s.refused, &s.blocked] {
                         row.push(sum(v).to_string());
+                    }
+                }
+                if timed {
+                    // Row `b` is the engine's bin `b`: the slots and the
+                    // engine's bins start at the run's first tick, one bin
+                    // per slot row (one tick each under `series every` one tick).
+                    row.extend(E2E.iter().map(|&m| bin_field(o, m, b, None)));
+                    for n in 0..self.scenario.nodes.len() {
+                        row.extend(PER_NODE.iter().map(|&m| bin_field(o, m, b, Some(n))));
                     }
                 }
                 let _ = w.write_record(&row);

@@ -6,7 +6,8 @@
 //! sources too fast or too long, runs whose counters (per tick, or per bin
 //! on a run that takes time) would not fit in memory ([`MAX_SERIES_MIB`]),
 //! and runs that take time whose failure-free estimate of work is already
-//! past the work budget ([`super::timed::estimate`]). It then works out what every run of
+//! past the work budget, or whose estimated peak memory is past the memory
+//! budget when one is set ([`super::timed::estimate`]). It then works out what every run of
 //! the model shares: each source's path (entry node down its downstream
 //! links), the request [`Kind`]s, and the distinct request paths (the
 //! scopes of `per path` breakers).
@@ -34,6 +35,7 @@ pub struct SimulationBuilder<'m> {
     pub(super) seed: u64,
     pub(super) work: u64,
     pub(super) call_log: Option<usize>,
+    pub(super) memory_mib: Option<u64>,
 }
 
 impl<'m> SimulationBuilder<'m> {
@@ -42,6 +44,15 @@ impl<'m> SimulationBuilder<'m> {
     /// A run that needs more stops with [`SimError::WorkBudget`].
     pub fn work_budget(mut self, events: u64) -> Self {
         self.work = events;
+        self
+    }
+
+    /// Sets the memory one run may hold \[MiB\]: a run that takes time
+    /// whose estimated peak memory ([`super::timed::estimate`]) is past it
+    /// is refused with [`SimError::MemoryOverBudget`] before it starts.
+    /// Without it, only the counters' limit ([`MAX_SERIES_MIB`]) applies.
+    pub fn memory_budget(mut self, mib: u64) -> Self {
+        self.memory_mib = Some(mib);
         self
     }
 
@@ -217,7 +228,7 @@ impl<'m> SimulationBuilder<'m> {
             .work
             .saturating_add(ticks.saturating_mul(m.sources.len() as u64));
         if super::timed::takes_time(m) {
-            refuse_past_budget(m, max_events)?;
+            refuse_past_budget(m, max_events, self.memory_mib)?;
         }
         Ok(Simulation {
             model: m,
@@ -235,9 +246,22 @@ impl<'m> SimulationBuilder<'m> {
 
 /// Refuses a run that takes time whose failure-free estimate of events
 /// ([`super::timed::estimate`]) is past `budget`, naming the source whose
-/// requests make the most of them.
-fn refuse_past_budget(m: &Model, budget: u64) -> Result<(), SimError> {
+/// requests make the most of them, or whose estimated peak memory is past
+/// `memory_mib`.
+fn refuse_past_budget(m: &Model, budget: u64, memory_mib: Option<u64>) -> Result<(), SimError> {
     let e = super::timed::estimate(m);
+    if let Some(mib) = memory_mib {
+        if e.peak_bytes() > mib.saturating_mul(1 << 20) {
+            let in_mib = |b: u64| b as f64 / (1u64 << 20) as f64;
+            return Err(SimError::MemoryOverBudget {
+                mib: in_mib(e.peak_bytes()),
+                series: in_mib(e.series_bytes),
+                histograms: in_mib(e.histogram_bytes),
+                in_flight: in_mib(e.in_flight_bytes),
+                budget: mib,
+            });
+        }
+    }
     if e.events <= budget as f64 {
         return Ok(());
     }

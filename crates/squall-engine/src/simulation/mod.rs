@@ -151,6 +151,7 @@ impl<'m> Simulation<'m> {
             seed: model.seed,
             work: DEFAULT_WORK,
             call_log: None,
+            memory_mib: None,
         }
     }
 

@@ -1,0 +1,161 @@
+//! The series CSV (`squall run FILE --series F.csv`): on a run that takes
+//! time, one row per bin with the engine's per-bin latency quantiles and
+//! levels per node, checked on a chain whose every number is known by hand;
+//! a round model's columns are what they always were.
+
+use squall_engine::observe::histogram::RELATIVE_ERROR;
+use squall_report::{Study, StudyOptions};
+
+fn load(text: &str) -> squall_lang::Scenario {
+    squall_lang::load("series.squall", text).unwrap_or_else(|e| panic!("{e:?}"))
+}
+
+/// The CSV as read by the `csv` crate: its header and its rows.
+fn parse(text: &str) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header = r
+        .headers()
+        .unwrap_or_else(|e| panic!("header: {e}"))
+        .iter()
+        .map(String::from)
+        .collect();
+    let rows = r
+        .records()
+        .map(|rec| {
+            rec.unwrap_or_else(|e| panic!("row: {e}"))
+                .iter()
+                .map(String::from)
+                .collect()
+        })
+        .collect();
+    (header, rows)
+}
+
+/// 10 requests a second, evenly spread, through `api` (10 ms) to `db`
+/// (50 ms, 2 workers, never both busy): every answer at `db` takes 50 ms,
+/// at `api` 60 ms (its own 10 ms and the 50 ms it waits for `db`), end to
+/// end 60 ms. A bin of 1 s holds 10 calls (9 in the first: 0.01 request a
+/// tick, summed in floating point, reaches a whole one just after every
+/// 100th tick, so the first second's tenth falls into the second), so `db`
+/// has 10 x 50 ms = 0.5 s of service in a full bin: 0.5 calls in service on
+/// average, at most 1, no queue. `spare` is never called: no
+/// latency in any bin (empty fields), levels 0.
+const CONSTANT: &str = r#"scenario "constant" {
+  clock ms
+  run 4s
+  series every 1s
+
+  source users { rate 10/s  enters api }
+
+  chain api -> db
+  chain spare
+
+  service api { latency 10ms }
+  service db { latency 50ms  workers 2 }
+  service spare { latency 1ms }
+}
+"#;
+
+#[test]
+fn a_timed_series_has_per_bin_latency_quantiles_and_levels_known_by_hand() {
+    let s = load(CONSTANT);
+    let study = Study::run(&s, StudyOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let text = study.series_csv();
+    let (header, rows) = parse(&text);
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+    };
+    // Four bins of 1 s, each with its first and last tick.
+    assert_eq!(rows.len(), 4, "{text}");
+    let ticks: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r[col("first_tick")].as_str(), r[col("last_tick")].as_str()))
+        .collect();
+    assert_eq!(
+        ticks,
+        [
+            ("1", "1000"),
+            ("1001", "2000"),
+            ("2001", "3000"),
+            ("3001", "4000")
+        ]
+    );
+    let num = |r: &[String], name: &str| -> f64 {
+        r[col(name)]
+            .parse()
+            .unwrap_or_else(|e| panic!("{name} = {:?}: {e}", r[col(name)]))
+    };
+    // A quantile read back is the sample's bucket's highest value: at or
+    // above the exact value, within the histogram's relative error.
+    let near = |got: f64, want: f64, what: &str| {
+        assert!(
+            got >= want && got <= want * (1.0 + RELATIVE_ERROR),
+            "{what}: {got}, want {want}"
+        );
+    };
+    for (b, r) in rows.iter().enumerate() {
+        for q in ["p50", "p90", "p99", "p999", "latency_max"] {
+            near(
+                num(r, &format!("db.{q}_ms")),
+                50.0,
+                &format!("bin {b} db.{q}"),
+            );
+            near(
+                num(r, &format!("api.{q}_ms")),
+                60.0,
+                &format!("bin {b} api.{q}"),
+            );
+            assert_eq!(r[col(&format!("spare.{q}_ms"))], "", "no answer at spare");
+        }
+        near(num(r, "e2e_p50_ms"), 60.0, "e2e p50");
+        near(num(r, "e2e_p99_ms"), 60.0, "e2e p99");
+        let calls = num(r, "db.calls");
+        assert_eq!(calls, if b == 0 { 9.0 } else { 10.0 }, "bin {b}");
+        // Time-weighted levels: calls x 50 ms over the 1 000 ms bin.
+        let busy = num(r, "db.in_service");
+        assert!((busy - calls * 0.05).abs() < 1e-9, "bin {b}: {busy}");
+        assert_eq!(num(r, "db.in_service_max"), 1.0);
+        assert!((num(r, "api.in_service") - calls * 0.06).abs() < 1e-9);
+        for zero in [
+            "db.queue_mean",
+            "db.queue_max",
+            "db.timeouts",
+            "db.overflow",
+        ] {
+            assert_eq!(num(r, zero), 0.0, "bin {b} {zero}");
+        }
+        assert_eq!(num(r, "spare.in_service"), 0.0);
+        assert_eq!(num(r, "db.wasted_busy_ms"), 0.0);
+    }
+    // Same study, same bytes.
+    let again = Study::run(&s, StudyOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.series_csv(), text);
+}
+
+/// A round model takes no time: one row per tick and only the counters, as
+/// before the per-bin columns existed.
+#[test]
+fn a_round_series_keeps_its_columns() {
+    let s = load(
+        r#"scenario "rounds" {
+  run 3
+  source users { rate 2/round  enters api }
+  chain api -> db
+}
+"#,
+    );
+    let study = Study::run(&s, StudyOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let text = study.series_csv();
+    let (header, rows) = parse(&text);
+    assert_eq!(
+        header.join(","),
+        "run,tick,arrivals,completed,dropped,first_try_ok,\
+         api.calls,api.served,api.failed,api.refused,api.blocked,\
+         db.calls,db.served,db.failed,db.refused,db.blocked"
+    );
+    assert_eq!(rows.len(), 3, "{text}");
+    assert!(rows.iter().all(|r| r.len() == header.len()));
+}
