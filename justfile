@@ -29,9 +29,11 @@ test *ARGS:
 
 # The long property and fuzz runs: every cut and line of the language fuzz,
 # 300 pipeline edits a file, every line left out of the degradation
-# scenario, 400 generated scenarios for `fmt`, the whole parameter grids (SQUALL_LONG_TESTS=1;
-# the default suite runs a seeded sample of each). A debug build, so overflow
-# checks stay on. Extra arguments go to `cargo test`.
+# scenario, 400 generated scenarios for `fmt`, the whole parameter grids,
+# `squall test` over every scenario, every book chart folder redrawn
+# (SQUALL_LONG_TESTS=1; the default suite runs a seeded sample of each; CI
+# checks every scenario and chart with the release binary as well). A debug
+# build, so overflow checks stay on. Extra arguments go to `cargo test`.
 [group('test')]
 fuzz *ARGS:
     SQUALL_LONG_TESTS=1 cargo test --workspace --no-fail-fast "$@"

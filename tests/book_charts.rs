@@ -3,11 +3,24 @@
 //! --charts DIR`); run into a fresh folder, it writes exactly the files
 //! committed in DIR, byte for byte. `just book-charts` rewrites them. Every
 //! chart a chapter shows is one of them, and every folder is shown.
+//!
+//! In a debug build the default suite redraws a sample of the folders
+//! ([`SAMPLE`]: a run, a sweep and a timed run's charts); all of them with
+//! `SQUALL_LONG_TESTS=1` (`just fuzz`), or with the binary named by
+//! `SQUALL_BOOK_CHARTS_BIN`, which is how `.ci/run` checks every folder with
+//! the release build after the test step.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::support::{read, root, run_in};
+use crate::support::{long_tests, read, root, run_cmd, squall_at, squall_in};
+
+/// The folders the default debug suite redraws.
+const SAMPLE: [&str; 3] = [
+    "book/src/charts/retry-storm",
+    "book/src/charts/replications",
+    "book/src/charts/hedging",
+];
 
 /// The commands of `book/charts.txt`, each with its `--charts` folder.
 fn commands() -> Vec<(Vec<String>, String)> {
@@ -46,8 +59,19 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn the_committed_book_charts_are_what_the_commands_make_now() {
     let cmds = commands();
     assert!(cmds.len() >= 8, "{cmds:?}");
+    for dir in SAMPLE {
+        assert!(
+            cmds.iter().any(|(_, d)| d == dir),
+            "{dir} is not in book/charts.txt"
+        );
+    }
+    let bin = std::env::var_os("SQUALL_BOOK_CHARTS_BIN").map(PathBuf::from);
+    let every = bin.is_some() || long_tests();
     let scratch = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    for (args, dir) in &cmds {
+    for (args, dir) in cmds
+        .iter()
+        .filter(|(_, d)| every || SAMPLE.contains(&d.as_str()))
+    {
         let fresh = scratch.path().join(dir.replace('/', "_"));
         let fresh_text = fresh.display().to_string();
         let args: Vec<&str> = args
@@ -60,7 +84,11 @@ fn the_committed_book_charts_are_what_the_commands_make_now() {
                 }
             })
             .collect();
-        let (code, _, err) = run_in(&root(), &args);
+        let command = match &bin {
+            Some(bin) => squall_at(&root().join(bin), &root()),
+            None => squall_in(&root()),
+        };
+        let (code, _, err) = run_cmd(command, &args);
         assert_eq!(code, 0, "squall {}: {err}", args.join(" "));
         let (made, committed) = (files(&fresh), files(&root().join(dir)));
         assert!(made.keys().any(|n| n.ends_with(".svg")), "{dir}: no chart");

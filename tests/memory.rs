@@ -22,11 +22,11 @@ fn peak_in_flight_does_not_grow_with_the_run() -> TestResult {
         fault: None,
         ..Chain::document()
     };
-    assert_eq!(peak_in_flight(&healthy(10_000))?, 1);
-    assert_eq!(peak_in_flight(&healthy(100_000))?, 1);
+    assert_eq!(peak_in_flight(&healthy(2_000))?, 1);
+    assert_eq!(peak_in_flight(&healthy(20_000))?, 1);
 
     // A storm early on, then a long healthy tail: the peak is the storm's,
-    // the same for 10 000 and 100 000 rounds, and no more than the
+    // the same for 2 000 and 20 000 rounds, and no more than the
     // reference model ever holds.
     let stormy = |rounds| Chain {
         rounds,
@@ -37,8 +37,8 @@ fn peak_in_flight_does_not_grow_with_the_run() -> TestResult {
         }),
         ..Chain::document()
     };
-    let short = peak_in_flight(&stormy(10_000))?;
-    let long = peak_in_flight(&stormy(100_000))?;
+    let short = peak_in_flight(&stormy(2_000))?;
+    let long = peak_in_flight(&stormy(20_000))?;
     assert_eq!(short, long, "the peak does not depend on the run's length");
     let reference = stormy(1_000).reference().run().peak_active;
     assert!(

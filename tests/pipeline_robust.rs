@@ -9,6 +9,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use rayon::prelude::*;
 use squall_lang::Diagnostics;
 use squall_report::{Format, Study, StudyError, StudyOptions};
 
@@ -202,7 +203,9 @@ fn check_command(text: &str, what: &str, n: usize) {
 /// Property: every file of `scenarios/`, edited at random (fixed seed,
 /// bounded count), goes through the whole pipeline with no panic; every
 /// rejection is located; every run balances. Every third edit also goes
-/// through `squall check`.
+/// through `squall check`. The edits are drawn in order from one seeded
+/// stream, then the files and edits go through the pipeline on rayon's
+/// threads: each is independent, and the counts do not depend on the order.
 #[test]
 fn damaged_scenarios_never_panic_anywhere_in_the_pipeline() {
     let mut files: Vec<_> = std::fs::read_dir(crate::support::root().join("scenarios"))
@@ -215,25 +218,47 @@ fn damaged_scenarios_never_panic_anywhere_in_the_pipeline() {
     files.sort();
     assert!(files.len() >= 5, "the scenarios are there");
     let mut rng = Rng(0x5eed_2026_1130);
-    let (mut ran, mut refused, mut engine) = (0, 0, 0);
     let iters = edits_per_file();
+    // (what, text, the edit's number or None for the file itself)
+    let mut jobs: Vec<(String, String, Option<usize>)> = Vec::new();
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap_or_default();
-        // The file itself first: it runs.
-        let outcome = pipeline(&text, &path.display().to_string());
-        assert!(matches!(outcome, Outcome::Ran), "{} runs", path.display());
         for i in 0..iters {
             let damaged = mutate(&text, &mut rng);
-            let what = format!("{} edit {i}", path.display());
-            match catch_unwind(AssertUnwindSafe(|| pipeline(&damaged, &what))) {
-                Ok(Outcome::Ran) => ran += 1,
-                Ok(Outcome::Refused) => refused += 1,
-                Ok(Outcome::EngineRefused) => engine += 1,
-                Err(_) => panic!("{what} fails (see above):\n{damaged}"),
-            }
+            jobs.push((format!("{} edit {i}", path.display()), damaged, Some(i)));
+        }
+        jobs.push((path.display().to_string(), text, None));
+    }
+    let outcomes: Vec<Outcome> = jobs
+        .par_iter()
+        .enumerate()
+        .map(|(n, (what, text, edit))| {
+            let Some(i) = edit else {
+                // The file itself: it runs.
+                let outcome = pipeline(text, what);
+                assert!(matches!(outcome, Outcome::Ran), "{what} runs");
+                return outcome;
+            };
+            let outcome = match catch_unwind(AssertUnwindSafe(|| pipeline(text, what))) {
+                Ok(outcome) => outcome,
+                Err(_) => panic!("{what} fails (see above):\n{text}"),
+            };
             if i % 3 == 0 {
-                check_command(&damaged, &what, i);
+                check_command(text, what, n);
             }
+            outcome
+        })
+        .collect();
+    let edits = jobs
+        .iter()
+        .zip(&outcomes)
+        .filter(|((_, _, e), _)| e.is_some());
+    let (mut ran, mut refused, mut engine) = (0, 0, 0);
+    for (_, outcome) in edits {
+        match outcome {
+            Outcome::Ran => ran += 1,
+            Outcome::Refused => refused += 1,
+            Outcome::EngineRefused => engine += 1,
         }
     }
     eprintln!("{ran} ran, {refused} refused with diagnostics, {engine} refused by the engine");
@@ -282,25 +307,33 @@ fn nothing_panics_on_a_damaged_scenario() {
         }
         cut += 37;
     }
-    let (mut loaded, mut rejected) = (0, 0);
-    for (i, t) in damaged.iter().enumerate() {
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            match squall_lang::load("damaged.squall", t) {
-                Err(d) => {
-                    assert_located(&d, t, &format!("damaged file {i}"));
-                    false
-                }
-                Ok(s) => {
-                    if let Ok(study) = Study::run(&s, StudyOptions::default()) {
-                        for r in study.runs.values() {
-                            assert!(r.obs.accounting.balances(), "{:?}", r.key);
-                        }
-                        let _ = study.report().to_text();
+    // Each damaged file is independent: they go through on rayon's threads.
+    let outcomes: Vec<(usize, &String, std::thread::Result<bool>)> = damaged
+        .par_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let outcome = catch_unwind(AssertUnwindSafe(|| {
+                match squall_lang::load("damaged.squall", t) {
+                    Err(d) => {
+                        assert_located(&d, t, &format!("damaged file {i}"));
+                        false
                     }
-                    true
+                    Ok(s) => {
+                        if let Ok(study) = Study::run(&s, StudyOptions::default()) {
+                            for r in study.runs.values() {
+                                assert!(r.obs.accounting.balances(), "{:?}", r.key);
+                            }
+                            let _ = study.report().to_text();
+                        }
+                        true
+                    }
                 }
-            }
-        }));
+            }));
+            (i, t, outcome)
+        })
+        .collect();
+    let (mut loaded, mut rejected) = (0, 0);
+    for (i, t, outcome) in outcomes {
         match outcome {
             Ok(true) => loaded += 1,
             Ok(false) => rejected += 1,

@@ -283,9 +283,31 @@ fn sweep_errors_are_explained() {
 
 // ------------------------------------------------------------------ test --
 
+/// The scenarios `squall test` runs here in a debug build, each with its
+/// committed snapshot: the retry storm (two expect lines) and degradation on
+/// the zero-time path, hedging on the timed one. Every scenario of
+/// `scenarios/` with `SQUALL_LONG_TESTS=1` (`just fuzz`); CI's release step
+/// `squall test scenarios/` checks them all on every run.
+const SNAPSHOT_SAMPLE: [&str; 3] = ["retry-storm", "degradation", "hedging"];
+
 #[test]
 fn squall_test_passes_on_the_committed_snapshots() {
-    let (code, out, err) = run(&["test", "scenarios/"]);
+    let (code, out, err) = if crate::support::long_tests() {
+        run(&["test", "scenarios/"])
+    } else {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"));
+        let to = dir.path().join("scenarios");
+        std::fs::create_dir_all(to.join("snapshots")).unwrap_or_else(|e| panic!("{e}"));
+        for name in SNAPSHOT_SAMPLE {
+            for file in [format!("{name}.squall"), format!("snapshots/{name}.md")] {
+                std::fs::copy(repo().join("scenarios").join(&file), to.join(&file))
+                    .unwrap_or_else(|e| panic!("{file}: {e}"));
+            }
+        }
+        let ran = run_in(dir.path(), &["test", "scenarios/"]);
+        assert!(ran.1.contains("squall: 3 passed, 0 failed"), "{}", ran.1);
+        ran
+    };
     assert_eq!(code, 0, "{out}{err}");
     assert!(
         out.contains("ok    scenarios/retry-storm.squall (2 expectations, snapshot matches)"),
