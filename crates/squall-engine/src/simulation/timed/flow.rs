@@ -49,7 +49,7 @@ impl Runner<'_, '_> {
                     Schedule::Rate => self.next_arrival(res.at_tick(m.start), s)?,
                     Schedule::At(times) => {
                         if let Some(&t) = times.first() {
-                            self.queue
+                            self.timed.events
                                 .schedule(res.at_tick(t).units(), Event::At { source, index: 0 })?;
                         }
                     }
@@ -58,11 +58,11 @@ impl Runner<'_, '_> {
             }
         }
         let end = self.timed.end;
-        while let Some(t) = self.queue.peek_time() {
+        while let Some(t) = self.timed.events.peek_time() {
             if t >= end.units() {
                 break;
             }
-            let Some((t, ev)) = self.queue.pop() else {
+            let Some((t, ev)) = self.timed.events.pop() else {
                 break;
             };
             self.obs.events += 1;
@@ -83,7 +83,7 @@ impl Runner<'_, '_> {
                     self.enter_timed(now, s, self.sim.kind_base[s])?;
                     if let Schedule::At(times) = &m.sources[s].schedule {
                         if let Some(&next) = times.get(index as usize + 1) {
-                            self.queue.schedule(
+                            self.timed.events.schedule(
                                 res.at_tick(next).units(),
                                 Event::At {
                                     source,
@@ -225,7 +225,7 @@ impl Runner<'_, '_> {
             Limit::Refuse(a) => return self.complete_call(now, c, a),
             Limit::Wait(at) => {
                 let gen = self.timed.calls.enter(c, Phase::Token);
-                self.queue
+                self.timed.events
                     .schedule(at.units(), Event::Wake { call: c, gen })?;
                 return Ok(());
             }
@@ -268,7 +268,7 @@ impl Runner<'_, '_> {
                     (a, b) => a.or(b),
                 };
                 if let Some(at) = wake {
-                    self.queue
+                    self.timed.events
                         .schedule(at.units(), Event::Wake { call: c, gen })?;
                 }
                 Ok(())
@@ -390,7 +390,7 @@ impl Runner<'_, '_> {
         self.timed.recorder.queue(node, now, -1);
         self.take_worker(now, q, node);
         let gen = self.timed.calls.enter(q, Phase::Dequeued);
-        self.queue
+        self.timed.events
             .schedule(now.units(), Event::Wake { call: q, gen })?;
         Ok(())
     }
@@ -462,7 +462,7 @@ impl Runner<'_, '_> {
         let end = now.after(d);
         self.timed.calls.get_mut(c).service_end = end;
         let at = self.known_deadline(c).map_or(end, |dl| end.min(dl));
-        self.queue
+        self.timed.events
             .schedule(at.units(), Event::Wake { call: c, gen })?;
         Ok(())
     }
@@ -513,7 +513,7 @@ impl Runner<'_, '_> {
             budget = Some(budget.map_or(left, |b| b.min(left)));
         }
         if let Some(b) = budget {
-            self.queue
+            self.timed.events
                 .schedule(now.after(b).units(), Event::Wake { call: c, gen })?;
         }
         self.arrive_timed(now, child)
@@ -768,7 +768,7 @@ impl Runner<'_, '_> {
         }
         let _ = source;
         let gen = self.timed.calls.enter(c, Phase::Backoff);
-        self.queue
+        self.timed.events
             .schedule(at.units(), Event::Wake { call: c, gen })?;
         Ok(())
     }
