@@ -153,6 +153,12 @@ impl Runner<'_, '_> {
         tm.refs[slot as usize] += 1;
         tm.recorder.calls.arrived += 1;
         let c = tm.calls.alloc(slot, pos, parent, now);
+        let source = self.requests.source[slot as usize];
+        let path = &self.sim.paths[source as usize];
+        let call = tm.calls.get_mut(c);
+        call.source = source;
+        call.node = path.get(pos as usize).map_or(NONE, |&n| n as u32);
+        call.leaf = pos as usize + 1 == path.len();
         if parent != NONE {
             tm.calls.get_mut(c).try_no = tm.calls.get(parent).tries;
         }
@@ -175,14 +181,12 @@ impl Runner<'_, '_> {
     /// The node at `call`'s position and its source's path.
     pub(super) fn node_of(&self, c: u32) -> (usize, usize, bool) {
         let call = self.timed.calls.get(c);
-        let source = self.requests.source[call.slot as usize] as usize;
+        let source = call.source as usize;
         if call.field != NONE {
             // A field's node answers by itself (`composite`).
             return (call.field_node as usize, source, true);
         }
-        let path = &self.sim.paths[source];
-        let pos = call.pos as usize;
-        (path[pos], source, pos + 1 == path.len())
+        (call.node as usize, source, call.leaf)
     }
 
     /// The deadline the node of `c` knows, if any.
@@ -192,7 +196,7 @@ impl Runner<'_, '_> {
         if d == Time::NEVER {
             return None;
         }
-        let source = self.requests.source[call.slot as usize] as usize;
+        let source = call.source as usize;
         let propagate = self.sim.model.sources[source]
             .deadline
             .as_ref()
