@@ -1,123 +1,228 @@
-//! The event queue of a run that takes time: a radix heap keyed by event
-//! time, FIFO among equal times.
+//! The event queue of a run that takes time: a calendar of time buckets,
+//! FIFO among equal times.
 //!
 //! The order is the one of [`crate::queue::EventQueue`]: by time, equal
-//! times in the order they were scheduled. That queue's ring covers 64
-//! units from the current time, which at nanosecond keys holds almost
-//! nothing, so there every event went through its binary heap; here the
-//! keys are nanoseconds and never go back, which is what a radix heap
-//! needs.
+//! times in the order they were scheduled (a sequence number). That
+//! queue's ring covers 64 units from the current time, which at
+//! nanosecond keys holds almost nothing, so there every event went
+//! through its binary heap.
 //!
 //! # How it works
 //!
-//! `last` is the time of the earliest event, once known. Bucket 0 holds
-//! the events at `last`; bucket `i` (1..=64) those whose time first
-//! differs from `last` at bit `i - 1` (from the top). A push is an append
-//! to its bucket. When bucket 0 runs out, the lowest non-empty bucket is
-//! emptied: its earliest time becomes `last`, and its events go, in their
-//! order, to lower buckets (they all agree with the new `last` above bit
-//! `i - 1`). An event moves down at most 64 times in all.
+//! Time is cut into buckets of `2^SHIFT` units (about 33 µs at
+//! nanoseconds); a ring of [`SLOTS`] buckets covers the ones from the
+//! current time's on (about 270 ms), which holds every service time,
+//! timeout and backoff of a usual run. Each bucket is a short list kept
+//! sorted by `(time, sequence)`, read from a cursor at its front: an event
+//! is inserted behind every event not later than it (at the back, for the
+//! usual event scheduled last), and the list is emptied when the cursor
+//! reaches its end. A bitmap of the buckets that are not
+//! empty finds the next one from the current bucket on, going round.
+//! Events further ahead wait, unsorted, in a side list, and move into the
+//! ring when the current bucket comes within [`SLOTS`] of theirs; as
+//! buckets sort by sequence too, the moment they move does not change
+//! the order.
 //!
-//! **FIFO.** A bucket's index is a function of the event's time and
-//! `last` (the invariant: every event in bucket `i` differs from `last`
-//! first at bit `i - 1`, kept by both steps above), so events of one time
-//! are always in one bucket. Pushes append and a bucket is redistributed
-//! in order into buckets that were empty, so within a bucket events of
-//! one time stay in the order they were scheduled; bucket 0 is read from
-//! the front.
+//! Every event in the ring is in a bucket from the current one to
+//! [`SLOTS`] - 1 ahead, every event in the side list further, so the
+//! front of the first bucket that is not empty is the earliest event.
 
 use crate::queue::SchedulingError;
 
-/// Buckets: 0 for `last` itself, one per bit of a `u64` time.
-const BUCKETS: usize = 65;
+/// A bucket is `2^SHIFT` units wide.
+const SHIFT: u32 = 15;
+/// Buckets in the ring.
+pub(super) const SLOTS: usize = 1 << 13;
+/// Words of the bitmap.
+const WORDS: usize = SLOTS / 64;
 
-/// A monotone priority queue of events keyed by time.
+/// An event and its place in the order.
+#[derive(Debug, Clone, Copy)]
+struct Entry<E> {
+    time: u64,
+    seq: u64,
+    event: E,
+}
+
+impl<E> Entry<E> {
+    fn key(&self) -> (u64, u64) {
+        (self.time, self.seq)
+    }
+}
+
+/// A priority queue of events keyed by time, for times that never go
+/// back.
 #[derive(Debug)]
 pub(super) struct Events<E> {
-    buckets: [Vec<(u64, E)>; BUCKETS],
-    /// Next event to read in bucket 0.
-    head: usize,
-    /// Bit `i - 1` set when bucket `i` (1..=64) is not empty.
-    occupied: u64,
-    last: u64,
+    /// Bucket `b % SLOTS` holds the events of bucket `b`, for
+    /// `base <= b < base + SLOTS` (allocated at the first event), from
+    /// its cursor in `read` on.
+    ring: Vec<Vec<Entry<E>>>,
+    read: Vec<u32>,
+    /// Bit `i` set when ring bucket `i` is not empty.
+    occupied: Vec<u64>,
+    in_ring: usize,
+    /// Events of bucket `base + SLOTS` or later, and the lowest bucket
+    /// among them (`u64::MAX` when there is none).
+    later: Vec<Entry<E>>,
+    later_min: u64,
+    /// The bucket of `now`.
+    base: u64,
+    /// The time of the last event popped.
+    now: u64,
+    next_seq: u64,
 }
 
 impl<E> Default for Events<E> {
     fn default() -> Self {
         Events {
-            buckets: std::array::from_fn(|_| Vec::new()),
-            head: 0,
-            occupied: 0,
-            last: 0,
+            ring: Vec::new(),
+            read: Vec::new(),
+            occupied: Vec::new(),
+            in_ring: 0,
+            later: Vec::new(),
+            later_min: u64::MAX,
+            base: 0,
+            now: 0,
+            next_seq: 0,
         }
     }
 }
 
 impl<E: Copy> Events<E> {
-    /// The bucket of an event at `time`.
-    #[inline]
-    fn bucket(&self, time: u64) -> usize {
-        (u64::BITS - (time ^ self.last).leading_zeros()) as usize
-    }
-
     /// Schedules `event` at `time`; it runs after every event already
     /// scheduled for the same time.
     #[inline]
     pub(super) fn schedule(&mut self, time: u64, event: E) -> Result<(), SchedulingError> {
-        if time < self.last {
+        if time < self.now {
             return Err(SchedulingError {
                 at: time,
-                now: self.last,
+                now: self.now,
             });
         }
-        let b = self.bucket(time);
-        self.buckets[b].push((time, event));
-        if b > 0 {
-            self.occupied |= 1 << (b - 1);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let e = Entry { time, seq, event };
+        let b = time >> SHIFT;
+        if b - self.base < SLOTS as u64 {
+            self.insert(b, e);
+        } else {
+            self.later.push(e);
+            self.later_min = self.later_min.min(b);
         }
         Ok(())
     }
 
-    /// The time of the earliest event (the clock moves to it: nothing may
-    /// be scheduled before it afterwards).
+    /// Puts `e` (of bucket `b`, within the ring) behind every event of
+    /// its bucket not later than it.
     #[inline]
-    pub(super) fn peek_time(&mut self) -> Option<u64> {
-        if self.head < self.buckets[0].len() {
-            return Some(self.last);
+    fn insert(&mut self, b: u64, e: Entry<E>) {
+        if self.ring.is_empty() {
+            self.ring = (0..SLOTS).map(|_| Vec::new()).collect();
+            self.read = vec![0; SLOTS];
+            self.occupied = vec![0; WORDS];
         }
-        self.refill()
+        let i = (b as usize) & (SLOTS - 1);
+        let q = &mut self.ring[i];
+        let first = self.read[i] as usize;
+        let mut at = q.len();
+        while at > first && q[at - 1].key() > e.key() {
+            at -= 1;
+        }
+        if at == q.len() {
+            q.push(e);
+        } else {
+            q.insert(at, e);
+        }
+        self.occupied[i / 64] |= 1 << (i % 64);
+        self.in_ring += 1;
     }
 
-    /// Bucket 0 is read out: the lowest non-empty bucket is redistributed.
-    fn refill(&mut self) -> Option<u64> {
-        self.buckets[0].clear();
-        self.head = 0;
-        if self.occupied == 0 {
+    /// The ring bucket of the earliest event in the ring.
+    #[inline]
+    fn front(&self) -> Option<usize> {
+        if self.in_ring == 0 {
             return None;
         }
-        let i = self.occupied.trailing_zeros() as usize + 1;
-        self.occupied &= !(1 << (i - 1));
-        let mut from = std::mem::take(&mut self.buckets[i]);
-        self.last = from.iter().map(|&(t, _)| t).min().unwrap_or(self.last);
-        for &(t, e) in &from {
-            let b = self.bucket(t);
-            self.buckets[b].push((t, e));
-            if b > 0 {
-                self.occupied |= 1 << (b - 1);
+        let p = (self.base as usize) & (SLOTS - 1);
+        let (w0, bit) = (p / 64, p % 64);
+        let here = self.occupied[w0] & (!0u64 << bit);
+        if here != 0 {
+            return Some(w0 * 64 + here.trailing_zeros() as usize);
+        }
+        for k in 1..=WORDS {
+            let w = (w0 + k) % WORDS;
+            let bits = if k == WORDS {
+                self.occupied[w] & !(!0u64 << bit)
+            } else {
+                self.occupied[w]
+            };
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
             }
         }
-        from.clear();
-        self.buckets[i] = from;
-        Some(self.last)
+        None
     }
 
-    /// Removes and returns the earliest event.
+    /// The time of the earliest event.
+    #[inline]
+    pub(super) fn peek_time(&self) -> Option<u64> {
+        match self.front() {
+            Some(i) => self.ring[i].get(self.read[i] as usize).map(|e| e.time),
+            None => self.later.iter().map(|e| e.time).min(),
+        }
+    }
+
+    /// Removes and returns the earliest event, moving the clock to it.
     #[inline]
     pub(super) fn pop(&mut self) -> Option<(u64, E)> {
-        let t = self.peek_time()?;
-        let (_, e) = self.buckets[0][self.head];
-        self.head += 1;
-        Some((t, e))
+        if self.in_ring == 0 {
+            if self.later.is_empty() {
+                return None;
+            }
+            self.base = self.later_min;
+            self.bring_in();
+        }
+        let i = self.front()?;
+        let q = &mut self.ring[i];
+        let r = self.read[i] as usize;
+        let e = *q.get(r)?;
+        if r + 1 == q.len() {
+            q.clear();
+            self.read[i] = 0;
+            self.occupied[i / 64] &= !(1 << (i % 64));
+        } else {
+            self.read[i] += 1;
+        }
+        self.in_ring -= 1;
+        self.now = e.time;
+        let b = e.time >> SHIFT;
+        if b != self.base {
+            self.base = b;
+            if self.later_min < b + SLOTS as u64 {
+                self.bring_in();
+            }
+        }
+        Some((e.time, e.event))
+    }
+
+    /// Moves the events of the side list that are now within the ring
+    /// into it.
+    fn bring_in(&mut self) {
+        let limit = self.base + SLOTS as u64;
+        let mut min = u64::MAX;
+        let mut k = 0;
+        while k < self.later.len() {
+            let b = self.later[k].time >> SHIFT;
+            if b < limit {
+                let e = self.later.swap_remove(k);
+                self.insert(b, e);
+            } else {
+                min = min.min(b);
+                k += 1;
+            }
+        }
+        self.later_min = min;
     }
 }
 
@@ -152,7 +257,8 @@ mod tests {
     }
 
     /// Against a binary heap keyed by `(time, seq)`: delays of zero, a
-    /// few units and up to 2^40, many ties, pops interleaved with pushes.
+    /// few units, across the ring's edge and up to 2^40, many ties, pops
+    /// interleaved with pushes.
     #[test]
     fn agrees_with_a_binary_heap() {
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -167,10 +273,13 @@ mod tests {
         let mut now = 0u64;
         for step in 0..50_000u32 {
             if next(3) > 0 || reference.is_empty() {
-                let delay = match next(4) {
+                let edge = (SLOTS as u64) << SHIFT;
+                let delay = match next(6) {
                     0 => 0,
                     1 => next(4),
                     2 => next(1 << 20),
+                    3 => edge - (1 << 16) + next(1 << 17),
+                    4 => next(8 * edge),
                     _ => next(1 << 40),
                 };
                 q.schedule(now + delay, step).unwrap();

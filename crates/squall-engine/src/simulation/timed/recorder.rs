@@ -28,6 +28,9 @@ const COUNTS: usize = 7;
 struct NodeRecord {
     latency: LatencyHistogram,
     window_latency: Vec<LatencyHistogram>,
+    /// Per window: every sample so far fell in it, so its histogram is
+    /// `latency` itself (`record_windows`).
+    window_same: Vec<bool>,
     queue: Gauge,
     busy: Gauge,
     /// `[count][0]` the run, `[count][1 + w]` window `w`.
@@ -46,9 +49,10 @@ pub(super) struct Recorder {
     bins: Option<Bins>,
     windows: Vec<(Time, Time)>,
     nodes: Vec<NodeRecord>,
-    /// Per source, then one for all sources: the run, each window and
-    /// each bin.
-    sources: Vec<(LatencyHistogram, Vec<LatencyHistogram>, BinnedLatency)>,
+    /// Per source, then one for all sources: the run, each window (and
+    /// whether it is still the run's, as `window_same`) and each bin. With
+    /// one source, "all" is that source's and is not recorded twice.
+    sources: Vec<(LatencyHistogram, Vec<LatencyHistogram>, Vec<bool>, BinnedLatency)>,
     pub(super) calls: CallAccounting,
 }
 
@@ -99,6 +103,7 @@ impl Recorder {
         let node = NodeRecord {
             latency: LatencyHistogram::new(),
             window_latency: vec![LatencyHistogram::new(); w],
+            window_same: vec![true; w],
             queue: Gauge::new(bins, &windows),
             busy: Gauge::new(bins, &windows),
             counts: std::array::from_fn(|_| vec![0; 1 + w]),
@@ -108,6 +113,7 @@ impl Recorder {
         let source = (
             LatencyHistogram::new(),
             vec![LatencyHistogram::new(); w],
+            vec![true; w],
             BinnedLatency::new(bins),
         );
         Recorder {
@@ -139,27 +145,27 @@ impl Recorder {
     /// A call answered at `node` at `now` after `d` there.
     pub(super) fn latency(&mut self, node: usize, now: Time, d: Duration) {
         let r = &mut self.nodes[node];
+        record_windows(
+            &self.windows,
+            &mut r.window_same,
+            &mut r.window_latency,
+            &r.latency,
+            now,
+            d,
+        );
         r.latency.record(d);
         r.bin_latency.record(now, d);
-        for (w, &(from, to)) in self.windows.iter().enumerate() {
-            if from <= now && now < to {
-                r.window_latency[w].record(d);
-            }
-        }
     }
 
     /// A request of `source` ended at `now` after `d`.
     pub(super) fn end_to_end(&mut self, source: usize, now: Time, d: Duration) {
         let all = self.sources.len() - 1;
-        for s in [source, all] {
+        let one = if all == 1 { None } else { Some(all) };
+        for s in std::iter::once(source).chain(one) {
             let r = &mut self.sources[s];
+            record_windows(&self.windows, &mut r.2, &mut r.1, &r.0, now, d);
             r.0.record(d);
-            r.2.record(now, d);
-            for (w, &(from, to)) in self.windows.iter().enumerate() {
-                if from <= now && now < to {
-                    r.1[w].record(d);
-                }
-            }
+            r.3.record(now, d);
         }
     }
 
@@ -219,7 +225,14 @@ impl Recorder {
                 };
                 let run = stretch(0, &r.latency);
                 let ws = (0..windows)
-                    .map(|w| stretch(1 + w, &r.window_latency[w]))
+                    .map(|w| {
+                        let h = if r.window_same[w] {
+                            &r.latency
+                        } else {
+                            &r.window_latency[w]
+                        };
+                        stretch(1 + w, h)
+                    })
                     .collect();
                 let bin_count = |what: Count, b: usize| r.bin_counts[what as usize][b];
                 let bins = r
@@ -255,13 +268,23 @@ impl Recorder {
         let mut sources: Vec<TimedSource> = self
             .sources
             .into_iter()
-            .map(|(run, ws, bins)| TimedSource {
-                run: run.quantiles(),
-                windows: ws.iter().map(LatencyHistogram::quantiles).collect(),
-                bins: bins.finish(),
+            .map(|(run, ws, same, bins)| {
+                let q = run.quantiles();
+                TimedSource {
+                    run: q,
+                    windows: ws
+                        .iter()
+                        .zip(&same)
+                        .map(|(h, &same)| if same { q } else { h.quantiles() })
+                        .collect(),
+                    bins: bins.finish(),
+                }
             })
             .collect();
-        let all = sources.pop().unwrap_or_default();
+        let mut all = sources.pop().unwrap_or_default();
+        if let [only] = sources.as_slice() {
+            all = only.clone();
+        }
         TimedObservations {
             units_per_tick: self.res.per_tick(),
             bin_ticks: self.bin_ticks,
@@ -273,9 +296,66 @@ impl Recorder {
     }
 }
 
+/// Records `d`, a sample taken at `now`, in the histograms `hists` of the
+/// windows it falls in, before it goes into `run`, the histogram of the
+/// whole run. A window that every sample so far fell in (`same`) is
+/// `run` itself and records nothing; the first sample outside it makes
+/// it a copy of `run` as it stands (every sample in it fell in the
+/// window), kept on its own from then on. A window over the whole run,
+/// the usual one, so costs nothing per sample.
+fn record_windows(
+    windows: &[(Time, Time)],
+    same: &mut [bool],
+    hists: &mut [LatencyHistogram],
+    run: &LatencyHistogram,
+    now: Time,
+    d: Duration,
+) {
+    for (w, &(from, to)) in windows.iter().enumerate() {
+        let inside = from <= now && now < to;
+        if same[w] {
+            if !inside {
+                hists[w].clone_from(run);
+                same[w] = false;
+            }
+        } else if inside {
+            hists[w].record(d);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Window histograms, kept as the run's while every sample falls in
+    /// them: the same quantiles as histograms recorded on their own, for a
+    /// window over the whole run, one that starts late, one that ends
+    /// early; end-to-end "all" equals the only source's.
+    #[test]
+    fn windows_agree_with_their_own_histograms() {
+        let t = Time::from_units;
+        let windows = vec![(t(0), t(100)), (t(40), t(100)), (t(0), t(60))];
+        let mut r = Recorder::new(Resolution::TICKS, t(0), t(100), 10, windows.clone(), 1, 1);
+        let mut own = vec![LatencyHistogram::new(); windows.len()];
+        for i in 0..100u64 {
+            let (now, d) = (t(i), Duration::from_units(1 + (i * 37) % 101));
+            r.latency(0, now, d);
+            r.end_to_end(0, now, d);
+            for (w, &(from, to)) in windows.iter().enumerate() {
+                if from <= now && now < to {
+                    own[w].record(d);
+                }
+            }
+        }
+        let obs = r.finish(t(100));
+        for (w, h) in own.iter().enumerate() {
+            assert_eq!(obs.nodes[0].windows[w].latency, h.quantiles(), "window {w}");
+            assert_eq!(obs.sources[0].windows[w], h.quantiles(), "window {w}");
+        }
+        assert_eq!(obs.all, obs.sources[0]);
+        assert_eq!(obs.nodes[0].run.latency.count, 100);
+    }
 
     #[test]
     fn default_bins() {
