@@ -86,6 +86,13 @@ impl LatencyHistogram {
         let _ = self.h.add(&other.h);
     }
 
+    /// Takes away every sample of `other`, a histogram of samples that
+    /// were all recorded in this one too: the counts are then those of
+    /// the samples left, and so are the quantiles, mean and largest.
+    pub fn subtract(&mut self, other: &LatencyHistogram) {
+        let _ = self.h.subtract(&other.h);
+    }
+
     /// Samples recorded.
     pub fn count(&self) -> u64 {
         self.h.len()

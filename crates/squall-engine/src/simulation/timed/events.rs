@@ -165,7 +165,7 @@ impl<E: Copy> Events<E> {
     }
 
     /// The time of the earliest event.
-    #[inline]
+    #[cfg(test)]
     pub(super) fn peek_time(&self) -> Option<u64> {
         match self.front() {
             Some(i) => self.ring[i].get(self.read[i] as usize).map(|e| e.time),
@@ -173,11 +173,20 @@ impl<E: Copy> Events<E> {
         }
     }
 
-    /// Removes and returns the earliest event, moving the clock to it.
-    #[inline]
+    /// Removes and returns the earliest event (before the end of time),
+    /// moving the clock to it.
+    #[cfg(test)]
     pub(super) fn pop(&mut self) -> Option<(u64, E)> {
+        self.pop_before(u64::MAX)
+    }
+
+    /// Removes and returns the earliest event if it is before `limit`,
+    /// moving the clock to it; `None` (and nothing moves) otherwise.
+    #[inline]
+    pub(super) fn pop_before(&mut self, limit: u64) -> Option<(u64, E)> {
         if self.in_ring == 0 {
-            if self.later.is_empty() {
+            let first = self.later.iter().map(|e| e.time).min()?;
+            if first >= limit {
                 return None;
             }
             self.base = self.later_min;
@@ -187,6 +196,9 @@ impl<E: Copy> Events<E> {
         let q = &mut self.ring[i];
         let r = self.read[i] as usize;
         let e = *q.get(r)?;
+        if e.time >= limit {
+            return None;
+        }
         if r + 1 == q.len() {
             q.clear();
             self.read[i] = 0;

@@ -58,13 +58,7 @@ impl Runner<'_, '_> {
             }
         }
         let end = self.timed.end;
-        while let Some(t) = self.timed.events.peek_time() {
-            if t >= end.units() {
-                break;
-            }
-            let Some((t, ev)) = self.timed.events.pop() else {
-                break;
-            };
+        while let Some((t, ev)) = self.timed.events.pop_before(end.units()) {
             self.obs.events += 1;
             let now = Time::from_units(t);
             if self.obs.events > self.sim.max_events {
