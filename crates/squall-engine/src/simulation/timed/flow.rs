@@ -49,7 +49,8 @@ impl Runner<'_, '_> {
                     Schedule::Rate => self.next_arrival(res.at_tick(m.start), s)?,
                     Schedule::At(times) => {
                         if let Some(&t) = times.first() {
-                            self.timed.events
+                            self.timed
+                                .events
                                 .schedule(res.at_tick(t).units(), Event::At { source, index: 0 })?;
                         }
                     }
@@ -223,7 +224,8 @@ impl Runner<'_, '_> {
             Limit::Refuse(a) => return self.complete_call(now, c, a),
             Limit::Wait(at) => {
                 let gen = self.timed.calls.enter(c, Phase::Token);
-                self.timed.events
+                self.timed
+                    .events
                     .schedule(at.units(), Event::Wake { call: c, gen })?;
                 return Ok(());
             }
@@ -266,7 +268,8 @@ impl Runner<'_, '_> {
                     (a, b) => a.or(b),
                 };
                 if let Some(at) = wake {
-                    self.timed.events
+                    self.timed
+                        .events
                         .schedule(at.units(), Event::Wake { call: c, gen })?;
                 }
                 Ok(())
@@ -388,7 +391,8 @@ impl Runner<'_, '_> {
         self.timed.recorder.queue(node, now, -1);
         self.take_worker(now, q, node);
         let gen = self.timed.calls.enter(q, Phase::Dequeued);
-        self.timed.events
+        self.timed
+            .events
             .schedule(now.units(), Event::Wake { call: q, gen })?;
         Ok(())
     }
@@ -460,7 +464,8 @@ impl Runner<'_, '_> {
         let end = now.after(d);
         self.timed.calls.get_mut(c).service_end = end;
         let at = self.known_deadline(c).map_or(end, |dl| end.min(dl));
-        self.timed.events
+        self.timed
+            .events
             .schedule(at.units(), Event::Wake { call: c, gen })?;
         Ok(())
     }
@@ -511,7 +516,8 @@ impl Runner<'_, '_> {
             budget = Some(budget.map_or(left, |b| b.min(left)));
         }
         if let Some(b) = budget {
-            self.timed.events
+            self.timed
+                .events
                 .schedule(now.after(b).units(), Event::Wake { call: c, gen })?;
         }
         self.arrive_timed(now, child)
@@ -766,7 +772,8 @@ impl Runner<'_, '_> {
         }
         let _ = source;
         let gen = self.timed.calls.enter(c, Phase::Backoff);
-        self.timed.events
+        self.timed
+            .events
             .schedule(at.units(), Event::Wake { call: c, gen })?;
         Ok(())
     }

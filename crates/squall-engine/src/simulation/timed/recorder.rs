@@ -53,7 +53,12 @@ pub(super) struct Recorder {
     /// whether it holds the samples outside it, as `window_outside`) and
     /// each bin. With one source, "all" is that source's and is not
     /// recorded twice.
-    sources: Vec<(LatencyHistogram, Vec<LatencyHistogram>, Vec<bool>, BinnedLatency)>,
+    sources: Vec<(
+        LatencyHistogram,
+        Vec<LatencyHistogram>,
+        Vec<bool>,
+        BinnedLatency,
+    )>,
     pub(super) calls: CallAccounting,
 }
 

@@ -141,7 +141,8 @@ impl Runner<'_, '_> {
         }
         self.timed.sources.pending[s] = pending;
         if at < self.timed.end {
-            self.timed.events
+            self.timed
+                .events
                 .schedule(at.units(), Event::Source { source: s as u32 })?;
         }
         Ok(())

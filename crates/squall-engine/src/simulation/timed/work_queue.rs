@@ -182,7 +182,8 @@ impl Runner<'_, '_> {
                 None => Duration::ZERO,
             };
             let gen = tm.calls.enter(c, Phase::Service);
-            self.timed.events
+            self.timed
+                .events
                 .schedule(now.after(d).units(), Event::Wake { call: c, gen })?;
         }
     }
