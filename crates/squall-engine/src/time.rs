@@ -144,11 +144,18 @@ impl Resolution {
         if ticks.is_nan() || ticks <= 0.0 {
             return Duration::ZERO;
         }
-        let units = (ticks * self.per_tick as f64).round();
+        let units = ticks * self.per_tick as f64;
         if units >= u64::MAX as f64 {
-            Duration(u64::MAX)
+            return Duration(u64::MAX);
+        }
+        // `units.round()` (half away from zero) without the library call:
+        // below 2^53 the fraction `units - whole` is exact; above, `units`
+        // is a whole number already.
+        let whole = units as u64;
+        if units - whole as f64 >= 0.5 {
+            Duration(whole + 1)
         } else {
-            Duration(units as u64)
+            Duration(whole)
         }
     }
 
@@ -176,6 +183,30 @@ mod tests {
         let s = Resolution::fine(Clock::S);
         assert_eq!(s.ticks(2), Duration::from_units(2_000_000_000));
         assert_eq!(Resolution::TICKS.at_tick(17), Time::from_units(17));
+    }
+
+    /// `duration` rounds as `f64::round` does (half away from zero), at the
+    /// halves, just below them, and past 2^52 where every value is whole.
+    #[test]
+    fn duration_rounds_like_round() {
+        let below_half = 0.5f64.next_down();
+        let mut values = vec![0.0, below_half, 0.5, 1.5, 2.5, 1e15 + 0.5, 4.5e15];
+        values.extend([2f64.powi(52), 2f64.powi(53) + 2.0, 1.8e19, 1e300]);
+        let mut x = 0.3f64;
+        for _ in 0..10_000 {
+            x = (x * 1.7 + 0.123).fract();
+            values.push(x * 1e7);
+            values.push((x * 1e6).floor() + 0.5);
+        }
+        for v in values {
+            let round = v.round();
+            let want = if round >= u64::MAX as f64 {
+                u64::MAX
+            } else {
+                round as u64
+            };
+            assert_eq!(Resolution::TICKS.duration(v).units(), want, "{v}");
+        }
     }
 
     #[test]

@@ -69,6 +69,12 @@ pub struct Gauge {
     windows: Vec<Window>,
     total: u128,
     peak: u64,
+    /// The bin last looked up and its span `[from, to)` in units (`to` is
+    /// `u64::MAX` for the last bin): most changes fall in the bin of the
+    /// one before, found without a division.
+    cur: usize,
+    cur_from: u64,
+    cur_to: u64,
 }
 
 impl Gauge {
@@ -92,7 +98,34 @@ impl Gauge {
                 .collect(),
             total: 0,
             peak: 0,
+            cur: 0,
+            cur_from: 0,
+            cur_to: 0,
         }
+    }
+
+    /// The bin that holds `t` ([`Bins::index`]), remembered for the next
+    /// look-up.
+    #[inline]
+    fn bin_of(&mut self, t: Time) -> usize {
+        let u = t.units();
+        if self.cur_from <= u && u < self.cur_to {
+            return self.cur;
+        }
+        let i = self.bins.index(t);
+        self.cur = i;
+        self.cur_from = self.bins.bin_start(i).units();
+        self.cur_to = if i + 1 == self.bins.count {
+            u64::MAX
+        } else {
+            self.bins.bin_start(i + 1).units()
+        };
+        // A time before the first bin is counted in it without being in
+        // its span: look it up again next time.
+        if u < self.cur_from {
+            self.cur_to = 0;
+        }
+        i
     }
 
     /// The level becomes `level` at `now` (times never go back).
@@ -100,7 +133,7 @@ impl Gauge {
         self.hold_until(now);
         self.level = level;
         self.peak = self.peak.max(level);
-        let i = self.bins.index(now);
+        let i = self.bin_of(now);
         self.max[i] = self.max[i].max(level);
         for w in &mut self.windows {
             if w.from <= now && now < w.to {
@@ -132,10 +165,27 @@ impl Gauge {
         }
         let l = u128::from(level);
         self.total += l * u128::from(b.since(a).units());
-        let (first, last) = (
-            self.bins.index(a),
-            self.bins.index(Time::from_units(b.units() - 1)),
-        );
+        let first = self.bin_of(a);
+        if self.cur_from <= a.units() && b.units() <= self.cur_to {
+            // Within one bin (the last one reaches to the end of time).
+            self.area[first] += l * u128::from(b.since(a).units());
+            self.max[first] = self.max[first].max(level);
+        } else {
+            self.hold_across(first, a, b, l, level);
+        }
+        for w in &mut self.windows {
+            let lo = a.max(w.from);
+            let hi = b.min(w.to);
+            if lo < hi {
+                w.area += l * u128::from(hi.since(lo).units());
+                w.max = w.max.max(level);
+            }
+        }
+    }
+
+    /// [`Gauge::hold_until`] over `a..b` from bin `first` on, across bins.
+    fn hold_across(&mut self, first: usize, a: Time, b: Time, l: u128, level: u64) {
+        let last = self.bins.index(Time::from_units(b.units() - 1));
         for i in first..=last {
             let lo = a.max(self.bins.bin_start(i));
             let hi = if i + 1 == self.bins.count {
@@ -145,14 +195,6 @@ impl Gauge {
             };
             self.area[i] += l * u128::from(hi.since(lo).units());
             self.max[i] = self.max[i].max(level);
-        }
-        for w in &mut self.windows {
-            let lo = a.max(w.from);
-            let hi = b.min(w.to);
-            if lo < hi {
-                w.area += l * u128::from(hi.since(lo).units());
-                w.max = w.max.max(level);
-            }
         }
     }
 

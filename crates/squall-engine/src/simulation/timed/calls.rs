@@ -92,6 +92,12 @@ pub(super) struct Call {
     /// the field's index and node (`NONE` for a call down the path).
     pub(super) field: u32,
     pub(super) field_node: u32,
+    /// Its request's source, the node at `pos` on that source's path
+    /// (`NONE` past its end) and whether that node is the path's last:
+    /// looked up once, when the call is made (`node_of`).
+    pub(super) source: u32,
+    pub(super) node: u32,
+    pub(super) leaf: bool,
 }
 
 /// The slab.
@@ -134,6 +140,9 @@ impl Calls {
             live: true,
             field: NONE,
             field_node: NONE,
+            source: 0,
+            node: NONE,
+            leaf: false,
         };
         if let Some(c) = self.free.pop() {
             let gen = self.calls[c as usize].gen;

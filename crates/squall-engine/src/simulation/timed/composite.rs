@@ -124,7 +124,8 @@ impl Runner<'_, '_> {
         wakes.sort_unstable();
         wakes.dedup();
         for at in wakes {
-            self.queue
+            self.timed
+                .events
                 .schedule(at.units(), Event::Wake { call: c, gen })?;
         }
         if n == 0 {

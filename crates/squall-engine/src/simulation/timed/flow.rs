@@ -49,7 +49,8 @@ impl Runner<'_, '_> {
                     Schedule::Rate => self.next_arrival(res.at_tick(m.start), s)?,
                     Schedule::At(times) => {
                         if let Some(&t) = times.first() {
-                            self.queue
+                            self.timed
+                                .events
                                 .schedule(res.at_tick(t).units(), Event::At { source, index: 0 })?;
                         }
                     }
@@ -58,13 +59,7 @@ impl Runner<'_, '_> {
             }
         }
         let end = self.timed.end;
-        while let Some(t) = self.queue.peek_time() {
-            if t >= end.units() {
-                break;
-            }
-            let Some((t, ev)) = self.queue.pop() else {
-                break;
-            };
+        while let Some((t, ev)) = self.timed.events.pop_before(end.units()) {
             self.obs.events += 1;
             let now = Time::from_units(t);
             if self.obs.events > self.sim.max_events {
@@ -83,7 +78,7 @@ impl Runner<'_, '_> {
                     self.enter_timed(now, s, self.sim.kind_base[s])?;
                     if let Schedule::At(times) = &m.sources[s].schedule {
                         if let Some(&next) = times.get(index as usize + 1) {
-                            self.queue.schedule(
+                            self.timed.events.schedule(
                                 res.at_tick(next).units(),
                                 Event::At {
                                     source,
@@ -153,6 +148,12 @@ impl Runner<'_, '_> {
         tm.refs[slot as usize] += 1;
         tm.recorder.calls.arrived += 1;
         let c = tm.calls.alloc(slot, pos, parent, now);
+        let source = self.requests.source[slot as usize];
+        let path = &self.sim.paths[source as usize];
+        let call = tm.calls.get_mut(c);
+        call.source = source;
+        call.node = path.get(pos as usize).map_or(NONE, |&n| n as u32);
+        call.leaf = pos as usize + 1 == path.len();
         if parent != NONE {
             tm.calls.get_mut(c).try_no = tm.calls.get(parent).tries;
         }
@@ -175,14 +176,12 @@ impl Runner<'_, '_> {
     /// The node at `call`'s position and its source's path.
     pub(super) fn node_of(&self, c: u32) -> (usize, usize, bool) {
         let call = self.timed.calls.get(c);
-        let source = self.requests.source[call.slot as usize] as usize;
+        let source = call.source as usize;
         if call.field != NONE {
             // A field's node answers by itself (`composite`).
             return (call.field_node as usize, source, true);
         }
-        let path = &self.sim.paths[source];
-        let pos = call.pos as usize;
-        (path[pos], source, pos + 1 == path.len())
+        (call.node as usize, source, call.leaf)
     }
 
     /// The deadline the node of `c` knows, if any.
@@ -192,7 +191,7 @@ impl Runner<'_, '_> {
         if d == Time::NEVER {
             return None;
         }
-        let source = self.requests.source[call.slot as usize] as usize;
+        let source = call.source as usize;
         let propagate = self.sim.model.sources[source]
             .deadline
             .as_ref()
@@ -225,7 +224,8 @@ impl Runner<'_, '_> {
             Limit::Refuse(a) => return self.complete_call(now, c, a),
             Limit::Wait(at) => {
                 let gen = self.timed.calls.enter(c, Phase::Token);
-                self.queue
+                self.timed
+                    .events
                     .schedule(at.units(), Event::Wake { call: c, gen })?;
                 return Ok(());
             }
@@ -268,7 +268,8 @@ impl Runner<'_, '_> {
                     (a, b) => a.or(b),
                 };
                 if let Some(at) = wake {
-                    self.queue
+                    self.timed
+                        .events
                         .schedule(at.units(), Event::Wake { call: c, gen })?;
                 }
                 Ok(())
@@ -390,7 +391,8 @@ impl Runner<'_, '_> {
         self.timed.recorder.queue(node, now, -1);
         self.take_worker(now, q, node);
         let gen = self.timed.calls.enter(q, Phase::Dequeued);
-        self.queue
+        self.timed
+            .events
             .schedule(now.units(), Event::Wake { call: q, gen })?;
         Ok(())
     }
@@ -462,7 +464,8 @@ impl Runner<'_, '_> {
         let end = now.after(d);
         self.timed.calls.get_mut(c).service_end = end;
         let at = self.known_deadline(c).map_or(end, |dl| end.min(dl));
-        self.queue
+        self.timed
+            .events
             .schedule(at.units(), Event::Wake { call: c, gen })?;
         Ok(())
     }
@@ -513,7 +516,8 @@ impl Runner<'_, '_> {
             budget = Some(budget.map_or(left, |b| b.min(left)));
         }
         if let Some(b) = budget {
-            self.queue
+            self.timed
+                .events
                 .schedule(now.after(b).units(), Event::Wake { call: c, gen })?;
         }
         self.arrive_timed(now, child)
@@ -768,7 +772,8 @@ impl Runner<'_, '_> {
         }
         let _ = source;
         let gen = self.timed.calls.enter(c, Phase::Backoff);
-        self.queue
+        self.timed
+            .events
             .schedule(at.units(), Event::Wake { call: c, gen })?;
         Ok(())
     }

@@ -98,7 +98,8 @@ impl Runner<'_, '_> {
             (a, b) => a.or(b),
         };
         if let Some(at) = wake {
-            self.queue
+            self.timed
+                .events
                 .schedule(at.units(), Event::Wake { call: c, gen })?;
         }
         self.arrive_timed(now, child)

@@ -107,6 +107,7 @@ mod budget;
 mod calls;
 mod composite;
 mod estimate;
+mod events;
 mod flow;
 mod hedge;
 mod recorder;
@@ -124,7 +125,10 @@ use crate::server::station::Station;
 use crate::server::token_bucket::TokenBucket;
 use crate::time::{Duration, Resolution, Time};
 
+use super::event::Event;
+
 use calls::Calls;
+use events::Events;
 use recorder::Recorder;
 use sources::TimedSources;
 use work_queue::WorkQueue;
@@ -225,6 +229,8 @@ pub(super) struct Timed {
     hedge_kids: Vec<Vec<u32>>,
     /// Per node: its work queue, if it is one.
     queues: Vec<Option<WorkQueue>>,
+    /// The events to come ([`events`]).
+    events: Events<Event>,
 }
 
 impl Timed {
@@ -310,6 +316,7 @@ impl Timed {
                 model.sources.len(),
             ),
             fetches: composite::Fetches::default(),
+            events: Events::default(),
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::observe::binned_latency::BinnedLatency;
 use crate::observe::gauge::{Bins, Gauge};
-use crate::observe::histogram::LatencyHistogram;
+use crate::observe::histogram::{LatencyHistogram, Quantiles};
 use crate::observe::timed::{CallAccounting, Stretch, TimedNode, TimedObservations, TimedSource};
 use crate::time::{Duration, Resolution, Time};
 
@@ -28,6 +28,9 @@ const COUNTS: usize = 7;
 struct NodeRecord {
     latency: LatencyHistogram,
     window_latency: Vec<LatencyHistogram>,
+    /// Per window: its histogram holds the samples outside it instead
+    /// (`record_windows`).
+    window_outside: Vec<bool>,
     queue: Gauge,
     busy: Gauge,
     /// `[count][0]` the run, `[count][1 + w]` window `w`.
@@ -46,9 +49,16 @@ pub(super) struct Recorder {
     bins: Option<Bins>,
     windows: Vec<(Time, Time)>,
     nodes: Vec<NodeRecord>,
-    /// Per source, then one for all sources: the run, each window and
-    /// each bin.
-    sources: Vec<(LatencyHistogram, Vec<LatencyHistogram>, BinnedLatency)>,
+    /// Per source, then one for all sources: the run, each window (and
+    /// whether it holds the samples outside it, as `window_outside`) and
+    /// each bin. With one source, "all" is that source's and is not
+    /// recorded twice.
+    sources: Vec<(
+        LatencyHistogram,
+        Vec<LatencyHistogram>,
+        Vec<bool>,
+        BinnedLatency,
+    )>,
     pub(super) calls: CallAccounting,
 }
 
@@ -96,9 +106,16 @@ impl Recorder {
     ) -> Self {
         let bins = Bins::new(start, end, res.ticks(bin_ticks));
         let w = windows.len();
+        // A window over half the run or more keeps the samples outside it.
+        let span = end.since(start).units();
+        let outside: Vec<bool> = windows
+            .iter()
+            .map(|&(from, to)| to.since(from).units().saturating_mul(2) >= span)
+            .collect();
         let node = NodeRecord {
             latency: LatencyHistogram::new(),
             window_latency: vec![LatencyHistogram::new(); w],
+            window_outside: outside.clone(),
             queue: Gauge::new(bins, &windows),
             busy: Gauge::new(bins, &windows),
             counts: std::array::from_fn(|_| vec![0; 1 + w]),
@@ -108,6 +125,7 @@ impl Recorder {
         let source = (
             LatencyHistogram::new(),
             vec![LatencyHistogram::new(); w],
+            outside,
             BinnedLatency::new(bins),
         );
         Recorder {
@@ -139,27 +157,26 @@ impl Recorder {
     /// A call answered at `node` at `now` after `d` there.
     pub(super) fn latency(&mut self, node: usize, now: Time, d: Duration) {
         let r = &mut self.nodes[node];
+        record_windows(
+            &self.windows,
+            &r.window_outside,
+            &mut r.window_latency,
+            now,
+            d,
+        );
         r.latency.record(d);
         r.bin_latency.record(now, d);
-        for (w, &(from, to)) in self.windows.iter().enumerate() {
-            if from <= now && now < to {
-                r.window_latency[w].record(d);
-            }
-        }
     }
 
     /// A request of `source` ended at `now` after `d`.
     pub(super) fn end_to_end(&mut self, source: usize, now: Time, d: Duration) {
         let all = self.sources.len() - 1;
-        for s in [source, all] {
+        let one = if all == 1 { None } else { Some(all) };
+        for s in std::iter::once(source).chain(one) {
             let r = &mut self.sources[s];
+            record_windows(&self.windows, &r.2, &mut r.1, now, d);
             r.0.record(d);
-            r.2.record(now, d);
-            for (w, &(from, to)) in self.windows.iter().enumerate() {
-                if from <= now && now < to {
-                    r.1[w].record(d);
-                }
-            }
+            r.3.record(now, d);
         }
     }
 
@@ -200,10 +217,10 @@ impl Recorder {
                         )
                     }
                 };
-                let stretch = |i: usize, latency: &LatencyHistogram| {
+                let stretch = |i: usize, latency: Quantiles| {
                     let (queue_mean, queue_max, in_service_mean, in_service_max) = levels(i);
                     Stretch {
-                        latency: latency.quantiles(),
+                        latency,
                         timeouts: count(Count::Timeout, i),
                         overflow: count(Count::Overflow, i),
                         queue_timeouts: count(Count::QueueTimeout, i),
@@ -217,9 +234,12 @@ impl Recorder {
                         in_service_max,
                     }
                 };
-                let run = stretch(0, &r.latency);
+                let run = stretch(0, r.latency.quantiles());
                 let ws = (0..windows)
-                    .map(|w| stretch(1 + w, &r.window_latency[w]))
+                    .map(|w| {
+                        let h = &r.window_latency[w];
+                        stretch(1 + w, window_quantiles(&r.latency, h, r.window_outside[w]))
+                    })
                     .collect();
                 let bin_count = |what: Count, b: usize| r.bin_counts[what as usize][b];
                 let bins = r
@@ -255,13 +275,20 @@ impl Recorder {
         let mut sources: Vec<TimedSource> = self
             .sources
             .into_iter()
-            .map(|(run, ws, bins)| TimedSource {
+            .map(|(run, ws, outside, bins)| TimedSource {
                 run: run.quantiles(),
-                windows: ws.iter().map(LatencyHistogram::quantiles).collect(),
+                windows: ws
+                    .iter()
+                    .zip(&outside)
+                    .map(|(h, &outside)| window_quantiles(&run, h, outside))
+                    .collect(),
                 bins: bins.finish(),
             })
             .collect();
-        let all = sources.pop().unwrap_or_default();
+        let mut all = sources.pop().unwrap_or_default();
+        if let [only] = sources.as_slice() {
+            all = only.clone();
+        }
         TimedObservations {
             units_per_tick: self.res.per_tick(),
             bin_ticks: self.bin_ticks,
@@ -273,9 +300,83 @@ impl Recorder {
     }
 }
 
+/// Records `d`, a sample taken at `now`, in the histogram of each
+/// window: the samples in it, or, for a window that keeps the samples
+/// outside it (`outside`), those (so a window over the whole run, the
+/// usual one, records almost nothing).
+fn record_windows(
+    windows: &[(Time, Time)],
+    outside: &[bool],
+    hists: &mut [LatencyHistogram],
+    now: Time,
+    d: Duration,
+) {
+    for (w, &(from, to)) in windows.iter().enumerate() {
+        let inside = from <= now && now < to;
+        if inside != outside[w] {
+            hists[w].record(d);
+        }
+    }
+}
+
+/// The quantiles of a window from its histogram `h`: its samples, or,
+/// when it keeps those `outside` it, the run's samples `run` without them
+/// (the same counts, so the same quantiles).
+fn window_quantiles(run: &LatencyHistogram, h: &LatencyHistogram, outside: bool) -> Quantiles {
+    if !outside {
+        return h.quantiles();
+    }
+    let mut inside = run.clone();
+    inside.subtract(h);
+    inside.quantiles()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Window histograms, kept as the samples outside them for windows of
+    /// half the run or more: the same quantiles as histograms recorded on
+    /// their own, for a window over the whole run, ones that start late or
+    /// end early, and a short one; end-to-end "all" equals the only
+    /// source's.
+    #[test]
+    fn windows_agree_with_their_own_histograms() {
+        let t = Time::from_units;
+        let windows = vec![
+            (t(0), t(100)),
+            (t(40), t(100)),
+            (t(0), t(60)),
+            (t(1), t(100)),
+            (t(30), t(50)),
+        ];
+        let mut r = Recorder::new(Resolution::TICKS, t(0), t(100), 10, windows.clone(), 1, 1);
+        let mut own = vec![LatencyHistogram::new(); windows.len()];
+        for i in 0..100u64 {
+            // The largest sample first, outside most windows; a spread
+            // that makes the histograms grow.
+            let units = match i {
+                0 => 5_000_000_000,
+                _ if i % 7 == 0 => 1000 * i,
+                _ => 1 + (i * 37) % 101,
+            };
+            let (now, d) = (t(i), Duration::from_units(units));
+            r.latency(0, now, d);
+            r.end_to_end(0, now, d);
+            for (w, &(from, to)) in windows.iter().enumerate() {
+                if from <= now && now < to {
+                    own[w].record(d);
+                }
+            }
+        }
+        let obs = r.finish(t(100));
+        for (w, h) in own.iter().enumerate() {
+            assert_eq!(obs.nodes[0].windows[w].latency, h.quantiles(), "window {w}");
+            assert_eq!(obs.sources[0].windows[w], h.quantiles(), "window {w}");
+        }
+        assert_eq!(obs.all, obs.sources[0]);
+        assert_eq!(obs.nodes[0].run.latency.count, 100);
+    }
 
     #[test]
     fn default_bins() {

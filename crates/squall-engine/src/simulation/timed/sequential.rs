@@ -25,7 +25,7 @@ impl Runner<'_, '_> {
         if let Schedule::Sequential(ops) = &m.sources[s].schedule {
             if !ops.is_empty() {
                 let at = self.timed.res.at_tick(m.start);
-                self.queue.schedule(
+                self.timed.events.schedule(
                     at.units(),
                     Event::Op {
                         source: s as u32,
@@ -88,7 +88,7 @@ impl Runner<'_, '_> {
             waits: std::mem::take(&mut self.operations.waits[source]),
         });
         if op + 1 < ops.len() {
-            self.queue.schedule(
+            self.timed.events.schedule(
                 now.units(),
                 Event::Op {
                     source: source as u32,

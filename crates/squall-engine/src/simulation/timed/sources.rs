@@ -141,7 +141,8 @@ impl Runner<'_, '_> {
         }
         self.timed.sources.pending[s] = pending;
         if at < self.timed.end {
-            self.queue
+            self.timed
+                .events
                 .schedule(at.units(), Event::Source { source: s as u32 })?;
         }
         Ok(())
@@ -184,7 +185,7 @@ impl Runner<'_, '_> {
         };
         let at = now.after(think);
         if at < self.timed.end {
-            self.queue.schedule(
+            self.timed.events.schedule(
                 at.units(),
                 Event::Think {
                     source: s as u32,

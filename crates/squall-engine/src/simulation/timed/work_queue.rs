@@ -182,7 +182,8 @@ impl Runner<'_, '_> {
                 None => Duration::ZERO,
             };
             let gen = tm.calls.enter(c, Phase::Service);
-            self.queue
+            self.timed
+                .events
                 .schedule(now.after(d).units(), Event::Wake { call: c, gen })?;
         }
     }
@@ -234,7 +235,7 @@ impl Runner<'_, '_> {
                 let m = tm.calls.get_mut(c);
                 m.prev_wait = previous.unwrap_or(u64::MAX);
                 let gen = tm.calls.enter(c, Phase::Backoff);
-                self.queue.schedule(
+                self.timed.events.schedule(
                     now.after(res.ticks(wait)).units(),
                     Event::Wake { call: c, gen },
                 )?;
