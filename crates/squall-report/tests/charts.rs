@@ -231,15 +231,16 @@ fn column(csv: &str, col: usize) -> Vec<f64> {
         .collect()
 }
 
+/// A breaker whose dependency is down for the first 20 rounds.
+const ONE_BREAKER: &str = "scenario \"b\" {\n  run 30 rounds\n  source users { rate 1/round  enters app }\n  chain app -> api\n  service app { breaker { after 3 failures  cooldown 5 rounds  probes 1 } }\n  fault down { on api  during 1..20  fail 503 }\n  report {\n    chart breaker_state at app\n  }\n}\n";
+
 #[test]
 fn a_breakers_state_is_charted_as_the_share_of_each_bin() {
     // Down until round 20: the breaker opens at round 3 (3 failures), its
     // 5-round cool-down ends at 8, the probe fails there, it opens again;
     // the probe at 23 succeeds. Zero time: each probe is answered in its
     // round, so no round is half-open.
-    let both = charts_of(
-        "scenario \"b\" {\n  run 30 rounds\n  source users { rate 1/round  enters app }\n  chain app -> api\n  service app { breaker { after 3 failures  cooldown 5 rounds  probes 1 } }\n  fault down { on api  during 1..20  fail 503 }\n  report {\n    chart breaker_state at app\n  }\n}\n",
-    );
+    let both = charts_of(ONE_BREAKER);
     let chart = &both[0];
     assert_eq!(chart.file, "01-breaker-state-app.svg");
     let t = texts(&chart.svg);
@@ -265,9 +266,7 @@ fn a_breakers_state_is_charted_as_the_share_of_each_bin() {
         "closed after the good probe"
     );
     // Same input, same bytes.
-    let again = charts_of(
-        "scenario \"b\" {\n  run 30 rounds\n  source users { rate 1/round  enters app }\n  chain app -> api\n  service app { breaker { after 3 failures  cooldown 5 rounds  probes 1 } }\n  fault down { on api  during 1..20  fail 503 }\n  report {\n    chart breaker_state at app\n  }\n}\n",
-    );
+    let again = charts_of(ONE_BREAKER);
     assert_eq!(again[0].svg, chart.svg);
 }
 
