@@ -47,6 +47,14 @@ macro_rules! error {
 }
 
 error!(
+    chart_breaker_without_a_breaker,
+    8, 28, "`db` has no breaker to chart", ""
+);
+error!(
+    chart_unknown_sender_series,
+    18, 11, "unknown series `send_rat` of a sender", "did you mean `send_rate`?"
+);
+error!(
     typo_service_node_worker,
     7, 22, "unknown node `wroker`", "did you mean `worker`?"
 );

@@ -47,6 +47,7 @@ impl Run {
             .map(|w| WindowCounts::of(o, w.from, w.to))
             .collect();
         self.kept = Some(kept);
+        o.breakers = Vec::new();
         for v in [
             &mut o.arrivals,
             &mut o.completed,
@@ -132,6 +133,7 @@ impl Run {
                     .sum::<usize>();
         }
         n += o.traces.iter().map(v).sum::<usize>() + v(&o.traces) + v(&o.trace_dropped);
+        n += o.breakers.iter().map(|b| v(&b.changes)).sum::<usize>() + v(&o.breakers);
         n += o.paths.iter().map(String::capacity).sum::<usize>() + v(&o.paths);
         if let Some(t) = &o.timed {
             for node in &t.nodes {

@@ -68,6 +68,7 @@ fn names_are_escaped_and_control_characters_dropped() {
             end: 3.0,
             label: hostile.into(),
         }],
+        levels: Vec::new(),
     };
     let svg = series.to_svg();
     let t = texts(&svg);
@@ -207,5 +208,119 @@ fn a_timed_run_charts_the_engines_own_bins() {
     assert!(
         csv.lines().nth(1).is_some_and(|l| l.contains(",1,1000,")),
         "{csv}"
+    );
+}
+
+/// The charts a scenario's report draws, from `text`.
+fn charts_of(text: &str) -> Vec<squall_report::chart::ChartFile> {
+    let s = squall_lang::load("t.squall", text).unwrap_or_else(|e| panic!("{e:?}"));
+    let study = Study::run(&s, StudyOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    study.charts()
+}
+
+/// The numbers of a chart's CSV column `col` (1: the first line).
+fn column(csv: &str, col: usize) -> Vec<f64> {
+    csv.lines()
+        .skip(1)
+        .map(|l| {
+            l.split(',')
+                .nth(col)
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(-1.0)
+        })
+        .collect()
+}
+
+/// A breaker whose dependency is down for the first 20 rounds.
+const ONE_BREAKER: &str = "scenario \"b\" {\n  run 30 rounds\n  source users { rate 1/round  enters app }\n  chain app -> api\n  service app { breaker { after 3 failures  cooldown 5 rounds  probes 1 } }\n  fault down { on api  during 1..20  fail 503 }\n  report {\n    chart breaker_state at app\n  }\n}\n";
+
+#[test]
+fn a_breakers_state_is_charted_as_the_share_of_each_bin() {
+    // Down until round 20: the breaker opens at round 3 (3 failures), its
+    // 5-round cool-down ends at 8, the probe fails there, it opens again;
+    // the probe at 23 succeeds. Zero time: each probe is answered in its
+    // round, so no round is half-open.
+    let both = charts_of(ONE_BREAKER);
+    let chart = &both[0];
+    assert_eq!(chart.file, "01-breaker-state-app.svg");
+    let t = texts(&chart.svg);
+    for want in [
+        "open",
+        "half-open",
+        "down",
+        "share in the state",
+        "time (rounds)",
+    ] {
+        assert!(t.iter().any(|x| x == want), "no {want:?} in {t:?}");
+    }
+    let open = column(&chart.csv, 1);
+    let half = column(&chart.csv, 2);
+    assert_eq!(open.len(), 30);
+    let opened: Vec<usize> = (0..30).filter(|&i| open[i] == 1.0).map(|i| i + 1).collect();
+    assert_eq!(opened.first(), Some(&3), "{open:?}");
+    assert_eq!(opened.last(), Some(&22), "{open:?}");
+    assert!(open.iter().all(|&v| v == 0.0 || v == 1.0), "{open:?}");
+    assert!(half.iter().all(|&v| v == 0.0), "{half:?}");
+    assert!(
+        open[23..].iter().all(|&v| v == 0.0),
+        "closed after the good probe"
+    );
+    // Same input, same bytes.
+    let again = charts_of(ONE_BREAKER);
+    assert_eq!(again[0].svg, chart.svg);
+}
+
+#[test]
+fn clients_breakers_are_charted_as_a_share_of_the_clients() {
+    // Four clients, a request a ms each; on the timed path (1 ms of
+    // latency) each client's breaker opens on its own failures.
+    let charts = charts_of(
+        "scenario \"c\" {\n  clock ms\n  run 400ms\n  source users { rate 4/ms  clients 4  enters app }\n  chain app -> api\n  service app { breaker { after 2 failures  cooldown 50ms  probes 1 } }\n  service api { latency 1ms }\n  fault down { on api  during 100ms..200ms  fail 503 }\n  report {\n    chart breaker_open at app\n  }\n}\n",
+    );
+    let chart = &charts[0];
+    let t = texts(&chart.svg);
+    assert!(
+        t.iter().any(|x| x == "share of 4 clients' breakers open"),
+        "{t:?}"
+    );
+    // Bins of 5 ms. The failures are answered at once: every client's
+    // breaker opens in tick 101, its probes at 151 fail in that tick, and
+    // those at 201 succeed; so all four are open over ticks 101..=200.
+    let open = column(&chart.csv, 1);
+    assert_eq!(open.len(), 80);
+    assert!(open[..20].iter().all(|&v| v == 0.0), "{open:?}");
+    assert!(open[20..40].iter().all(|&v| v == 1.0), "{open:?}");
+    assert!(open[40..].iter().all(|&v| v == 0.0), "{open:?}");
+}
+
+#[test]
+fn a_senders_series_are_charted_per_second_against_the_ceiling() {
+    let charts = charts_of(
+        "scenario \"s\" {\n  clock ms\n  run 3min\n  provider p {\n    ceiling 5/s\n    burst 5\n    success 200\n    throttle 429 weight 1\n  }\n  sender out to p {\n    records 2000\n    senders 2\n    rate 8/s\n    latency 10ms\n    client naive\n  }\n  report {\n    chart send_rate at out\n    chart throttles at out\n  }\n}\n",
+    );
+    assert_eq!(charts.len(), 2);
+    let rate = &charts[0];
+    assert_eq!(rate.file, "01-send-rate-out.svg");
+    let t = texts(&rate.svg);
+    for want in [
+        "provider ceiling (5/s)",
+        "time (min)",
+        "s: send rate at the end of each bin (per s) of `out`",
+    ] {
+        assert!(t.iter().any(|x| x == want), "no {want:?} in {t:?}");
+    }
+    assert!(
+        rate.csv
+            .starts_with("bin start (min; bin width 1),base,provider ceiling (5/s)\n"),
+        "{}",
+        rate.csv
+    );
+    assert_eq!(column(&rate.csv, 1), vec![8.0; 3]);
+    assert_eq!(column(&rate.csv, 2), vec![5.0; 3]);
+    // Eight a second sent, five accepted: three a second throttled.
+    let throttled = column(&charts[1].csv, 1);
+    assert!(
+        throttled.iter().all(|&v| (v - 3.0).abs() < 0.2),
+        "{throttled:?}"
     );
 }

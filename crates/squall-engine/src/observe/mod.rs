@@ -9,6 +9,8 @@
 //! * [`accounting`] — where every request ended up ([`Accounting`]).
 //! * [`call_log`] — one row per answered call, when asked for
 //!   ([`CallLog`]).
+//! * [`breaker_log`] — when each circuit breaker changed state
+//!   ([`BreakerLog`]).
 //! * [`trace`] — a circuit breaker's decisions ([`TraceRow`]) and the
 //!   per-node row limit.
 //! * [`operation`] — how each operation of a sequential source went
@@ -26,6 +28,7 @@
 
 pub mod accounting;
 pub mod binned_latency;
+pub mod breaker_log;
 pub mod call_log;
 pub mod gauge;
 pub mod histogram;
@@ -39,6 +42,7 @@ pub(crate) mod windows;
 pub mod work_queue;
 
 pub use accounting::Accounting;
+pub use breaker_log::{BreakerChange, BreakerLog};
 pub use call_log::{CallLog, CallRow};
 pub use observations::Observations;
 pub use operation::OpRecord;

@@ -52,6 +52,10 @@ pub struct Observations {
     pub traces: Vec<Vec<TraceRow>>,
     /// Breaker decisions left out of `traces` past the limit, per node.
     pub trace_dropped: Vec<u64>,
+    /// When each node's circuit breakers changed state, per node (empty
+    /// for a run without breakers).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub breakers: Vec<super::breaker_log::BreakerLog>,
     /// The model's distinct request paths, in order of first appearance:
     /// the scopes of `per path` breakers, as [`TraceRow::scope`] indexes
     /// them.
@@ -86,6 +90,7 @@ impl Observations {
             ops: Vec::new(),
             traces: Vec::new(),
             trace_dropped: vec![0; node_names.len()],
+            breakers: Vec::new(),
             paths: Vec::new(),
             timed: None,
             call_log: None,

@@ -86,6 +86,11 @@ impl Breaker {
         self.state
     }
 
+    /// While open, the first tick at which a call goes through (as a probe).
+    pub fn probe_from(&self) -> u64 {
+        self.opened_at.saturating_add(self.spec.cooldown)
+    }
+
     /// Decides whether a call at `now` is sent.
     pub fn admit(&mut self, now: u64) -> Admission {
         if self.state == State::Open && now.saturating_sub(self.opened_at) >= self.spec.cooldown {

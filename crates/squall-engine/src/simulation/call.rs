@@ -131,7 +131,7 @@ impl Runner<'_, '_> {
         node: usize,
     ) -> Option<Answer> {
         let scope = self.breaker_scope(slot, node)?;
-        let a = self.nodes[node].breakers[scope].admit(t);
+        let a = self.breaker_admit(node, scope, t);
         let k = slot as usize * self.requests.depth + pos;
         self.requests.sent_at[k] = t;
         self.requests.admitted[k] = a.before;
@@ -232,11 +232,9 @@ impl Runner<'_, '_> {
             let k = slot as usize * depth + pos;
             if sent {
                 if let Some(scope) = self.breaker_scope(slot, node) {
-                    let after = self.nodes[node].breakers[scope].record(
-                        counts_against_dependency(answer),
-                        t,
-                        self.requests.admitted_epoch[k],
-                    );
+                    let epoch = self.requests.admitted_epoch[k];
+                    let failed = counts_against_dependency(answer);
+                    let after = self.breaker_record(node, scope, failed, t, epoch);
                     let scope = self.scope_of(slot, node);
                     let (time, before) = (self.requests.sent_at[k], self.requests.admitted[k]);
                     self.trace(node, || TraceRow {

@@ -94,6 +94,7 @@
 
 mod accumulator;
 mod answer;
+mod breaker_log;
 mod builder;
 mod call;
 mod clients;

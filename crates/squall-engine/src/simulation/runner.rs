@@ -68,6 +68,16 @@ impl<'s, 'm> Runner<'s, 'm> {
         obs.route_calls = m.nodes.iter().map(|n| vec![0; n.routes.len()]).collect();
         obs.ops = vec![Vec::new(); m.sources.len()];
         obs.traces = vec![Vec::new(); m.nodes.len()];
+        if breakers {
+            obs.breakers = nodes
+                .iter()
+                .map(|n| crate::observe::BreakerLog {
+                    shared: n.shared_breakers as u32,
+                    total: n.breakers.len() as u32,
+                    changes: Vec::new(),
+                })
+                .collect();
+        }
         obs.paths.clone_from(&sim.scope_names);
         obs.call_log = sim.call_log.map(crate::observe::CallLog::new);
         let timed = Timed::new(m, sim.seed);

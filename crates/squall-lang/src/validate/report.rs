@@ -305,7 +305,7 @@ impl Validator {
                             }
                         }
                         ReportItem::Chart(c) => {
-                            if let Some(spec) = self.chart(&node_names, c) {
+                            if let Some(spec) = self.chart(&node_names, s, c) {
                                 report.items.push(ReportItemSpec::Chart(spec));
                             }
                         }
@@ -337,7 +337,20 @@ impl Validator {
 
     /// A `chart` item: a known metric, at a known node when it is measured
     /// at one (and at none when it is the whole system's).
-    fn chart(&mut self, node_names: &[String], c: &ChartAst) -> Option<ChartSpec> {
+    fn chart(&mut self, node_names: &[String], s: &Scenario, c: &ChartAst) -> Option<ChartSpec> {
+        if let Some(at) = &c.at {
+            if !node_names.contains(&at.name) {
+                if let Some(sender) = s.senders.iter().position(|b| b.name.name == at.name) {
+                    return self.send_chart(c, sender);
+                }
+            }
+        }
+        if let Some(&(_, series)) = ChartSeries::BREAKER
+            .iter()
+            .find(|(n, _)| *n == c.metric.name)
+        {
+            return self.breaker_chart(node_names, s, c, series);
+        }
         // `latency`: the distribution of a node's latency over the run.
         let distribution = c.metric.name == "latency";
         let parsed = if distribution {
@@ -354,7 +367,8 @@ impl Validator {
                         Metric::ALL
                             .iter()
                             .map(|(n, _)| *n)
-                            .chain(std::iter::once("latency")),
+                            .chain(std::iter::once("latency"))
+                            .chain(ChartSeries::BREAKER.iter().map(|(n, _)| *n)),
                     )),
             );
             return None;
@@ -403,6 +417,69 @@ impl Validator {
             metric,
             node,
             distribution,
+            series: None,
+        })
+    }
+
+    /// A `chart SERIES at SENDER` item: one of the sender's series per bin.
+    fn send_chart(&mut self, c: &ChartAst, sender: usize) -> Option<ChartSpec> {
+        let Some(series) = SendSeries::parse(&c.metric.name) else {
+            self.err(
+                Diagnostic::new(
+                    format!("unknown series `{}` of a sender", c.metric.name),
+                    c.metric.span,
+                )
+                .label("not a sender's series per bin")
+                .maybe_help(did_you_mean(
+                    &c.metric.name,
+                    SendSeries::ALL.iter().map(|(n, _)| *n),
+                )),
+            );
+            return None;
+        };
+        Some(ChartSpec {
+            title: c.title.clone(),
+            metric: Metric::Calls,
+            node: None,
+            distribution: false,
+            series: Some(ChartSeries::Send { sender, series }),
+        })
+    }
+
+    /// A `chart breaker_open at NODE` item: at a node with a breaker.
+    fn breaker_chart(
+        &mut self,
+        node_names: &[String],
+        s: &Scenario,
+        c: &ChartAst,
+        series: ChartSeries,
+    ) -> Option<ChartSpec> {
+        let Some(id) = &c.at else {
+            self.err(
+                Diagnostic::new(
+                    format!("`{}` is a node's breaker state", c.metric.name),
+                    c.metric.span,
+                )
+                .label("at which node?")
+                .help(format!("e.g. `chart {} at api`", c.metric.name)),
+            );
+            return None;
+        };
+        let node = self.node(node_names, id)?;
+        let n = &s.nodes[node];
+        if n.breaker.is_none() && n.library_breaker.is_none() {
+            self.err(
+                Diagnostic::new(format!("`{}` has no breaker to chart", id.name), id.span)
+                    .label("no `breaker` on this node"),
+            );
+            return None;
+        }
+        Some(ChartSpec {
+            title: c.title.clone(),
+            metric: Metric::Blocked,
+            node: Some(node),
+            distribution: false,
+            series: Some(series),
         })
     }
 

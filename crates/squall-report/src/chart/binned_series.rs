@@ -4,7 +4,8 @@
 //! value per bin. Today the report builds it from the engine's per-tick
 //! counters (see [`crate::chart::from_study`]); a run that records its own
 //! time bins plugs its bins in directly. The chart's size depends on the
-//! number of bins, never on the number of ticks.
+//! number of bins, never on the number of ticks. A series may mark levels
+//! across its time axis ([`Level`]: a provider's ceiling).
 
 use serde::Serialize;
 
@@ -31,6 +32,16 @@ pub struct FaultWindow {
     pub label: String,
 }
 
+/// A level marked across the whole time axis: a dashed grey line, named
+/// in the legend (a provider's ceiling under a send rate).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Level {
+    /// Its value, in the series' value unit.
+    pub value: f64,
+    /// Its name in the legend.
+    pub label: String,
+}
+
 /// Per-bin values of one metric at one node, one line per variant.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BinnedSeries {
@@ -48,6 +59,9 @@ pub struct BinnedSeries {
     pub lines: Vec<SeriesLine>,
     /// Fault windows to shade.
     pub faults: Vec<FaultWindow>,
+    /// Levels to mark (usually none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub levels: Vec<Level>,
 }
 
 impl BinnedSeries {
@@ -67,7 +81,7 @@ impl BinnedSeries {
     }
 
     /// The series as CSV: one row per bin, its start, then each line's value
-    /// in full precision (empty for none). The first heading names the
+    /// in full precision (empty for none), then each level's. The first heading names the
     /// time unit and the bin width: `bin start (rounds; bin width 5)`.
     pub fn to_csv(&self) -> String {
         let mut w = crate::csv::writer();
@@ -76,6 +90,7 @@ impl BinnedSeries {
             self.time_unit, self.bin_width
         )];
         header.extend(self.lines.iter().map(|l| escape::csv_text(&l.label)));
+        header.extend(self.levels.iter().map(|l| escape::csv_text(&l.label)));
         let _ = w.write_record(&header);
         for b in 0..self.bins() {
             let mut row = vec![format!("{}", self.start + b as f64 * self.bin_width)];
@@ -87,16 +102,18 @@ impl BinnedSeries {
                     .filter(|v| v.is_finite())
                     .map_or(String::new(), |v| format!("{v}"))
             }));
+            row.extend(self.levels.iter().map(|l| format!("{}", l.value)));
             let _ = w.write_record(&row);
         }
         crate::csv::finish(w)
     }
 
-    /// The largest value of any line (0 when there is none).
+    /// The largest value of any line or level (0 when there is none).
     pub fn max_value(&self) -> f64 {
         self.lines
             .iter()
             .flat_map(|l| l.values.iter().flatten())
+            .chain(self.levels.iter().map(|l| &l.value))
             .copied()
             .filter(|v| v.is_finite())
             .fold(0.0, f64::max)

@@ -3,11 +3,13 @@
 //!
 //! A report draws, in the file's order, one line chart per `chart` item,
 //! one histogram per variant for a `chart latency at NODE` item (on a run
-//! that takes time) and one histogram per `herd` item. A report without `chart` items draws the
+//! that takes time), one line chart per breaker-state or sender item
+//! (`chart breaker_open at NODE`, `chart send_rate at SENDER`) and one
+//! histogram per `herd` item. A report without `chart` items draws the
 //! calls per tick at the scenario's dependency (the bottom of its first
 //! chain) first, as `squall run --chart` does.
 
-use squall_lang::{Metric, ReportItemSpec, Scenario};
+use squall_lang::{ChartSeries, ChartSpec, Metric, ReportItemSpec, Scenario};
 
 use super::from_study::{metric_name, MAX_BINS};
 use crate::study::Study;
@@ -74,6 +76,11 @@ impl Study<'_> {
         }
         for item in items {
             match item {
+                ReportItemSpec::Chart(c) if c.series.is_some() => {
+                    if let Some(chart) = self.series_chart(c, out.len() + 1) {
+                        out.push(chart);
+                    }
+                }
                 ReportItemSpec::Chart(c) if has_runs && c.distribution => {
                     for key in self.variant_runs() {
                         if let Some(hist) = self.latency_histogram(key, c.node, c.title.as_deref())
@@ -104,6 +111,48 @@ impl Study<'_> {
             }
         }
         out
+    }
+
+    /// A line chart of a `chart` item's [`ChartSeries`] (a breaker's state,
+    /// a sender's series), titled by the item or by what it draws; none
+    /// without runs to draw.
+    fn series_chart(&self, c: &ChartSpec, position: usize) -> Option<ChartFile> {
+        let (mut series, words) = match c.series? {
+            ChartSeries::Send { sender, series } => {
+                self.selected_sending().first()?;
+                let name = self
+                    .scenario
+                    .senders
+                    .get(sender)
+                    .map_or("", |b| b.name.name.as_str());
+                (
+                    self.send_binned(sender, series),
+                    format!("{} {name}", series.name()),
+                )
+            }
+            breaker => {
+                self.variant_runs().first()?;
+                let node = c.node?;
+                let word = match breaker {
+                    ChartSeries::BreakerOpen => "breaker-open",
+                    ChartSeries::BreakerHalfOpen => "breaker-half-open",
+                    _ => "breaker-state",
+                };
+                (
+                    self.breaker_binned(breaker, node),
+                    format!("{word} {}", self.node_name(node)),
+                )
+            }
+        };
+        if let Some(t) = &c.title {
+            series.title = t.clone();
+        }
+        Some(ChartFile {
+            file: file_name(position, c.title.as_deref().unwrap_or(&words)),
+            title: series.title.clone(),
+            svg: series.to_svg(),
+            csv: series.to_csv(),
+        })
     }
 
     /// A line chart of `metric` (at `node`), titled `title` or by what it

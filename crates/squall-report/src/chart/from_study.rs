@@ -23,6 +23,7 @@ use squall_lang::{Clock, Metric, RunKey};
 use super::binned_series::{BinnedSeries, FaultWindow, SeriesLine};
 use super::histogram::Histogram;
 use crate::eval::{timed_bin, window_metric};
+use crate::run::Run;
 use crate::study::Study;
 
 /// The most bins a chart draws.
@@ -268,20 +269,94 @@ impl Study<'_> {
             .collect()
     }
 
+    /// The variant runs a chart draws, in order.
+    pub(super) fn chart_runs(&self) -> Vec<&Run> {
+        self.variant_runs()
+            .into_iter()
+            .filter_map(|k| self.runs.get(&k))
+            .collect()
+    }
+
     /// `metric` at `node` (ignored for a system metric) per bin, one line
     /// per variant run, every one-off fault window of the runs shaded. The
     /// bins are as wide as needed to keep at most `max_bins` of them.
     pub fn binned(&self, metric: Metric, node: usize, max_bins: u64) -> BinnedSeries {
-        let runs: Vec<_> = self
-            .variant_runs()
-            .into_iter()
-            .filter_map(|k| self.runs.get(&k))
+        let runs = self.chart_runs();
+        let grid = Grid::of(&runs, max_bins);
+        let how = per_engine_bin(metric);
+        let lines = runs
+            .iter()
+            .map(|r| SeriesLine {
+                label: self.run_label(r.key),
+                values: (0..grid.bins)
+                    .map(|b| {
+                        let (from, to) = grid.ticks(b, r.model.ticks)?;
+                        match how {
+                            Some(how) if r.obs.timed.is_some() => {
+                                let first = (b * grid.per) as usize;
+                                let n = r.obs.slots.bins().max(1);
+                                let last = (first + grid.per as usize).min(n);
+                                engine_bins_value(&r.obs, metric, first..last, node, how)
+                            }
+                            _ => bin_value(&r.obs, metric, from, to, node),
+                        }
+                    })
+                    .collect(),
+            })
             .collect();
+        let clock = self.scenario.clock;
+        let unit = clock.unit_name();
+        let mut what = value_label(metric, unit, grid.width);
+        if grid.per > 1 && per_engine_bin(metric) == Some(Combine::Highest) {
+            what = format!(
+                "{what}, highest of {} bins of {} {unit}",
+                grid.per, grid.engine
+            );
+        }
+        let title = if metric.needs_node() {
+            format!(
+                "{}: {what} at `{}`",
+                self.scenario.name,
+                self.node_name(node)
+            )
+        } else {
+            format!("{}: {what}", self.scenario.name)
+        };
+        grid.series(title, what, axis_unit(clock), lines, fault_windows(&runs))
+    }
+
+    /// The name of node `node` (`?` for none).
+    pub(super) fn node_name(&self, node: usize) -> &str {
+        self.scenario
+            .nodes
+            .get(node)
+            .map_or("?", |n| n.name.as_str())
+    }
+}
+
+/// The time axis of a chart of some runs: bins of whole ticks from the
+/// runs' first tick to the longest one's last.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Grid {
+    /// The first tick of the first bin.
+    pub start: u64,
+    /// Ticks per bin.
+    pub width: u64,
+    /// How many bins.
+    pub bins: u64,
+    /// On a run that takes time, ticks per engine bin (1 otherwise).
+    pub engine: u64,
+    /// Engine bins per chart bin.
+    pub per: u64,
+}
+
+impl Grid {
+    /// The grid for `runs`, at most `max_bins` bins. On a run that takes
+    /// time a bin is a whole number of the engine's bins.
+    pub fn of(runs: &[&Run], max_bins: u64) -> Grid {
         let start = runs.first().map_or(1, |r| r.model.start.max(1));
         let end = runs.iter().map(|r| r.model.ticks).max().unwrap_or(start);
         let end = end.max(start);
-        // A run that takes time: whole engine bins (`engine` ticks each),
-        // `per` of them in a chart bin.
         let engine = runs
             .iter()
             .map(|r| r.obs.slots.bin)
@@ -293,72 +368,62 @@ impl Study<'_> {
         } else {
             bin_width(end + 1 - start, max_bins)
         };
-        let bins = (end + 1 - start).div_ceil(width);
-        let how = per_engine_bin(metric);
-        let lines = runs
-            .iter()
-            .map(|r| SeriesLine {
-                label: self.run_label(r.key),
-                values: (0..bins)
-                    .map(|b| {
-                        let from = start + b * width;
-                        let to = (from + width - 1).min(r.model.ticks);
-                        if from > to {
-                            return None;
-                        }
-                        match how {
-                            Some(how) if r.obs.timed.is_some() => {
-                                let first = (b * per) as usize;
-                                let n = r.obs.slots.bins().max(1);
-                                let last = (first + per as usize).min(n);
-                                engine_bins_value(&r.obs, metric, first..last, node, how)
-                            }
-                            _ => bin_value(&r.obs, metric, from, to, node),
-                        }
-                    })
-                    .collect(),
-            })
-            .collect();
-        // A tick `t` spans the time from `t - 1` to `t`.
-        let mut faults: Vec<FaultWindow> = Vec::new();
-        for r in &runs {
-            for f in r.model.faults.iter().filter(|f| f.periodic.is_none()) {
-                let w = FaultWindow {
-                    start: f.from.saturating_sub(1) as f64,
-                    end: f.to as f64,
-                    label: f.name.clone(),
-                };
-                if !faults.contains(&w) {
-                    faults.push(w);
-                }
-            }
-        }
-        let clock = self.scenario.clock;
-        let unit = clock.unit_name();
-        let mut what = value_label(metric, unit, width);
-        if per > 1 && per_engine_bin(metric) == Some(Combine::Highest) {
-            what = format!("{what}, highest of {per} bins of {engine} {unit}");
-        }
-        let title = if metric.needs_node() {
-            let name = self
-                .scenario
-                .nodes
-                .get(node)
-                .map_or("?", |n| n.name.as_str());
-            format!("{}: {what} at `{name}`", self.scenario.name)
-        } else {
-            format!("{}: {what}", self.scenario.name)
-        };
-        BinnedSeries {
-            title,
-            value_label: what,
-            time_unit: axis_unit(clock).to_string(),
-            start: (start - 1) as f64,
-            bin_width: width as f64,
-            lines,
-            faults,
+        Grid {
+            start,
+            width,
+            bins: (end + 1 - start).div_ceil(width),
+            engine,
+            per,
         }
     }
+
+    /// The ticks `from..=to` of bin `b` in a run of `ticks` ticks (`None`
+    /// past its end).
+    pub fn ticks(&self, b: u64, ticks: u64) -> Option<(u64, u64)> {
+        let from = self.start + b * self.width;
+        let to = (from + self.width - 1).min(ticks);
+        (from <= to).then_some((from, to))
+    }
+
+    /// A series on this grid (a tick `t` spans the time from `t - 1` to `t`).
+    pub fn series(
+        &self,
+        title: String,
+        value_label: String,
+        time_unit: &str,
+        lines: Vec<SeriesLine>,
+        faults: Vec<FaultWindow>,
+    ) -> BinnedSeries {
+        BinnedSeries {
+            title,
+            value_label,
+            time_unit: time_unit.to_string(),
+            start: (self.start - 1) as f64,
+            bin_width: self.width as f64,
+            lines,
+            faults,
+            levels: Vec::new(),
+        }
+    }
+}
+
+/// Every one-off fault window of `runs`, once each (a tick `t` spans the
+/// time from `t - 1` to `t`).
+pub(super) fn fault_windows(runs: &[&Run]) -> Vec<FaultWindow> {
+    let mut faults: Vec<FaultWindow> = Vec::new();
+    for r in runs {
+        for f in r.model.faults.iter().filter(|f| f.periodic.is_none()) {
+            let w = FaultWindow {
+                start: f.from.saturating_sub(1) as f64,
+                end: f.to as f64,
+                label: f.name.clone(),
+            };
+            if !faults.contains(&w) {
+                faults.push(w);
+            }
+        }
+    }
+    faults
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! A [`BinnedSeries`] as a line chart: one line per variant, fault windows
-//! shaded and named, axes with units, a legend beside the plot.
+//! shaded and named, levels dashed, axes with units, a legend beside the
+//! plot.
 
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::binned_series::BinnedSeries;
@@ -64,6 +66,14 @@ impl BinnedSeries {
                     style::label_font().color(&style::FAULT_TEXT),
                 )
         }))?;
+        chart.draw_series(self.levels.iter().filter(|l| l.value.is_finite()).map(|l| {
+            DashedPathElement::new(
+                vec![(lo, l.value), (hi, l.value)],
+                8,
+                5,
+                style::LEVEL.stroke_width(2),
+            )
+        }))?;
         for (i, line) in self.lines.iter().enumerate() {
             let colour = style::colour(i);
             // One polyline per run of bins that have a value.
@@ -102,6 +112,20 @@ impl BinnedSeries {
             ))?;
             area.draw(&Text::new(
                 style::text(&line.label),
+                (44, y - 7),
+                font.clone(),
+            ))?;
+            y += 22;
+        }
+        for level in &self.levels {
+            area.draw(&DashedPathElement::new(
+                vec![(8, y), (36, y)],
+                8,
+                5,
+                style::LEVEL.stroke_width(2),
+            ))?;
+            area.draw(&Text::new(
+                style::text(&level.label),
                 (44, y - 7),
                 font.clone(),
             ))?;

@@ -15,6 +15,7 @@
 //! never with the run's ticks.
 
 pub mod binned_series;
+pub mod breaker_state;
 pub mod chart_file;
 pub mod from_study;
 pub mod from_sweep;
@@ -23,10 +24,11 @@ pub mod histogram;
 pub mod key_axis;
 pub mod line_chart;
 pub mod markdown;
+pub mod send_chart;
 pub mod style;
 pub mod sweep_chart;
 
-pub use binned_series::{BinnedSeries, FaultWindow, SeriesLine};
+pub use binned_series::{BinnedSeries, FaultWindow, Level, SeriesLine};
 pub use chart_file::{default_node, ChartFile};
 pub use from_study::{bin_width, MAX_BINS};
 pub use heat_map::HeatMap;

@@ -37,6 +37,9 @@ pub fn colour(i: usize) -> RGBColor {
 /// The shade of a fault window.
 pub const FAULT: RGBColor = RGBColor(0xf4, 0xcc, 0xcc);
 
+/// A marked level's dashed line.
+pub const LEVEL: RGBColor = RGBColor(0x66, 0x66, 0x66);
+
 /// The colour of a fault window's label.
 pub const FAULT_TEXT: RGBColor = RGBColor(0xaa, 0x33, 0x33);
 

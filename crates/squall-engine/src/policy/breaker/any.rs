@@ -94,6 +94,27 @@ impl AnyBreaker {
         }
     }
 
+    /// The state it is in (without advancing time: a cool-down that is
+    /// over shows once a call asks).
+    #[inline]
+    pub fn state(&self) -> State {
+        match self {
+            AnyBreaker::Consecutive(b) => b.state(),
+            AnyBreaker::Resilience4j(b, _) => b.state(),
+            AnyBreaker::Polly(b, _) => b.state(),
+        }
+    }
+
+    /// While open, the first tick at which a call goes through (as a probe).
+    #[inline]
+    pub fn probe_from(&self) -> u64 {
+        match self {
+            AnyBreaker::Consecutive(b) => b.probe_from(),
+            AnyBreaker::Resilience4j(b, _) => b.probe_from(),
+            AnyBreaker::Polly(b, _) => b.probe_from(),
+        }
+    }
+
     /// Decides whether a call at `now` is sent.
     #[inline]
     pub fn admit(&mut self, now: u64) -> Admission {

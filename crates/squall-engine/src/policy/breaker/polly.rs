@@ -75,6 +75,16 @@ impl PollyBreaker {
         }
     }
 
+    /// The state it is in (without advancing time).
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// While open, the first tick at which a call goes through (as a probe).
+    pub fn probe_from(&self) -> u64 {
+        self.blocked_until
+    }
+
     /// Decides whether a call at `now` is sent.
     pub fn admit(&mut self, now: u64) -> Admission {
         let mut before = self.state;

@@ -135,6 +135,18 @@ impl Resilience4jBreaker {
         }
     }
 
+    /// The state it is in (without advancing time).
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// While open, the first tick at which a call goes through (as a probe):
+    /// the end of the wait for an automatic breaker, the tick after it for
+    /// a lazy one.
+    pub fn probe_from(&self) -> u64 {
+        self.until.saturating_add(u64::from(!self.spec.automatic))
+    }
+
     /// The state at `now` (an automatic breaker is half-open from the end
     /// of its wait on, a lazy one only once a call has come).
     pub fn state_at(&self, now: u64) -> State {

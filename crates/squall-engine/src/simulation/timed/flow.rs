@@ -528,7 +528,7 @@ impl Runner<'_, '_> {
     pub(super) fn admit_try(&mut self, tick: u64, c: u32, node: usize) -> Option<Answer> {
         let slot = self.timed.calls.get(c).slot;
         let scope = self.breaker_scope(slot, node)?;
-        let a = self.nodes[node].breakers[scope].admit(tick);
+        let a = self.breaker_admit(node, scope, tick);
         if !a.sent {
             let i = self.obs.slots.index(tick);
             self.obs.nodes[node].blocked[i] += 1;
@@ -619,7 +619,7 @@ impl Runner<'_, '_> {
         }
         if let Some(scope) = self.breaker_scope(slot, node) {
             let epoch = self.timed.calls.get(c).admitted_epoch;
-            let after = self.nodes[node].breakers[scope].record(true, tick, epoch);
+            let after = self.breaker_record(node, scope, true, tick, epoch);
             self.trace_answered(c, node, fail(FailKind::Timeout), after);
         }
         self.after_try(now, c, fail(FailKind::Timeout))
@@ -720,11 +720,8 @@ impl Runner<'_, '_> {
         self.budget_in_flight(pnode, -1);
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
-            let after = self.nodes[pnode].breakers[scope].record(
-                counts_against_dependency(answer),
-                tick,
-                epoch,
-            );
+            let failed = counts_against_dependency(answer);
+            let after = self.breaker_record(pnode, scope, failed, tick, epoch);
             self.trace_answered(p, pnode, answer, after);
         }
         if self.hedges(pnode) {

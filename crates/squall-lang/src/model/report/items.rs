@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{Metric, RExpr};
+use super::{ChartSeries, Metric, RExpr};
 
 /// `isolation "title" of NODE { variants [..] window W }`
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -72,7 +72,9 @@ pub struct DiagnoseSpec {
 
 /// `chart ["title"] metric [at node]`: the metric per time bin, one line per
 /// variant; `chart ["title"] latency at node`: the distribution of the
-/// node's latency over the run, one histogram per variant.
+/// node's latency over the run, one histogram per variant;
+/// `chart breaker_open at node` and `chart send_rate at sender`: a
+/// [`ChartSeries`] per time bin.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChartSpec {
     /// Title, if given (otherwise the chart says what it draws).
@@ -85,4 +87,8 @@ pub struct ChartSpec {
     /// over time.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub distribution: bool,
+    /// A series that is not a window metric (`breaker_open at NODE`,
+    /// `send_rate at SENDER`); `metric` is then unused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<ChartSeries>,
 }

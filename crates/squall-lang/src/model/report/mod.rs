@@ -6,18 +6,22 @@
 //! not tables live in `items`, tables in `table`, `expect` lines in
 //! `expect`, expressions in `expr` and the metrics they read in `metric`.
 
+mod chart_series;
 mod expect;
 mod expr;
 mod items;
 mod metric;
 mod send_metric;
+mod send_series;
 mod table;
 
+pub use chart_series::ChartSeries;
 pub use expect::{CheckSpec, ExpectSpec, ToleranceSpec};
 pub use expr::{Func, RExpr};
 pub use items::{ChartSpec, DiagnoseSpec, HerdSpec, IsolationSpec, LinePart, WaitsSpec};
 pub use metric::Metric;
 pub use send_metric::SendMetric;
+pub use send_series::SendSeries;
 pub use table::{AxisSpec, ColumnSpec, TableSpec};
 
 use serde::Serialize;
