@@ -209,6 +209,10 @@ ctr -w /usr/share/squall/scenarios "$image" run retry-storm.squall > "$out/run.i
 (cd "$repo/scenarios" && "$host" run retry-storm.squall) > "$out/run.host"
 same "run /usr/share/squall/scenarios/retry-storm.squall" "$out/run.image" "$out/run.host"
 
+# The Containerfile's own example: scenarios mounted read-only at /work.
+ctr -v "$repo/scenarios:/work:ro" "$image" run retry-storm.squall > "$out/run-work.image"
+same "run retry-storm.squall in /work, mounted read-only" "$out/run-work.image" "$out/run.host"
+
 if ctr "$image" test /usr/share/squall/scenarios > "$out/test.image" 2>&1; then
     pass "squall test /usr/share/squall/scenarios: $(tail -n 1 "$out/test.image")"
 else
