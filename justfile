@@ -78,6 +78,15 @@ bench-simpy *ARGS:
 bench-continuous *ARGS:
     bash bench/continuous.sh "$@"
 
+# Build the Containerfile with Podman and check the image: --help, a scenario,
+# the snapshots, and the book's Indexed Job and Slurm array sweeps merged byte for
+# byte against the host's binary. Needs root on Debian and minutes (a release
+# build); makes stand-in base images when no registry is reachable. See
+# tools/container-check.sh. Not part of `just ci`.
+[group('test')]
+container-check *ARGS:
+    bash tools/container-check.sh "$@"
+
 # Build the book into book/book (needs `cargo install mdbook`).
 [group('book')]
 book:
