@@ -957,7 +957,7 @@ mod tests {
     fn a_timed_run_over_the_memory_budget_on_its_own_is_refused_at_its_run() {
         let s =
             squall_lang::load("in-flight.squall", IN_FLIGHT).unwrap_or_else(|e| panic!("{e:?}"));
-        // 46 MiB is over 20: refused before it starts, at `run 10s` (its value), with
+        // About 48 MiB is over 20: refused before it starts, at `run 10s` (its value), with
         // the estimate's parts; the invocation's sum is not what refuses.
         let err = finished(&s, Keep::Report, Some(20))
             .map(|_| ())
@@ -977,8 +977,12 @@ mod tests {
         assert!(mib > 40.0 && in_flight > 40.0 && budget == 20, "{err}");
         assert_eq!(r.place(), "in-flight.squall:3:7");
         let text = err.to_string();
+        // The figure is the engine's estimate (it moves with the engine's
+        // structures, e.g. the timed event calendar), printed to 0.1 MiB.
         assert!(
-            text.starts_with("in-flight.squall:3:7: this run would hold about 46."),
+            text.starts_with(&format!(
+                "in-flight.squall:3:7: this run would hold about {mib:.1} MiB"
+            )),
             "{text}"
         );
         assert!(
