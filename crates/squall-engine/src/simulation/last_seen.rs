@@ -33,21 +33,17 @@ impl LastSeen {
         }
     }
 
-    /// The last tick seen at index `k`, or [`NEVER`].
+    /// Index `k` is seen at tick `t`: the last tick it was seen before,
+    /// or [`NEVER`].
     #[inline(always)]
-    pub(super) fn get(&self, k: usize) -> u64 {
+    pub(super) fn replace(&mut self, k: usize, t: u64) -> u64 {
         match self {
-            LastSeen::Narrow(v) => u64::from(v[k]).wrapping_sub(1),
-            LastSeen::Wide(v) => v[k],
-        }
-    }
-
-    /// Index `k` was seen at tick `t`.
-    #[inline(always)]
-    pub(super) fn set(&mut self, k: usize, t: u64) {
-        match self {
-            LastSeen::Narrow(v) => v[k] = t.min(NARROW_TICKS) as u32 + 1,
-            LastSeen::Wide(v) => v[k] = t,
+            LastSeen::Narrow(v) => {
+                let last = u64::from(v[k]).wrapping_sub(1);
+                v[k] = t.min(NARROW_TICKS) as u32 + 1;
+                last
+            }
+            LastSeen::Wide(v) => std::mem::replace(&mut v[k], t),
         }
     }
 
@@ -77,10 +73,11 @@ mod tests {
     fn narrow_and_wide_read_back_what_they_kept() {
         for mut seen in [LastSeen::for_ticks(10_000), LastSeen::for_ticks(1 << 40)] {
             seen.grow(3);
-            seen.set(1, 9_999);
-            assert_eq!((seen.get(0), seen.get(1)), (NEVER, 9_999));
+            assert_eq!(seen.replace(1, 9_999), NEVER);
+            assert_eq!(seen.replace(0, 5), NEVER);
+            assert_eq!(seen.replace(1, 10_000), 9_999);
             seen.clear(0, 3);
-            assert_eq!(seen.get(1), NEVER);
+            assert_eq!(seen.replace(1, 1), NEVER);
         }
         assert!(matches!(LastSeen::for_ticks(10_000), LastSeen::Narrow(_)));
         assert!(matches!(LastSeen::for_ticks(1 << 40), LastSeen::Wide(_)));

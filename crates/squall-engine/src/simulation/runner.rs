@@ -261,7 +261,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         let series = &mut self.obs.nodes[node];
         series.calls[ti] += 1;
         let k = slot as usize * self.requests.nodes + node;
-        let last = self.requests.last_seen.get(k);
+        let last = self.requests.last_seen.replace(k, t);
         if last != t {
             // Per tick, a new tick is a new slot; per bin, only a bin the
             // request has not been seen in yet.
@@ -273,7 +273,6 @@ impl<'s, 'm> Runner<'s, 'm> {
                     self.obs.window_unique[w][node] += 1;
                 }
             }
-            self.requests.last_seen.set(k, t);
         }
     }
 }
