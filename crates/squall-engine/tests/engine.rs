@@ -435,3 +435,50 @@ fn a_runaway_of_nested_retries_stops_at_the_work_budget_naming_the_multiplier() 
     );
     assert_eq!(run(&ok).accounting.entered, 5);
 }
+
+/// The ticks at which one request entering at tick `enter` calls a dead
+/// dependency through one service retrying under `policy`.
+fn call_ticks_under(policy: RetrySpec, enter: u64, ticks: u64) -> Vec<u64> {
+    let m = model(
+        ticks,
+        vec![
+            NodeSpec {
+                retry: Some(policy),
+                ..node("api", Some(1), None)
+            },
+            node("db", None, Some(0)),
+        ],
+        vec![source("one", 0, 0.0, &[(enter, enter, 1.0)])],
+    );
+    ticks_with(&run(&m).nodes[1].calls)
+}
+
+#[test]
+fn a_retry_deadline_counts_from_the_first_try() {
+    // First try at tick 3, waits of 2, deadline 6: a retry may start up to
+    // tick 9 (3 + 6). From tick 0 it would stop after the try at tick 5.
+    let policy = RetrySpec {
+        deadline: Some(6),
+        ..RetrySpec::new(10, Backoff::Fixed { wait: 2 })
+    };
+    assert_eq!(call_ticks_under(policy, 3, 30), [3, 5, 7, 9]);
+}
+
+#[test]
+fn decorrelated_jitter_grows_from_the_previous_wait() {
+    // Each wait is drawn from base..3 * previous: past the first, waits
+    // above 3 * base (30) come only from a previous wait kept per loop.
+    let policy = RetrySpec::new(
+        8,
+        Backoff::Decorrelated {
+            base: 10,
+            cap: None,
+            rng: None,
+        },
+    );
+    let calls = call_ticks_under(policy, 1, 10_000);
+    let waits: Vec<u64> = calls.windows(2).map(|w| w[1] - w[0]).collect();
+    assert_eq!(waits.len(), 7, "{calls:?}");
+    assert!(waits.iter().all(|&w| w >= 10), "{waits:?}");
+    assert!(waits.iter().any(|&w| w > 30), "{waits:?}");
+}

@@ -35,7 +35,7 @@ impl Runner<'_, '_> {
 
     /// The answer of a node that does not serve the call at all: a failing
     /// fault in force, or no per-tick capacity left.
-    #[inline]
+    #[inline(always)]
     pub(super) fn refusal(&mut self, t: u64, node: usize, field: usize) -> Option<Answer> {
         let m = self.sim.model;
         if let Some(answer) = self.nodes[node].failing.answer(&m.faults, t, field) {

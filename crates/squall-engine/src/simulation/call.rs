@@ -22,7 +22,7 @@ use crate::policy::retry::{self, BudgetSaid, RetryLoop};
 
 use super::requests::NO_GRANT;
 
-use super::{event::Event, runner::Runner, SimError, NEVER};
+use super::{event::Event, runner::Runner, SimError};
 
 impl Runner<'_, '_> {
     /// A call arrives at path position `pos`: walk down until some node
@@ -45,10 +45,7 @@ impl Runner<'_, '_> {
             }
             // The node's first try at its downstream.
             let k = slot as usize * depth + pos;
-            self.requests.tries[k] = 1;
-            self.requests.started[k] = t;
-            self.requests.prev_wait[k] = NEVER;
-            self.requests.skip[k] = 0;
+            self.requests.open_loop(k, t);
             if self.nodes[node].budget.is_some() {
                 self.budget_request(t, slot, k, node);
             }
@@ -70,8 +67,12 @@ impl Runner<'_, '_> {
     }
 
     /// Which of `node`'s breakers guards the request in `slot`, if any.
+    #[inline]
     pub(super) fn breaker_scope(&self, slot: u32, node: usize) -> Option<usize> {
         let n = &self.nodes[node];
+        if n.breakers.is_empty() {
+            return None;
+        }
         if n.breakers.len() > n.shared_breakers {
             let source = self.requests.source[slot as usize] as usize;
             if self.sim.model.sources[source].entry == node {
@@ -230,7 +231,7 @@ impl Runner<'_, '_> {
             let pos = q as usize;
             let node = self.sim.paths[source][pos];
             let k = slot as usize * depth + pos;
-            if sent {
+            if sent && !self.nodes[node].breakers.is_empty() {
                 if let Some(scope) = self.breaker_scope(slot, node) {
                     let epoch = self.requests.admitted_epoch[k];
                     let failed = counts_against_dependency(answer);
@@ -305,16 +306,10 @@ impl Runner<'_, '_> {
 
     /// Where the retry loop of the service at `pos` stands, and its index
     /// in the per-position arrays.
+    #[inline]
     fn retry_loop(&self, slot: u32, pos: usize) -> (usize, RetryLoop) {
         let k = slot as usize * self.requests.depth + pos;
-        let prev = self.requests.prev_wait[k];
-        let state = RetryLoop {
-            tries: self.requests.tries[k],
-            started: self.requests.started[k],
-            previous: (prev != NEVER).then_some(prev),
-            skip: self.requests.skip[k],
-        };
-        (k, state)
+        (k, self.requests.retry_loop(k))
     }
 
     /// The wait before the next try of the service at `pos` under
@@ -331,8 +326,7 @@ impl Runner<'_, '_> {
         let (k, mut state) = self.retry_loop(slot, pos);
         let request = &self.sim.kinds[kind].request;
         let wait = retry::next_wait(policy, request, f, t, &mut state, &mut self.gens);
-        self.requests.prev_wait[k] = state.previous.unwrap_or(NEVER);
-        self.requests.skip[k] = state.skip;
+        self.requests.save_loop(k, &state);
         wait
     }
 
@@ -385,8 +379,7 @@ impl Runner<'_, '_> {
             budget,
             load,
         );
-        self.requests.prev_wait[k] = state.previous.unwrap_or(NEVER);
-        self.requests.skip[k] = state.skip;
+        self.requests.save_loop(k, &state);
         match said {
             BudgetSaid::Granted(Grant { cost }) => self.requests.grant[k] = cost,
             BudgetSaid::Refused => {
@@ -454,7 +447,7 @@ impl Runner<'_, '_> {
     }
 
     /// Counts the end of the request in `slot` at tick `t`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
         let ti = self.obs.slots.index(t);
         match answer {

@@ -89,7 +89,8 @@
 //! * `call` — a call down the path and its answer back up: arrive, admit,
 //!   deliver, retry waits, finish;
 //! * `answer` — a node's own answer (faults, capacity, script, composite);
-//! * `requests` — the per-request slab;
+//! * `requests` — the per-request slab (`keep`: which of its arrays a
+//!   model needs; `last_seen`: the last tick per request and node);
 //! * `node_state` — per-node state, one field per component.
 
 mod accumulator;
@@ -99,7 +100,9 @@ mod builder;
 mod call;
 mod clients;
 mod event;
+mod keep;
 mod kind;
+mod last_seen;
 mod node_state;
 mod operation;
 mod requests;

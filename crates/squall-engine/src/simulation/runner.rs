@@ -17,7 +17,7 @@ use crate::queue::EventQueue;
 use crate::rng::Generator;
 
 use super::{
-    clients::Clients, event::Event, node_state::NodeState, operation::Operations,
+    clients::Clients, event::Event, keep::Keep, node_state::NodeState, operation::Operations,
     requests::Requests, source::Sources, timed::Timed, SimError, Simulation, NEVER,
 };
 
@@ -54,8 +54,18 @@ impl<'s, 'm> Runner<'s, 'm> {
             .map(|i| NodeState::new(m, i, sim.scopes))
             .collect();
         let clients = Clients::new(m, sim.seed, &mut nodes);
-        let breakers = nodes.iter().any(|n| !n.breakers.is_empty());
-        let budgets = nodes.iter().any(|n| n.budget.is_some());
+        let keep = Keep {
+            breakers: nodes.iter().any(|n| !n.breakers.is_empty()),
+            budgets: nodes.iter().any(|n| n.budget.is_some()),
+            ids: sim.call_log.is_some(),
+            ..Keep::default()
+        }
+        .retries(
+            m.nodes
+                .iter()
+                .filter_map(|n| n.retry.as_ref())
+                .chain(sim.kinds.iter().filter_map(|k| k.entry_retry.as_ref())),
+        );
         let mut gens: Vec<Generator> = m
             .rngs
             .iter()
@@ -87,7 +97,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         Runner {
             sim,
             queue: EventQueue::new(),
-            requests: Requests::new(depth, m.nodes.len(), breakers, budgets),
+            requests: Requests::new(depth, m.nodes.len(), m.ticks, keep),
             nodes,
             obs,
             sources: Sources::new(m.sources.len(), sim.seed),
@@ -255,13 +265,13 @@ impl<'s, 'm> Runner<'s, 'm> {
     }
 
     /// Counts a call at `node` from the request in `slot`.
-    #[inline]
+    #[inline(always)]
     pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize) {
         let ti = self.obs.slots.index(t);
         let series = &mut self.obs.nodes[node];
         series.calls[ti] += 1;
         let k = slot as usize * self.requests.nodes + node;
-        let last = self.requests.last_seen[k];
+        let last = self.requests.last_seen.replace(k, t);
         if last != t {
             // Per tick, a new tick is a new slot; per bin, only a bin the
             // request has not been seen in yet.
@@ -273,7 +283,6 @@ impl<'s, 'm> Runner<'s, 'm> {
                     self.obs.window_unique[w][node] += 1;
                 }
             }
-            self.requests.last_seen[k] = t;
         }
     }
 }
