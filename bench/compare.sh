@@ -8,15 +8,16 @@
 # 1200/round, a 60-round brownout to 100/round every 1000 rounds, 10 000
 # rounds). Both models print the same summary (windows at db, recovery,
 # accounting, calls per node); the script stops if they differ, so the times
-# below are for equal work. Wall time is the best of R runs for each (as the
-# programs measure it: the run alone); peak RSS is /usr/bin/time's, of the
+# below are for equal work. Wall time is the best of R runs for each (3 by
+# default: a first run straight after a build was measured 70 % slower here;
+# as the programs measure it: the run alone); peak RSS is /usr/bin/time's, of the
 # whole program. Needs python3 with simpy (pip install -r
 # bench/simpy/requirements.txt) and Debian's `time`.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # The defaults, then the caller's flags: a later flag wins in both programs.
-args=(--scale 100 --rounds 10000 --period 1000 --reps 1 "$@")
+args=(--scale 100 --rounds 10000 --period 1000 --reps 3 "$@")
 
 python=${PYTHON:-python3}
 if ! "$python" -c 'import simpy' 2>/dev/null; then
@@ -28,7 +29,7 @@ fi
 [ -x /usr/bin/time ] || { echo "compare.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
 
 # The settings in force (a later flag wins, as in both programs).
-scale=100 rounds=10000 period=1000 reps=1
+scale=100 rounds=10000 period=1000 reps=3
 set -- "${args[@]}"
 while [ $# -gt 0 ]; do
     case $1 in
