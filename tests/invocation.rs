@@ -108,7 +108,7 @@ fn an_invocation_over_its_memory_budget_is_refused_before_it_runs() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.starts_with("error: this invocation would hold about 42 MiB for 6 runs (every run keeps its per-tick counters"),
+        err.starts_with("error: this invocation would hold about 42 MiB for 6 runs (every run keeps all its counters"),
         "{err}"
     );
     assert!(

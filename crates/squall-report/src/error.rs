@@ -37,12 +37,12 @@ pub enum StudyError {
 fn memory_text(e: &MemoryEstimate, budget_mib: u64) -> String {
     let mib = |b: u64| b.div_ceil(1 << 20);
     let kept = if e.reduced {
-        "the runs in progress hold their per-tick counters, finished runs their window totals"
+        "the runs in progress hold all their counters, finished runs only their window totals"
     } else {
-        "every run keeps its per-tick counters, for the series, charts or per-tick measures"
+        "every run keeps all its counters, for the series, charts or per-tick measures"
     };
     format!(
-        "this invocation would hold about {} MiB for {} run{} ({kept}; the longest run's counters take {} MiB), more than the memory budget of {budget_mib} MiB: run fewer variants or points (`--variant`, `--shard`), a shorter `run` or fewer `--jobs`, or raise `--memory-budget`",
+        "this invocation would hold about {} MiB for {} run{} ({kept}; the largest run's estimated peak is {} MiB), more than the memory budget of {budget_mib} MiB: run fewer variants or points (`--variant`, `--shard`), a shorter `run` or fewer `--jobs`, or raise `--memory-budget`",
         mib(e.total),
         e.runs,
         if e.runs == 1 { "" } else { "s" },
