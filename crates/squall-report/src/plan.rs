@@ -56,8 +56,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use rayon::prelude::*;
 use squall_engine::{Simulation, SimulationBuilder};
 use squall_lang::{
-    AxisSpec, CheckSpec, Func, LinePart, Metric, Model, Overrides, RExpr, ReportItemSpec, RunKey,
-    Scenario, Setting, TableSpec, ToleranceSpec,
+    AxisSpec, ChartSeries, CheckSpec, Func, LinePart, Metric, Model, Overrides, RExpr,
+    ReportItemSpec, RunKey, Scenario, Setting, TableSpec, ToleranceSpec,
 };
 
 use crate::error::StudyError;
@@ -474,7 +474,9 @@ fn work_bound(m: &Model) -> Option<(String, f64)> {
 /// that takes time whose own estimated peak is past it is refused at the
 /// `run` (or the `sweep`) before anything starts.
 fn builder<'m>(s: &Scenario, m: &'m Model, memory_mib: u64) -> SimulationBuilder<'m> {
-    let b = Simulation::builder(m).memory_budget(memory_mib);
+    let b = Simulation::builder(m)
+        .memory_budget(memory_mib)
+        .breaker_log(draws_breaker_state(s));
     match s.work_budget {
         Some(n) => b.work_budget(n),
         None => b,
@@ -632,6 +634,22 @@ pub fn reads_ticks(s: &Scenario) -> bool {
         exprs.extend(expect_exprs(e));
     }
     exprs.into_iter().any(uses)
+}
+
+/// Whether a `chart` item of `s` draws a node's breaker state over time,
+/// which only the engine's breaker log
+/// ([`SimulationBuilder::breaker_log`]) can tell: a run keeps that log only
+/// then.
+fn draws_breaker_state(s: &Scenario) -> bool {
+    s.report.items.iter().any(|i| {
+        matches!(
+            i,
+            ReportItemSpec::Chart(c) if matches!(
+                c.series,
+                Some(ChartSeries::BreakerState | ChartSeries::BreakerOpen | ChartSeries::BreakerHalfOpen)
+            )
+        )
+    })
 }
 
 /// The expressions of an `expect` line: its left side, and its bound,

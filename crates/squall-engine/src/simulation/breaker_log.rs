@@ -5,6 +5,8 @@
 //! state over time read. A breaker left open past its cool-down turns
 //! half-open only when the next call asks; the log dates that change at
 //! the end of the cool-down, from when a call would have gone as a probe.
+//! A run that keeps no log ([`SimulationBuilder::breaker_log`](super::SimulationBuilder::breaker_log))
+//! only asks and tells.
 
 use crate::policy::breaker::{Admission, State};
 
@@ -15,6 +17,9 @@ impl Runner<'_, '_> {
     #[inline]
     pub(super) fn breaker_admit(&mut self, node: usize, scope: usize, tick: u64) -> Admission {
         let b = &mut self.nodes[node].breakers[scope];
+        let Some(log) = self.obs.breakers.get_mut(node) else {
+            return b.admit(tick);
+        };
         let from = b.state();
         let probe_from = (from == State::Open).then(|| b.probe_from());
         let a = b.admit(tick);
@@ -24,7 +29,7 @@ impl Runner<'_, '_> {
             Some(p) if a.before == State::HalfOpen => p.min(tick),
             _ => tick,
         };
-        self.obs.breakers[node].note(at, scope, from, a.before);
+        log.note(at, scope, from, a.before);
         a
     }
 
@@ -40,9 +45,12 @@ impl Runner<'_, '_> {
         epoch: u64,
     ) -> State {
         let b = &mut self.nodes[node].breakers[scope];
+        let Some(log) = self.obs.breakers.get_mut(node) else {
+            return b.record(failed, tick, epoch);
+        };
         let from = b.state();
         let after = b.record(failed, tick, epoch);
-        self.obs.breakers[node].note(tick, scope, from, after);
+        log.note(tick, scope, from, after);
         after
     }
 }

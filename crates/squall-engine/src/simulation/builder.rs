@@ -35,6 +35,7 @@ pub struct SimulationBuilder<'m> {
     pub(super) seed: u64,
     pub(super) work: u64,
     pub(super) call_log: Option<usize>,
+    pub(super) breaker_log: bool,
     pub(super) memory_mib: Option<u64>,
 }
 
@@ -60,6 +61,16 @@ impl<'m> SimulationBuilder<'m> {
     /// ([`Observations::call_log`](crate::Observations::call_log)).
     pub fn call_log(mut self, limit: usize) -> Self {
         self.call_log = Some(limit);
+        self
+    }
+
+    /// Keeps every change of every breaker's state
+    /// ([`Observations::breakers`](crate::Observations::breakers)), for
+    /// charts of breaker state over time. Off by default: the log grows
+    /// with the changes a run makes, not with the work in flight, so only
+    /// a run whose report draws it keeps it.
+    pub fn breaker_log(mut self, keep: bool) -> Self {
+        self.breaker_log = keep;
         self
     }
 
@@ -240,6 +251,7 @@ impl<'m> SimulationBuilder<'m> {
             scopes,
             scope_names: seen,
             call_log: self.call_log,
+            breaker_log: self.breaker_log,
         })
     }
 }

@@ -139,6 +139,8 @@ pub struct Simulation<'m> {
     scope_names: Vec<String>,
     /// Keep a row per answered call, at most this many.
     call_log: Option<usize>,
+    /// Keep every change of breaker state ([`SimulationBuilder::breaker_log`]).
+    breaker_log: bool,
 }
 
 /// The default work budget of a run \[events\], beyond one source tick per
@@ -155,6 +157,7 @@ impl<'m> Simulation<'m> {
             seed: model.seed,
             work: DEFAULT_WORK,
             call_log: None,
+            breaker_log: false,
             memory_mib: None,
         }
     }

@@ -78,7 +78,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         obs.route_calls = m.nodes.iter().map(|n| vec![0; n.routes.len()]).collect();
         obs.ops = vec![Vec::new(); m.sources.len()];
         obs.traces = vec![Vec::new(); m.nodes.len()];
-        if keep.breakers {
+        if keep.breakers && sim.breaker_log {
             obs.breakers = nodes
                 .iter()
                 .map(|n| crate::observe::BreakerLog {
