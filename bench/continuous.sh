@@ -47,6 +47,10 @@ row() { grep '^all ' "$1" | tr -s ' '; }
 calls() { row "$1" | awk '{ print $3 + $4 + $5 }'; }
 
 sq=(target/release/squall run bench/continuous.squall)
+# One discarded warm-up run of each program first (a simulated minute): the
+# first run after a build was measured 10 to 70 % slower on this machine.
+"${sq[@]}" --set horizon=1min >/dev/null
+"$python" bench/simpy/chain.py --minutes 1 >/dev/null
 measure squall "${sq[@]}" --set "horizon=${minutes}min"
 measure quarter "${sq[@]}" --set "horizon=${quarter}min"
 measure simpy "$python" bench/simpy/chain.py --minutes "$simpy_minutes"
