@@ -45,9 +45,10 @@ pub enum FormatArg {
     Text,
     /// GitHub-flavoured markdown.
     Markdown,
-    /// JSON: tables as data.
+    /// JSON: the report as data, numbers as printed.
     Json,
-    /// CSV: the tables only, one block per table.
+    /// CSV: the tables only, numbers as computed; several tables are one
+    /// long table with a `table` column.
     Csv,
 }
 
@@ -104,8 +105,10 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// Output format.
         #[arg(long, value_enum, default_value_t = FormatArg::Text)]
         format: FormatArg,
-        /// Write the report to this file instead of standard output.
-        #[arg(long, value_name = "FILE")]
+        /// Write the report to this file instead of standard output. With
+        /// `--format csv`, a folder (a path ending in `/`, or an existing
+        /// folder) gets one CSV file per table, named after its title.
+        #[arg(long, value_name = "FILE|DIR/")]
         out: Option<PathBuf>,
         /// Also write every variant's per-tick counters (each node's calls,
         /// served, failed, refused, blocked; the system's arrivals,

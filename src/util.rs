@@ -109,67 +109,17 @@ pub fn load(path: &Path, color: bool) -> Result<Scenario, u8> {
     load_named(path, &path.display().to_string(), color)
 }
 
-/// `; did you mean `x`? (KIND: a, b)` for an unknown name, for messages.
-pub fn unknown_hint<'a>(
-    name: &str,
-    kind: &str,
-    known: impl IntoIterator<Item = &'a str> + Clone,
-) -> String {
-    let hint = squall_lang::diagnostic::did_you_mean(name, known.clone())
-        .map(|h| format!("; {h}"))
-        .unwrap_or_default();
-    let list: Vec<&str> = known.into_iter().collect();
-    let list = if list.is_empty() {
-        "none".to_string()
-    } else {
-        list.join(", ")
-    };
-    format!("{hint} ({kind}: {list})")
-}
+pub use squall_report::args::unknown_hint;
 
-/// `--set NAME=VALUE` settings, checked against the scenario's params.
+/// `--set NAME=VALUE` settings, checked against the scenario's params
+/// ([`squall_report::args::parse_sets`]).
 pub fn parse_sets(scenario: &Scenario, sets: &[String]) -> Result<Vec<Setting>, u8> {
-    let mut out = Vec::new();
-    for s in sets {
-        let Some((name, value)) = s.split_once('=') else {
-            return Err(usage(&format!(
-                "`--set {s}` needs the form NAME=VALUE, e.g. `--set attempts=2`"
-            )));
-        };
-        let name = name.trim();
-        if !scenario.params.contains_key(name) {
-            return Err(usage(&format!(
-                "`--set {s}`: the scenario has no param `{name}`{}",
-                unknown_hint(name, "params", scenario.params.keys().map(String::as_str))
-            )));
-        }
-        let value = squall_lang::parse::parse_value(value.trim())
-            .map_err(|d| usage(&format!("`--set {s}`: {}", d.message)))?;
-        out.push(Setting {
-            name: name.to_string(),
-            value,
-            origin: Some(format!("--set {s}")),
-        });
-    }
-    Ok(out)
+    squall_report::args::parse_sets(scenario, sets).map_err(|m| usage(&m))
 }
 
-/// A variant by name or label.
+/// A variant by name or label ([`squall_report::args::find_variant`]).
 pub fn find_variant(scenario: &Scenario, v: &str) -> Result<usize, u8> {
-    scenario
-        .variants
-        .iter()
-        .position(|x| x.name == *v || x.label == *v)
-        .ok_or_else(|| {
-            usage(&format!(
-                "no variant `{v}`{}",
-                unknown_hint(
-                    v,
-                    "variants",
-                    scenario.variants.iter().map(|x| x.name.as_str())
-                )
-            ))
-        })
+    squall_report::args::find_variant(scenario, v).map_err(|m| usage(&m))
 }
 
 /// Writes `text` to `out`, or to standard output.

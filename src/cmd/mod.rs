@@ -7,4 +7,5 @@ pub mod new;
 pub mod run;
 pub mod shard;
 pub mod sweep;
+pub mod tables;
 pub mod test;

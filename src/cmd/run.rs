@@ -211,6 +211,12 @@ pub fn run(
             }
         }
     }
+    if let Some(dir) = out.filter(|o| format == FormatArg::Csv && crate::cmd::tables::is_dir(o)) {
+        return match crate::cmd::tables::write(dir, &report.data_tables()) {
+            Ok(()) => EXIT_OK,
+            Err(code) => code,
+        };
+    }
     let text = report.render(format.to_report()) + &links;
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,

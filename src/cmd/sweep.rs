@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use squall_lang::ast::Value;
 use squall_lang::resolve::sweep::SweepError;
+use squall_report::args::{parse_vary, vary_error_text};
 use squall_report::sweep::{default_sweep, run_sweep, SweepOptions};
 
 use crate::cmd::run::study_error;
@@ -23,30 +23,6 @@ const STOP_AFTER: &str = "SQUALL_STOP_AFTER_RUNS";
 
 /// The name of a sweep made only of `--vary` axes.
 const ADHOC: &str = "vary";
-
-/// Reads `--vary NAME=V1,V2,...`.
-pub fn parse_vary(text: &str) -> Result<(String, Vec<Value>), String> {
-    let Some((name, values)) = text.split_once('=') else {
-        return Err(format!(
-            "`--vary {text}` needs the form NAME=V1,V2,..., e.g. `--vary attempts=1,2,3`"
-        ));
-    };
-    let name = name.trim();
-    if name.is_empty() {
-        return Err(format!("`--vary {text}` names no param"));
-    }
-    let mut out = Vec::new();
-    for v in values.split(',') {
-        let v = v.trim();
-        if v.is_empty() {
-            continue;
-        }
-        let value = squall_lang::parse::parse_value(v)
-            .map_err(|d| format!("`--vary {text}`: `{v}`: {}", d.message))?;
-        out.push(value);
-    }
-    Ok((name.to_string(), out))
-}
 
 /// `squall sweep FILE ...`
 pub fn sweep(args: &SweepArgs, color: bool) -> u8 {
@@ -287,47 +263,5 @@ pub fn merge(
     match util::write_output(out, &text) {
         Ok(()) => EXIT_OK,
         Err(code) => code,
-    }
-}
-
-/// The words for a `--vary` request the scenario cannot take: the language
-/// says what is wrong, the CLI names its own flags.
-fn vary_error_text(e: &SweepError) -> String {
-    match e {
-        SweepError::NoAxes => "a sweep needs at least one `--vary NAME=V1,V2,...`".into(),
-        SweepError::UnknownParam {
-            param,
-            suggestion,
-            known,
-        } => {
-            let hint = suggestion
-                .as_ref()
-                .map(|s| format!("; did you mean `{s}`?"))
-                .unwrap_or_default();
-            let known: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
-            format!(
-                "the scenario has no param `{param}` to vary{hint} (params: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            )
-        }
-        SweepError::VariedTwice { param } => {
-            format!("`{param}` is varied twice; give all its values in one `--vary {param}=...`")
-        }
-        SweepError::NoValues { param } => {
-            format!("`--vary {param}=` gives no values; list them, e.g. `--vary {param}=1,2,3`")
-        }
-        SweepError::NotASeed { value } => format!(
-            "`--vary seed=` takes seeds, whole numbers from 0 to 10^15; `{value}` is not one"
-        ),
-        SweepError::NoVariant { index } => format!("no variant number {index}"),
-        SweepError::TooManyPoints { count, max } => format!(
-            "the sweep has {count} points, more than the {max} squall runs at once; \
-             vary fewer values, or split the study into several sweeps"
-        ),
-        SweepError::Invalid(d) => d.to_plain(),
     }
 }

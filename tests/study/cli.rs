@@ -561,15 +561,64 @@ fn new_writes_a_starter_that_checks_runs_and_tests() {
 fn run_prints_csv_tables() {
     let (code, out, err) = run(&["run", STORM, "--format", "csv", "--variant", "storm"]);
     assert_eq!(code, 0, "{err}");
+    // One long table: the `table` column, then every table's columns;
+    // numbers as computed (document 000's 25 calls a round for 4 unique
+    // requests, 1 of 25 served).
     assert!(
         out.starts_with(
-            "# cases\ncase: window,edge/round,calls/round,unique/round,amplification,success\n"
+            "table,case: window,edge/round,calls/round,unique/round,amplification,success,"
         ),
         "{out}"
     );
     assert!(
-        out.contains("\n# accounting: every request ends completed, dropped or in flight\n"),
+        out.contains("\ncases,storm: during,4,25,4,6.25,0.04,"),
         "{out}"
+    );
+    // A title with commas is quoted, as any field; `dropped` is the column
+    // the allowance table opened, shared. 4 requests a round for 400
+    // rounds enter and complete: 1600.
+    assert!(
+        out.contains(
+            "\n\"accounting: every request ends completed, dropped or in flight\",,,,,,,,0,,storm,1600,1600,0,yes,,,\n"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
+fn run_writes_one_csv_file_per_table_into_a_folder() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = format!("{}/tables/", dir.path().display());
+    let (code, stdout, err) = run(&["run", STORM, "--format", "csv", "--out", &out]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+    let cases = std::fs::read_to_string(dir.path().join("tables/cases.csv"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        cases.starts_with(
+            "case: window,edge/round,calls/round,unique/round,amplification,success
+"
+        ),
+        "{cases}"
+    );
+    assert!(
+        cases.contains("\nstorm: during,4,25,4,6.25,0.04\n"),
+        "{cases}"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(dir.path().join("tables"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "accounting-every-request-ends-completed-dropped-or-in-flight.csv",
+            "cases.csv",
+            "expectations.csv",
+            "what-cutting-the-allowance-buys-same-fault-rounds-101-400.csv",
+        ]
     );
 }
 

@@ -152,15 +152,32 @@ fn labels_of_other_axes_stay_and_words_are_text() {
         "--format",
         "csv",
     ]);
-    let blocks: Vec<&str> = csv.split("\n\n").collect();
-    assert_eq!(blocks.len(), 4, "{csv}");
-    let body = |b: &str| b.split_once('\n').map_or("", |(_, rest)| rest).to_string();
-    let (headers, rows) = read_csv(&body(blocks[0]));
-    assert_eq!(headers[0], "policy");
-    assert_eq!(rows[0][0], "all_or_nothing");
-    assert_eq!(rows[1][1], "900");
-    let (headers, rows) = read_csv(&body(blocks[3]));
-    assert_eq!(&headers[..3], ["scenario", "policy", "answered"]);
+    // Four tables, one long CSV: the `table` column names each row's table.
+    let (headers, rows) = read_csv(&csv);
+    assert_eq!(headers[0], "table");
+    let titles: Vec<&str> = rows.iter().map(|r| r[0].as_str()).collect();
+    let mut distinct = titles.clone();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 4, "{csv}");
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap_or(usize::MAX);
+    let first: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == distinct[0]).collect();
+    assert_eq!(headers[1], "policy");
+    assert_eq!(first[0][1], "all_or_nothing");
+    assert_eq!(first[1][2], "900");
+    let last: Vec<&Vec<String>> = rows.iter().filter(|r| r[0] == distinct[3]).collect();
+    // The last table's own columns, by name: `policy` and `answered` are
+    // shared with the first table, `scenario` and `outage min` its own.
+    let at = [
+        col("scenario"),
+        col("policy"),
+        col("answered"),
+        col("outage min"),
+    ];
+    assert!(at.iter().all(|&i| i < headers.len()), "{headers:?}");
+    let rows: Vec<Vec<String>> = last
+        .iter()
+        .map(|r| at.iter().map(|&i| r[i].clone()).collect())
+        .collect();
     assert_eq!(rows[3][0], "projection down");
     assert_eq!(rows[3][1], "stale_fallback");
     // 59 of 900 answered over the 15-minute fault (PINNED, 001).

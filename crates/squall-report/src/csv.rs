@@ -1,60 +1,23 @@
-//! CSV renderings of a report's tables.
+//! CSV renderings of a report's tables, as data ([`crate::data`]).
 //!
 //! A report with one table becomes a plain CSV file: a header row, then one
-//! row per table row. A report with several tables becomes one such block
-//! per table, each after a `# title` line and separated by an empty line
-//! (`pandas.read_csv(..., comment="#")` reads one block at a time).
-//! Lines of text are left out. Numbers are printed as in the text report;
-//! a missing value is an empty field. Written with the `csv` crate: fields
-//! holding `,`, `"`, a carriage return or a line break are quoted (RFC
-//! 4180); a text field a spreadsheet would run as a formula starts with `'`.
+//! row per table row. A report with several tables becomes one long table
+//! whose first column, `table`, names each row's table
+//! ([`crate::data::long_table`]). Lines of text are left out. Numbers are
+//! the numbers as computed, in full precision (the text report rounds
+//! them); a mean over replications is three columns (`X`, `X half_width`,
+//! `X n`); a missing value is an empty field. Written with the `csv` crate:
+//! fields holding `,`, `"`, a carriage return or a line break are quoted
+//! (RFC 4180); a text field a spreadsheet would run as a formula starts
+//! with `'`.
 
-use crate::document::{Block, Cell, Report, Table};
-use crate::escape;
+use crate::document::Report;
 
 impl Report {
-    /// The report's tables as CSV.
+    /// The report's tables as CSV (module docs).
     pub fn to_csv(&self) -> String {
-        let tables: Vec<&Table> = self
-            .blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Table(t) => Some(t),
-                Block::Line { .. } => None,
-            })
-            .collect();
-        let mut out = String::new();
-        if let [only] = tables.as_slice() {
-            table_csv(only, &mut out);
-            return out;
-        }
-        for (i, t) in tables.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            out.push_str("# ");
-            out.push_str(&t.title.replace('\n', " "));
-            out.push('\n');
-            table_csv(t, &mut out);
-        }
-        out
+        crate::data::tables_csv(&self.data_tables())
     }
-}
-
-/// One table as CSV: a header row and its rows. Text cells that a
-/// spreadsheet would run as a formula are defused ([`escape::csv_text`]).
-pub fn table_csv(t: &Table, out: &mut String) {
-    let mut w = writer();
-    let text = |s: &str| escape::csv_text(s);
-    let _ = w.write_record(t.columns.iter().map(|c| text(c)));
-    for row in &t.rows {
-        let _ = w.write_record(row.iter().map(|c| match c {
-            Cell::Missing => String::new(),
-            Cell::Text(s) => text(s),
-            other => other.display(),
-        }));
-    }
-    out.push_str(&finish(w));
 }
 
 /// A CSV writer into memory: RFC 4180 quoting (a field holding `,`, `"`,
@@ -87,6 +50,7 @@ pub fn field(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::document::{Block, Cell, Table};
 
     #[test]
     fn quoting() {
@@ -104,8 +68,7 @@ mod tests {
             columns: vec!["=cmd".into(), "n".into()],
             rows: vec![vec![Cell::Text("@SUM(A1)".into()), Cell::Number(-1.5, 1)]],
         };
-        let mut out = String::new();
-        table_csv(&t, &mut out);
+        let out = crate::data::DataTable::from_table(&t).flat().to_csv();
         assert_eq!(out, "'=cmd,n\n'@SUM(A1),-1.5\n");
     }
 
@@ -126,6 +89,7 @@ mod tests {
                 }),
             ],
         };
-        assert_eq!(r.to_csv(), "case,\"calls, per round\"\na,2.50\nb,\n");
+        // 2.5 as computed (the text report prints `2.50`).
+        assert_eq!(r.to_csv(), "case,\"calls, per round\"\na,2.5\nb,\n");
     }
 }

@@ -16,7 +16,8 @@
 //! 3. [`build`] gathers the items, in the file's order, into a [`Report`]
 //!    ([`document`]): plain data, so every format says the same thing.
 //! 4. [`render`] writes it as text, markdown or JSON, [`csv`] as CSV
-//!    ([`number`] formats numbers as the documents do).
+//!    ([`number`] formats numbers as the documents do; [`data`] gives the
+//!    tables as data, numbers as computed, for CSV and notebooks).
 //!
 //! With `replications N` in the report, the planner runs every run N times
 //! (one seed each) and every number of a table or a line is a mean with a
@@ -64,6 +65,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod args;
 pub mod bins;
 pub mod build;
 pub mod chart;
@@ -71,6 +73,7 @@ pub mod client;
 pub mod compare;
 pub mod counts;
 pub mod csv;
+pub mod data;
 pub mod diagnose;
 pub mod document;
 pub mod error;

@@ -282,6 +282,7 @@ fn report_of(args: &str) -> Result<String, String> {
                     "text" => Format::Text,
                     "markdown" => Format::Markdown,
                     "json" => Format::Json,
+                    "csv" => Format::Csv,
                     other => return Err(format!("unknown format `{other}`")),
                 }
             }

@@ -19,8 +19,8 @@
 //!   (of the 95 % interval) and `X n` (replications with a value), and in
 //!   JSON an object `{"mean", "half_width", "n", "replications"}`.
 //!
-//! CSV: one table is a plain file; several are blocks after a `# title`
-//! line, separated by an empty line, as in [`crate::csv`]. JSON: the
+//! CSV: one table is a plain file; several are one long table with a
+//! `table` column, as in [`crate::csv`] ([`crate::data`]). JSON: the
 //! report's shape (`title`, `meta`, `blocks` of tables with `columns` and
 //! `rows`), plus `params` (each varied param's name, unit and values).
 
@@ -28,7 +28,7 @@ use squall_lang::ast::ValueKind;
 use squall_lang::{Scenario, SEED_AXIS};
 
 use super::{ParamAxis, ParamValue, StoredCell, SweepRows, TableRows};
-use crate::escape;
+use crate::data::{json_number, DataCell, DataTable};
 use crate::render::Format;
 
 /// The varied params of sweep `s` and their values, as data.
@@ -83,31 +83,6 @@ pub fn param_axes(scenario: &Scenario, s: usize) -> Vec<ParamAxis> {
         .collect()
 }
 
-/// A cell of a data table.
-#[derive(Debug, Clone, PartialEq)]
-enum DataCell {
-    /// Text.
-    Text(String),
-    /// A number, exact.
-    Number(f64),
-    /// A mean over replications with its interval, exact.
-    Interval {
-        mean: f64,
-        half_width: Option<f64>,
-        n: usize,
-        replications: usize,
-    },
-    /// No value.
-    Missing,
-}
-
-/// A table as data: headings and rows.
-struct DataTable {
-    title: String,
-    columns: Vec<String>,
-    rows: Vec<Vec<DataCell>>,
-}
-
 impl SweepRows {
     /// Renders in `format`: text and markdown as the report
     /// ([`SweepRows::report`]), CSV and JSON as data (see this module).
@@ -119,23 +94,10 @@ impl SweepRows {
         }
     }
 
-    /// The tables as CSV, one column per varied param, full precision.
+    /// The tables as CSV, one column per varied param, full precision
+    /// (one table a plain file, several one long table: [`crate::data`]).
     pub fn to_data_csv(&self) -> String {
-        let tables = self.data_tables();
-        let mut out = String::new();
-        let one = tables.len() == 1;
-        for (i, t) in tables.iter().enumerate() {
-            if !one {
-                if i > 0 {
-                    out.push('\n');
-                }
-                out.push_str("# ");
-                out.push_str(&t.title.replace(['\n', '\r'], " "));
-                out.push('\n');
-            }
-            out.push_str(&table_csv(t));
-        }
-        out
+        crate::data::tables_csv(&self.data_tables())
     }
 
     /// The result as JSON: the report's shape plus `params`, numbers in
@@ -183,7 +145,7 @@ impl SweepRows {
     }
 
     /// Every table as data, rows in order.
-    fn data_tables(&self) -> Vec<DataTable> {
+    pub fn data_tables(&self) -> Vec<DataTable> {
         self.tables.iter().map(|t| self.data_table(t)).collect()
     }
 
@@ -307,26 +269,6 @@ fn data_cell(c: &StoredCell) -> DataCell {
     }
 }
 
-/// A number in full precision (the shortest text that reads back to the
-/// same `f64`); empty when not finite. Shared by the sweep's data and its
-/// charts' CSV.
-pub fn full(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x}")
-    } else {
-        String::new()
-    }
-}
-
-/// A number in full precision as JSON: a whole number as an integer (exact
-/// below 2^53), `null` when not finite.
-fn json_number(x: f64) -> serde_json::Value {
-    if x.fract() == 0.0 && x.abs() < 9.0e15 {
-        return serde_json::Value::from(x as i64);
-    }
-    serde_json::Number::from_f64(x).map_or(serde_json::Value::Null, Into::into)
-}
-
 fn param_json(v: &ParamValue) -> serde_json::Value {
     match v {
         ParamValue::Number(n) => json_number(*n),
@@ -351,55 +293,4 @@ fn cell_json(c: &DataCell) -> serde_json::Value {
         }),
         DataCell::Missing => serde_json::Value::Null,
     }
-}
-
-/// One data table as CSV: an interval column becomes three.
-fn table_csv(t: &DataTable) -> String {
-    let interval: Vec<bool> = (0..t.columns.len())
-        .map(|i| {
-            t.rows
-                .iter()
-                .any(|r| matches!(r.get(i), Some(DataCell::Interval { .. })))
-        })
-        .collect();
-    let mut w = crate::csv::writer();
-    let mut header = Vec::new();
-    for (c, wide) in t.columns.iter().zip(&interval) {
-        header.push(escape::csv_text(c));
-        if *wide {
-            header.push(escape::csv_text(&format!("{c} half_width")));
-            header.push(escape::csv_text(&format!("{c} n")));
-        }
-    }
-    let _ = w.write_record(&header);
-    for r in &t.rows {
-        let mut fields = Vec::new();
-        for (c, wide) in r.iter().zip(&interval) {
-            match c {
-                DataCell::Interval {
-                    mean,
-                    half_width,
-                    n,
-                    ..
-                } => {
-                    fields.push(full(*mean));
-                    fields.push(half_width.map_or(String::new(), full));
-                    fields.push(n.to_string());
-                }
-                other => {
-                    fields.push(match other {
-                        DataCell::Text(s) => escape::csv_text(s),
-                        DataCell::Number(x) => full(*x),
-                        _ => String::new(),
-                    });
-                    if *wide {
-                        fields.push(String::new());
-                        fields.push(String::new());
-                    }
-                }
-            }
-        }
-        let _ = w.write_record(&fields);
-    }
-    crate::csv::finish(w)
 }

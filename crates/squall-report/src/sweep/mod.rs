@@ -50,8 +50,9 @@ mod shard;
 
 use squall_lang::{AxisSpec, ReportItemSpec, Scenario};
 
+pub use crate::data::full;
 pub use crate::plan::sweep_tables;
-pub use data::{full, param_axes};
+pub use data::param_axes;
 pub use merge::merge;
 pub use merge_error::MergeError;
 pub(crate) use run::sweep_table;
