@@ -3,7 +3,7 @@
 use squall_engine::SimError;
 use squall_lang::Diagnostics;
 
-use crate::plan::MemoryEstimate;
+use crate::memory::MemoryEstimate;
 use crate::refusal::Refusal;
 
 /// A problem running a study.

@@ -85,6 +85,7 @@ pub mod html;
 pub mod interval;
 pub mod isolation;
 pub mod line;
+pub mod memory;
 pub mod number;
 pub mod plan;
 pub mod refusal;

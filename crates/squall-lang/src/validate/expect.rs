@@ -6,7 +6,8 @@ use crate::diagnostic::Diagnostic;
 use crate::model::*;
 use crate::span::Span;
 
-use super::{Context, Names, Validator};
+use super::{Context, Names, Needs, Validator};
+use crate::decl::Scenario;
 
 impl Validator {
     /// Resolves the check of an `expect` line; quantities with units become
@@ -102,4 +103,71 @@ fn bound_span(b: &Bound) -> Span {
         Bound::Expr(e) => e.span,
         Bound::Quantity(v) => v.span,
     }
+}
+
+impl Validator {
+    /// Resolves the `expect` lines into `report`.
+    pub(super) fn expects(
+        &mut self,
+        ast: &ScenarioAst,
+        s: &Scenario,
+        measures: &[(String, RExpr, Needs)],
+        report: &mut ReportSpec,
+    ) {
+        let Scenario {
+            variants,
+            windows,
+            nodes,
+            faults,
+            params,
+            sweeps,
+            ..
+        } = s;
+        let clock = s.clock;
+        for item in &ast.items {
+            if let Item::Expect(e) = item {
+                let names = Names {
+                    variants,
+                    windows,
+                    nodes,
+                    faults,
+                    measures,
+                    params,
+                    sweeps,
+                    senders: &s.senders,
+                    clock,
+                };
+                let ctx = Context {
+                    variant: variants.len() == 1,
+                    window: false,
+                    node: false,
+                    what: "an `expect` line",
+                };
+                let lhs = self.expr(&names, &e.lhs);
+                let check = self.expect_check(&names, ctx, clock, &e.check);
+                if let (Some((l, ln)), Some(check)) = (lhs, check) {
+                    self.check_context(ln, ctx, e.lhs.span);
+                    report.expects.push(ExpectSpec {
+                        lhs: l,
+                        check,
+                        text: expect_text(self.source.get(e.span.start..e.span.end).unwrap_or("")),
+                        line: e.span.line_col(&self.source).0,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The text of an `expect` line as written: the span of a check that ends
+/// in a plain number runs on over the comments after it, which are not
+/// part of it.
+fn expect_text(span: &str) -> String {
+    let mut lines = span.lines();
+    let mut out = lines.next().unwrap_or("").trim_end().to_string();
+    for l in lines.take_while(|l| !l.trim_start().starts_with('#')) {
+        out.push('\n');
+        out.push_str(l.trim_end());
+    }
+    out.trim().to_string()
 }

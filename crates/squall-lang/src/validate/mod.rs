@@ -24,7 +24,8 @@
 //! - `runs`: pass 3, variants and sweeps, and names that collide across kinds;
 //! - `sending`: providers and senders, their names;
 //! - `report`: pass 4, measures, lines, diagnoses and the other report items;
-//!   `table` resolves tables and `expect` the checks of `expect` lines;
+//!   `chart` resolves its `chart` items, `table` its tables, and `expect` the
+//!   `expect` lines and their checks;
 //! - `expr`: report expressions, paths and functions, and the context a value
 //!   needs;
 //! - `names`: looking up declared names, with "did you mean" help;
@@ -33,6 +34,7 @@
 //! Something said twice that may be said once is described with the crate's
 //! `Twice` kind (`src/twice.rs`), which words every such diagnostic.
 
+mod chart;
 mod checks;
 mod clients;
 mod components;

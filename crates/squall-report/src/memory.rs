@@ -1,0 +1,103 @@
+//! What a plan's runs hold in memory, estimated before they run: the
+//! figure the invocation's memory budget is weighed against, and the data
+//! of the refusal when it is past it ([`crate::StudyError::Memory`]).
+
+use squall_lang::Model;
+
+/// What a plan would hold in memory at most, estimated before it runs:
+/// the per-tick counters of the runs in progress (for a run that takes
+/// time, the engine's estimate of its peak), and what every finished run
+/// keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryEstimate {
+    /// Runs (every replication counted).
+    pub runs: usize,
+    /// The largest run's per-tick counters (for a run that takes time, its
+    /// estimated peak) \[bytes\].
+    pub per_run: u64,
+    /// The whole invocation at its peak \[bytes\].
+    pub total: u64,
+    /// Whether finished runs are reduced to their window totals.
+    pub reduced: bool,
+}
+
+/// The bytes of a model's per-tick series: 4 system counters, 7 per node
+/// and 6 more for a composite response (one of them 8 bytes wide), one
+/// entry per tick.
+pub(crate) fn series_bytes(m: &Model) -> u64 {
+    let per_tick: u64 = 4 * 4
+        + m.nodes
+            .iter()
+            .map(|n| {
+                if n.composite.is_some() {
+                    7 * 4 + 5 * 4 + 8
+                } else {
+                    7 * 4
+                }
+            })
+            .sum::<u64>();
+    (m.ticks.saturating_add(1)).saturating_mul(per_tick)
+}
+
+/// The bytes one run holds while it runs, and once finished and reduced.
+/// A run that takes time counts per bin, not per tick, and holds
+/// histograms and work in flight: while it runs it holds the engine's own
+/// estimate ([`squall_engine::simulation::estimate`], the peak `squall
+/// check --estimate` prints), and reduced it still keeps its bins. A round
+/// model holds its per-tick counters, and reduced its window totals.
+fn run_bytes(m: &Model) -> (u64, u64) {
+    if squall_engine::simulation::takes_time(m) {
+        let e = squall_engine::simulation::estimate(m);
+        (
+            e.peak_bytes(),
+            reduced_bytes(m).saturating_add(e.series_bytes),
+        )
+    } else {
+        (series_bytes(m), reduced_bytes(m))
+    }
+}
+
+/// The bytes a reduced run keeps of its counters: one set of totals per
+/// window.
+fn reduced_bytes(m: &Model) -> u64 {
+    let per_window = 64 + 128 * m.nodes.len() as u64;
+    m.windows.len() as u64 * per_window
+}
+
+/// The bytes of one row of a call log.
+pub(crate) const CALL_ROW: u64 = std::mem::size_of::<squall_engine::observe::CallRow>() as u64;
+
+/// The invocation's peak: without reduction every run's series at once;
+/// with it, the series of the runs in progress (one per thread) and the
+/// totals of every run; `log` more for every run (a full call log).
+pub(crate) fn estimate<'m>(
+    models: impl Iterator<Item = &'m Model>,
+    threads: usize,
+    reduce: bool,
+    log: u64,
+) -> MemoryEstimate {
+    let mut sizes: Vec<(u64, u64)> = models
+        .map(|m| {
+            let (running, kept) = run_bytes(m);
+            (running, kept.saturating_add(log))
+        })
+        .collect();
+    let runs = sizes.len();
+    let per_run = sizes.iter().map(|x| x.0).max().unwrap_or(0);
+    let total = if reduce {
+        sizes.sort_unstable_by_key(|x| std::cmp::Reverse(x.0));
+        let running: u64 = sizes.iter().take(threads).map(|x| x.0).sum();
+        running.saturating_add(sizes.iter().map(|x| x.1).sum())
+    } else {
+        sizes
+            .iter()
+            .map(|x| x.0.saturating_add(log))
+            .fold(0u64, u64::saturating_add)
+    };
+    MemoryEstimate {
+        runs,
+        per_run,
+        total,
+        reduced: reduce,
+    }
+}

@@ -1,0 +1,191 @@
+//! Running a plan: resolving every run, weighing its memory against the
+//! budget, simulating the runs in parallel, and listing the runs that would
+//! not start.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+use squall_lang::{RunKey, Scenario, Setting};
+
+use super::{
+    builder, reads_ticks, resolve, Finished, Keep, Progress, RunOptions, RunPlan,
+    DEFAULT_MEMORY_MIB,
+};
+use crate::error::StudyError;
+use crate::memory::{estimate, MemoryEstimate, CALL_ROW};
+use crate::refusal::Refusal;
+use crate::run::Run;
+
+impl RunPlan {
+    /// Resolves every run with the `cli` settings, then simulates them (each
+    /// as many times as the report's `replications`) in parallel on `jobs`
+    /// threads (`None`: one per core), keeping every per-tick series.
+    pub fn run(
+        &self,
+        s: &Scenario,
+        cli: &[Setting],
+        jobs: Option<usize>,
+        progress: Progress<'_>,
+    ) -> Result<Finished, StudyError> {
+        self.run_with(
+            s,
+            &RunOptions {
+                cli,
+                jobs,
+                keep: Keep::Everything,
+                memory_mib: None,
+                progress,
+                stop: None,
+                call_log: None,
+            },
+        )
+    }
+
+    /// Resolves every run with the settings, checks the invocation's memory
+    /// estimate against its budget ([`StudyError::Memory`] before anything
+    /// runs), then simulates the runs in parallel, reducing each as it
+    /// finishes when `keep` says so.
+    pub fn run_with(&self, s: &Scenario, o: &RunOptions<'_>) -> Result<Finished, StudyError> {
+        let replications = s.report.replications.map_or(1, |n| n.max(1) as usize);
+        let mut models = Vec::with_capacity(self.keys.len() * replications);
+        for &k in &self.keys {
+            let (ov, m) = resolve(s, k, o.cli)?;
+            let others = (1..replications)
+                .map(|r| {
+                    let mut ov = ov.clone();
+                    ov.seed = Some(s.replication_seed(k, r));
+                    let m = s.model(&ov).map_err(StudyError::Invalid)?;
+                    Ok((k, r, ov, m))
+                })
+                .collect::<Result<Vec<_>, StudyError>>()?;
+            models.push((k, 0, ov, m));
+            models.extend(others);
+        }
+        // A run past the engine's own limits, or whose own memory is past
+        // the budget, is refused at the declaration that causes it, before
+        // the invocation's budget is weighed.
+        let budget = o.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
+        for (key, _, _, m) in &models {
+            builder(s, m, budget)
+                .build()
+                .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, *key, e))))?;
+        }
+        let reduce = o.keep == Keep::Report && !reads_ticks(s);
+        let threads = o.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
+        let log = o.call_log.map_or(0, |n| n as u64 * CALL_ROW);
+        let estimate = estimate(models.iter().map(|x| &x.3), threads, reduce, log);
+        if estimate.total > budget.saturating_mul(1 << 20) {
+            return Err(StudyError::Memory {
+                estimate,
+                budget_mib: budget,
+            });
+        }
+        let total = models.len();
+        let done = AtomicUsize::new(0);
+        let simulate = || -> Result<Vec<(usize, Run)>, StudyError> {
+            models
+                .into_par_iter()
+                .filter(|_| o.stop.is_none_or(|f| !f.load(Ordering::SeqCst)))
+                .map(|(key, r, overrides, model)| {
+                    let mut b = builder(s, &model, budget);
+                    if let Some(n) = o.call_log {
+                        b = b.call_log(n);
+                    }
+                    let sim = b
+                        .build()
+                        .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, key, e))))?;
+                    let obs = sim.run()?;
+                    let mut run = Run {
+                        key,
+                        overrides,
+                        model,
+                        obs,
+                        kept: None,
+                    };
+                    if reduce {
+                        run.reduce();
+                    }
+                    let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    (o.progress)(n, total);
+                    Ok((r, run))
+                })
+                .collect()
+        };
+        let runs = match o.jobs {
+            None => simulate()?,
+            Some(n) => {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(n.max(1))
+                    .build()
+                    .map_err(|e| StudyError::Pool(e.to_string()))?;
+                pool.install(simulate)?
+            }
+        };
+        let mut out = Finished {
+            runs: BTreeMap::new(),
+            replicas: (1..replications).map(|_| BTreeMap::new()).collect(),
+            skipped: total - runs.len(),
+        };
+        for (r, run) in runs {
+            let map = match r.checked_sub(1) {
+                None => &mut out.runs,
+                Some(i) => &mut out.replicas[i],
+            };
+            map.insert(run.key, run);
+        }
+        Ok(out)
+    }
+
+    /// What running this plan would hold in memory at most, with the `cli`
+    /// settings, on `threads` threads, reducing finished runs or not.
+    pub fn memory(
+        &self,
+        s: &Scenario,
+        cli: &[Setting],
+        threads: usize,
+        reduce: bool,
+    ) -> Result<MemoryEstimate, StudyError> {
+        let replications = s.report.replications.map_or(1, |n| n.max(1) as usize);
+        let mut models = Vec::with_capacity(self.keys.len());
+        for &k in &self.keys {
+            let (_, m) = resolve(s, k, cli)?;
+            models.extend(std::iter::repeat_n(m, replications));
+        }
+        Ok(estimate(models.iter(), threads.max(1), reduce, 0))
+    }
+
+    /// The runs that would not start, without command-line settings: a run
+    /// whose values do not resolve, or whose model the engine refuses
+    /// ([`StudyError::Refused`], located; a refusal many runs share is
+    /// listed once, at its first run, with their count), a run that takes
+    /// time whose own estimated memory is past `memory_mib` (`None`:
+    /// [`DEFAULT_MEMORY_MIB`]) among them. Nothing is simulated.
+    pub fn refusals(&self, s: &Scenario, memory_mib: Option<u64>) -> Vec<(RunKey, StudyError)> {
+        let budget = memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
+        let mut out: Vec<(RunKey, StudyError)> = Vec::new();
+        for &k in &self.keys {
+            let problem = match resolve(s, k, &[]) {
+                Err(e) => e,
+                Ok((_, m)) => match builder(s, &m, budget).build() {
+                    Ok(_) => continue,
+                    Err(e) => StudyError::Refused(Box::new(Refusal::locate(s, k, e))),
+                },
+            };
+            if let StudyError::Refused(new) = &problem {
+                let same = out.iter_mut().find_map(|(_, p)| match p {
+                    StudyError::Refused(old) if old.error == new.error && old.at == new.at => {
+                        Some(old)
+                    }
+                    _ => None,
+                });
+                if let Some(old) = same {
+                    old.runs += 1;
+                    continue;
+                }
+            }
+            out.push((k, problem));
+        }
+        out
+    }
+}
