@@ -12,6 +12,7 @@ mod book_charts;
 mod browser;
 mod cli;
 mod determinism;
+mod docs_match;
 mod generality;
 mod highlighting;
 mod invocation;
