@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 mod cmd;
+mod interrupt;
 mod util;
 
 use util::EXIT_OK;
@@ -105,9 +106,12 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// Output format.
         #[arg(long, value_enum, default_value_t = FormatArg::Text)]
         format: FormatArg,
-        /// Write the report to this file instead of standard output. With
-        /// `--format csv`, a folder (a path ending in `/`, or an existing
-        /// folder) gets one CSV file per table, named after its title.
+        /// Write the report to this file instead of standard output (`-`:
+        /// standard output). A regular file is replaced whole; a device or
+        /// FIFO is written through. With `--format csv`, a folder (a path
+        /// ending in `/`, or an existing folder) gets one CSV file per table,
+        /// named after its title. Every output is checked (writable, no two
+        /// onto one file) before the run.
         #[arg(long, value_name = "FILE|DIR/")]
         out: Option<PathBuf>,
         /// Also write every variant's per-tick counters (each node's calls,
@@ -251,6 +255,7 @@ checks its `expect` lines, and compares its markdown report with the snapshot \
     )]
     New {
         /// The scenario's name; `NAME.squall` is written (never overwritten).
+        /// Not a folder (`dir/`, `..`), and one line of text.
         name: String,
     },
     /// Print a shell completion script.
@@ -348,6 +353,7 @@ fn main() -> ExitCode {
                 && std::env::var_os("NO_COLOR").is_none()
         }
     };
+    interrupt::install();
     let code = match cli.command {
         Command::Run {
             file,

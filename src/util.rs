@@ -122,9 +122,9 @@ pub fn find_variant(scenario: &Scenario, v: &str) -> Result<usize, u8> {
     squall_report::args::find_variant(scenario, v).map_err(|m| usage(&m))
 }
 
-/// Writes `text` to `out`, or to standard output.
+/// Writes `text` to `out`, or to standard output (no `out`, or `-`).
 pub fn write_output(out: Option<&Path>, text: &str) -> Result<(), u8> {
-    match out {
+    match out.filter(|p| p.as_os_str() != "-") {
         Some(path) => write_file(path, text.as_bytes())
             .map_err(|e| usage(&format!("cannot write `{}`: {e}", path.display()))),
         // A closed pipe ends the output; what was asked for is done.
@@ -153,33 +153,133 @@ pub fn refuse_overwriting(out: &Path, inputs: &[&Path]) -> Result<(), u8> {
     Ok(())
 }
 
-/// Writes a whole file or nothing: the bytes go to a temporary file in the
-/// same folder, which then replaces `path` in one rename. An interrupted
-/// write (Ctrl-C, a full disk) leaves the old file as it was, never a
-/// truncated one.
-pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    // Through a link, as a plain write would: the link's target is replaced,
-    // not the link.
-    let resolved;
-    let path = match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            resolved = std::fs::canonicalize(path)?;
-            resolved.as_path()
+/// Where an output goes, to tell two outputs apart: standard output, or a
+/// file by its absolute path (links followed, the folder made canonical
+/// when the file does not exist yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Destination {
+    Stdout,
+    File(std::path::PathBuf),
+    /// A character device other outputs may share (`/dev/null`).
+    Sink,
+}
+
+fn destination(path: &Path) -> std::io::Result<Destination> {
+    use squall_report::replace::Target;
+    Ok(match squall_report::replace::target_of(path)? {
+        Target::Stdout => Destination::Stdout,
+        Target::Through(p) => {
+            let real = std::fs::canonicalize(&p).unwrap_or(p);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::FileTypeExt as _;
+                if std::fs::metadata(&real).is_ok_and(|m| m.file_type().is_char_device())
+                    && real != Path::new("/dev/tty")
+                    && !real.starts_with("/dev/pts")
+                {
+                    return Ok(Destination::Sink);
+                }
+            }
+            Destination::File(real)
         }
-        _ => path,
-    };
+        Target::Replace(p) => {
+            let dir = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+                _ => std::path::PathBuf::from("."),
+            };
+            let dir = std::fs::canonicalize(&dir).map_err(|e| {
+                std::io::Error::new(
+                    e.kind(),
+                    format!("its folder `{}` cannot be used: {e}", dir.display()),
+                )
+            })?;
+            Destination::File(dir.join(p.file_name().unwrap_or_default()))
+        }
+    })
+}
+
+/// Checks every output of a command before it runs anything: two outputs
+/// may not name the same file (or both go to standard output), and each
+/// must be writable, tried by making and removing the temporary file its
+/// write would use. A device or FIFO is written through and not tried.
+/// `report` is `--out` (`None`: standard output); `extras` the other
+/// (flag, path) pairs given.
+pub fn check_outputs(report: Option<&Path>, extras: &[(&str, &Path)]) -> Result<(), u8> {
+    let outputs =
+        std::iter::once(("--out", report)).chain(extras.iter().map(|&(f, p)| (f, Some(p))));
+    let mut seen: Vec<(&str, String, Destination)> = Vec::new();
+    for (flag, path) in outputs {
+        let (shown, dest) = match path {
+            None => ("standard output".to_string(), Destination::Stdout),
+            Some(p) => {
+                let dest = destination(p).map_err(|e| {
+                    usage(&format!(
+                        "`{flag} {}`: cannot write there: {e}",
+                        p.display()
+                    ))
+                })?;
+                (format!("`{flag} {}`", p.display()), dest)
+            }
+        };
+        if dest != Destination::Sink {
+            if let Some((other, other_shown, _)) = seen.iter().find(|(_, _, d)| *d == dest) {
+                let what = if dest == Destination::Stdout {
+                    "both write to standard output".to_string()
+                } else {
+                    "name the same file".to_string()
+                };
+                return Err(usage(&format!(
+                    "{other_shown} and {shown} {what}, so one would overwrite the other; give `{other}` and `{flag}` different files"
+                )));
+            }
+        }
+        if let (Some(p), Destination::File(real)) = (path, &dest) {
+            if squall_report::replace::target_of(p)
+                .is_ok_and(|t| matches!(t, squall_report::replace::Target::Replace(_)))
+            {
+                try_writing(real).map_err(|e| {
+                    usage(&format!(
+                        "`{flag} {}`: cannot write there: {e} (checked before running anything)",
+                        p.display()
+                    ))
+                })?;
+            }
+        }
+        seen.push((flag, shown, dest));
+    }
+    Ok(())
+}
+
+/// Makes and removes the temporary file a write to `path` would use: the
+/// folder takes new files. An existing read-only `path` is refused too (the
+/// write would replace it, and the user marked it read-only).
+fn try_writing(path: &Path) -> std::io::Result<()> {
+    if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "the file is read-only",
+        ));
+    }
+    let tmp = squall_report::replace::temporary_beside(path);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)?;
+    std::fs::remove_file(&tmp)
+}
+
+/// Writes a whole file or nothing ([`squall_report::replace`]): a regular
+/// file is replaced in one rename, so an interrupted write (Ctrl-C, a full
+/// disk) leaves the old file as it was, never a truncated one; a device, a
+/// FIFO or `-` (standard output) is written through; a link's target is
+/// written.
+pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     squall_report::replace::replace_file(
         path,
         |tmp| {
             let mut f = std::fs::File::create(tmp)?;
             f.write_all(bytes)?;
-            f.sync_all()?;
-            // Keep the permissions of the file being replaced (a script
-            // stays executable).
-            match std::fs::metadata(path) {
-                Ok(m) => std::fs::set_permissions(tmp, m.permissions()),
-                Err(_) => Ok(()),
-            }
+            f.sync_all()
         },
         |e| e,
     )

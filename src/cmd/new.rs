@@ -16,11 +16,42 @@ pub fn starter(name: &str) -> String {
     STARTER.replace("{{name}}", &clean)
 }
 
+/// Why `squall new` refuses a (trimmed) name: a control character (a
+/// newline would end the starter's comment and string), or a last part
+/// that names a folder (`dir/`, `..`, `/` would write a hidden `.squall`,
+/// or `...squall`).
+fn refusal(name: &str) -> Option<String> {
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Some(format!(
+            "`squall new`: the name holds the control character {c:?}; a scenario's name is one line of text"
+        ));
+    }
+    let last = name
+        .rsplit(['/', std::path::MAIN_SEPARATOR])
+        .next()
+        .unwrap_or_default();
+    let stem = last.strip_suffix(".squall").unwrap_or(last);
+    if stem.is_empty() || stem == "." || stem == ".." {
+        let dir = if name.ends_with(['/', std::path::MAIN_SEPARATOR]) {
+            name.to_string()
+        } else {
+            format!("{name}/")
+        };
+        return Some(format!(
+            "`squall new {name}` names a folder, not a scenario; add the scenario's name, e.g. `squall new {dir}checkout`"
+        ));
+    }
+    None
+}
+
 /// Writes `NAME.squall`, refusing to overwrite a file.
 pub fn new(name: &str) -> u8 {
     let trimmed = name.trim();
     if trimmed.is_empty() {
         return util::usage("`squall new` needs a name, e.g. `squall new checkout`");
+    }
+    if let Some(m) = refusal(trimmed) {
+        return util::usage(&m);
     }
     // `NAME.squall`: appended, not an extension swapped in, so `v1.2`
     // writes `v1.2.squall` (not `v1.squall`).
@@ -68,4 +99,44 @@ pub fn new(name: &str) -> u8 {
         path.display()
     ));
     EXIT_OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_of_folders_and_lines_are_refused() {
+        // `/` is checked here, not by running `squall new /` (which, before
+        // the fix, wrote `/.squall`).
+        for name in ["/", "dir/", "..", "a/..", ".", ".squall", "a\nb", "a\tb"] {
+            assert!(refusal(name).is_some(), "{name:?} accepted");
+        }
+        for name in [
+            "checkout",
+            "v1.2",
+            "studies/payments",
+            "x.squall",
+            ".hidden",
+        ] {
+            assert_eq!(refusal(name), None, "{name:?} refused");
+        }
+    }
+
+    #[test]
+    fn every_accepted_name_gives_a_starter_that_loads() {
+        // Quotes and backslashes are replaced in the starter; the rest of
+        // the printable text stays as given.
+        for name in [
+            "checkout",
+            "a \"quoted\" name",
+            "back\\slash",
+            "ünïcode",
+            "#hash",
+        ] {
+            assert_eq!(refusal(name), None);
+            let text = starter(name);
+            assert!(squall_lang::load(name, &text).is_ok(), "{name:?}:\n{text}");
+        }
+    }
 }

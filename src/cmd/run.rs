@@ -101,6 +101,19 @@ pub fn run(
             return code;
         }
     }
+    let given: Vec<(&str, &Path)> = [
+        ("--series", &extras.series),
+        ("--chart", &extras.chart),
+        ("--html", &extras.html),
+        ("--events", &extras.events),
+        ("--attempt-log", &extras.attempt_log),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
+    .collect();
+    if let Err(code) = util::check_outputs(out, &given) {
+        return code;
+    }
     if scenario.nodes.is_empty() && (extras.series.is_some() || extras.chart.is_some()) {
         return util::usage(&format!(
             "`--series` and `--chart` draw a call chain's ticks, and `{}` has no `chain`",

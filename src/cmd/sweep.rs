@@ -2,7 +2,7 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use squall_lang::resolve::sweep::SweepError;
@@ -10,12 +10,9 @@ use squall_report::args::{parse_vary, vary_error_text};
 use squall_report::sweep::{default_sweep, run_sweep, SweepOptions};
 
 use crate::cmd::run::study_error;
+use crate::interrupt::EXIT_INTERRUPTED;
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
 use crate::{FormatArg, SweepArgs};
-
-/// The exit code of a sweep stopped by Ctrl-C (128 + SIGINT, as shells
-/// report it).
-const EXIT_INTERRUPTED: u8 = 130;
 
 /// The environment variable tests set to stop a sweep, as Ctrl-C does,
 /// once that many runs have finished.
@@ -46,6 +43,8 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     if let Some(out) = &args.out {
         util::refuse_overwriting(out, &[&args.file])?;
     }
+    // A sweep may run for hours: an output it cannot write is refused now.
+    util::check_outputs(args.out.as_deref(), &[])?;
     if args.jobs == Some(0) {
         return Err(util::usage("`--jobs 0`: give at least one thread"));
     }
@@ -143,13 +142,7 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     }
     // Ctrl-C stops the sweep between points: the finished ones are written
     // (a second Ctrl-C quits at once).
-    let stop = Arc::new(AtomicBool::new(false));
-    let flag = Arc::clone(&stop);
-    let _ = ctrlc::set_handler(move || {
-        if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(i32::from(EXIT_INTERRUPTED));
-        }
-    });
+    let stop = crate::interrupt::stop_between_runs();
     let options = SweepOptions {
         cli,
         jobs: args.jobs,

@@ -144,7 +144,7 @@ impl Events {
                 "INSERT INTO calls (run, time, request, node, try, outcome, latency)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
             )?;
-            for r in &self.rows {
+            for (i, r) in self.rows.iter().enumerate() {
                 insert.execute(rusqlite::params![
                     r.run,
                     r.time,
@@ -154,6 +154,9 @@ impl Events {
                     r.outcome,
                     r.latency
                 ])?;
+                if i == 0 {
+                    crate::replace::reached(crate::replace::Stage::InTransaction);
+                }
             }
         }
         tx.commit()

@@ -184,6 +184,7 @@ pub fn fill_database(conn: &mut rusqlite::Connection, runs: &[RunLog<'_>]) -> ru
         let mut insert =
             tx.prepare("INSERT INTO send_attempts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
         let mut span = tx.prepare("INSERT INTO runs VALUES (?1, ?2, ?3)")?;
+        let mut first_written = false;
         for run in runs {
             let (start, end) = run.span();
             span.execute((run.variant, start, end))?;
@@ -197,6 +198,10 @@ pub fn fill_database(conn: &mut rusqlite::Connection, runs: &[RunLog<'_>]) -> ru
                     r.next_attempt_at,
                     r.variant,
                 ))?;
+                if !first_written {
+                    first_written = true;
+                    crate::replace::reached(crate::replace::Stage::InTransaction);
+                }
             }
         }
     }
