@@ -205,8 +205,29 @@ fn destination(path: &Path) -> std::io::Result<Destination> {
 /// `report` is `--out` (`None`: standard output); `extras` the other
 /// (flag, path) pairs given.
 pub fn check_outputs(report: Option<&Path>, extras: &[(&str, &Path)]) -> Result<(), u8> {
-    let outputs =
-        std::iter::once(("--out", report)).chain(extras.iter().map(|&(f, p)| (f, Some(p))));
+    check_destinations(
+        std::iter::once(("--out", report)).chain(extras.iter().map(|&(f, p)| (f, Some(p)))),
+    )
+}
+
+/// [`check_outputs`] for a report written as one file per table into the
+/// folder `dir` (`--format csv --out DIR/`): the folder is made now and must
+/// take new files; the other outputs are checked as usual.
+pub fn check_outputs_to_folder(dir: &Path, extras: &[(&str, &Path)]) -> Result<(), u8> {
+    std::fs::create_dir_all(dir)
+        .and_then(|()| try_writing(&dir.join(".squall-check")))
+        .map_err(|e| {
+            usage(&format!(
+                "`--out {}`: cannot write there: {e} (checked before running anything)",
+                dir.display()
+            ))
+        })?;
+    check_destinations(extras.iter().map(|&(f, p)| (f, Some(p))))
+}
+
+fn check_destinations<'a>(
+    outputs: impl Iterator<Item = (&'a str, Option<&'a Path>)>,
+) -> Result<(), u8> {
     let mut seen: Vec<(&str, String, Destination)> = Vec::new();
     for (flag, path) in outputs {
         let (shown, dest) = match path {

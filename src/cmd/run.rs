@@ -111,7 +111,11 @@ pub fn run(
     .into_iter()
     .filter_map(|(flag, p)| p.as_deref().map(|p| (flag, p)))
     .collect();
-    if let Err(code) = util::check_outputs(out, &given) {
+    let checked = match out.filter(|o| format == FormatArg::Csv && crate::cmd::tables::is_dir(o)) {
+        Some(dir) => util::check_outputs_to_folder(dir, &given),
+        None => util::check_outputs(out, &given),
+    };
+    if let Err(code) = checked {
         return code;
     }
     if scenario.nodes.is_empty() && (extras.series.is_some() || extras.chart.is_some()) {

@@ -622,6 +622,26 @@ fn run_writes_one_csv_file_per_table_into_a_folder() {
     );
 }
 
+/// An existing folder named without a trailing `/` takes one file per table
+/// too: the check of outputs before the run (which refuses a folder as a
+/// report file) must not refuse the folder form of `--format csv`.
+#[test]
+fn run_writes_csv_tables_into_an_existing_folder() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().display().to_string();
+    let (code, stdout, err) = run(&["run", STORM, "--format", "csv", "--out", &out]);
+    assert_eq!(code, 0, "{err}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(dir.path().join("cases.csv").is_file());
+    // Nothing but the tables is left in the folder (no check file).
+    let left = std::fs::read_dir(dir.path())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .filter_map(Result::ok)
+        .filter(|e| !e.file_name().to_string_lossy().ends_with(".csv"))
+        .count();
+    assert_eq!(left, 0);
+}
+
 /// A sweep table that crosses variants with the sweep runs every point on
 /// every variant of the table, also when the points are sharded: the
 /// document-001 numbers of each day come out under each policy.
