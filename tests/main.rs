@@ -24,4 +24,5 @@ mod rate_limit;
 mod reference;
 mod replications;
 mod retry_storm;
+mod source_shape;
 mod support;
