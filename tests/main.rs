@@ -25,5 +25,6 @@ mod rate_limit;
 mod reference;
 mod replications;
 mod retry_storm;
+mod source_shape;
 mod support;
 mod verdicts;

@@ -53,6 +53,7 @@ pub mod span;
 pub mod template;
 mod twice;
 pub mod units;
+mod unknown;
 pub mod validate;
 
 pub use decl::{Overrides, Scenario, Setting, SweepDecl, VariantDecl, SEED_AXIS};

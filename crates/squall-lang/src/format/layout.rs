@@ -1,12 +1,14 @@
 //! Layout: the tree of lines and blocks the walk builds, and how it becomes
 //! text. A block goes on one line when its kind allows it, it fits in
-//! [`WIDTH`](super::WIDTH) columns and it holds no comment; comments are
+//! [`WIDTH`] columns and it holds no comment; comments are
 //! printed where they were written and blank lines between items are kept.
 
 use super::comments::{has_blank_line, Comment};
-use super::WIDTH;
 use crate::ast::Expr;
 use crate::span::Span;
+
+/// The widest line the formatter makes by joining a block onto one line.
+pub const WIDTH: usize = 100;
 
 /// When a block may be printed on one line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

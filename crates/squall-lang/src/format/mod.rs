@@ -71,9 +71,7 @@ use crate::parse::parse_file;
 use crate::span::Span;
 use comments::lex;
 use layout::Printer;
-
-/// The widest line the formatter makes by joining a block onto one line.
-pub const WIDTH: usize = 100;
+pub use layout::WIDTH;
 
 /// Formats a scenario file, keeping its comments.
 ///

@@ -8,11 +8,9 @@ use crate::diagnostic::Result;
 use crate::span::Span;
 use crate::twice::Twice;
 
-use super::{
-    ident, internal, string,
-    values::{parse_pvalue, parse_value_pair},
-    Children, Rule,
-};
+use super::grammar::Rule;
+use super::pairs::{code_len, ident, internal, string, Children};
+use super::values::{parse_pvalue, parse_value_pair};
 
 pub(super) fn empty_retry(span: Span) -> RetryAst {
     RetryAst {
@@ -132,7 +130,7 @@ pub(super) fn parse_breaker(pair: Pair<'_, Rule>) -> Result<BreakerAst> {
 pub(super) fn parse_kind_block(pair: Pair<'_, Rule>) -> Result<KindBlockAst> {
     let span: Span = pair.as_span().into();
     // Without braces the rule's span runs on over what follows it.
-    let span = Span::new(span.start, span.start + super::code_len(pair.as_str()));
+    let span = Span::new(span.start, span.start + code_len(pair.as_str()));
     let mut inner = pair.into_inner();
     let kind = ident(
         inner

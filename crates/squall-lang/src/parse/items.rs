@@ -11,13 +11,12 @@ use super::{
         empty_retry, parse_backoff, parse_breaker, parse_kind_block, parse_op, parse_request,
         parse_response, parse_response_block, parse_retry, parse_route, retry_prop,
     },
-    code_len, ident, internal, number,
+    grammar::Rule,
+    pairs::{code_len, ident, internal, number, string, Children},
     report::parse_report_item,
     sending::parse_send_block,
-    string,
     timed::{is_timed, parse_timed},
     values::{parse_expr, parse_pvalue, parse_range, parse_value_inner, parse_value_pair},
-    Children, Rule,
 };
 
 pub(super) fn parse_scenario(pair: Pair<'_, Rule>) -> Result<ScenarioAst> {

@@ -4,7 +4,28 @@
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 
-use super::{End, Rule};
+use super::grammar::Rule;
+
+/// What ends the text being parsed, as named in "found ..." messages.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum End {
+    /// A scenario file.
+    File,
+    /// A value on its own (`--set name=value`).
+    Value,
+    /// The hole of a `line` template, closed by `}`.
+    Hole,
+}
+
+impl End {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            End::File => "end of file",
+            End::Value => "end of the value",
+            End::Hole => "`}`",
+        }
+    }
+}
 
 /// Human names for grammar rules, used in "expected ..." messages.
 pub(super) fn rule_name(rule: Rule) -> &'static str {

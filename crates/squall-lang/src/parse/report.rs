@@ -6,11 +6,9 @@ use crate::ast::*;
 use crate::diagnostic::{Diagnostic, Result};
 use crate::span::Span;
 
-use super::{
-    ident, internal, string,
-    values::{parse_expr, parse_value_pair},
-    Children, Rule,
-};
+use super::grammar::Rule;
+use super::pairs::{ident, internal, string, Children};
+use super::values::{parse_expr, parse_value_pair};
 
 pub(super) fn parse_report_item(pair: Pair<'_, Rule>) -> Result<ReportItem> {
     let rule = pair.as_rule();

@@ -8,7 +8,9 @@ use crate::ast::{CodeItem, CodeLit, Ident, SendBlockAst, SendKind, SendPart, Sen
 use crate::diagnostic::{Diagnostic, Result};
 use crate::span::Span;
 
-use super::{ident, internal, number, values::parse_value_pair, Children, Rule};
+use super::grammar::Rule;
+use super::pairs::{ident, internal, number, Children};
+use super::values::parse_value_pair;
 
 /// A `provider_decl`, a `sender_decl` or a `send_override`.
 pub(super) fn parse_send_block(pair: Pair<'_, Rule>) -> Result<SendBlockAst> {

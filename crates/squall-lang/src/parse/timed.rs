@@ -8,7 +8,9 @@ use crate::ast::{Ident, Timed, TimedPart};
 use crate::diagnostic::{Diagnostic, Result};
 use crate::span::Span;
 
-use super::{internal, values::parse_value_pair, Rule};
+use super::grammar::Rule;
+use super::pairs::internal;
+use super::values::parse_value_pair;
 
 /// The keyword each rule starts with.
 fn keyword(rule: Rule) -> Option<&'static str> {

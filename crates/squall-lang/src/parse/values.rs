@@ -8,7 +8,12 @@ use crate::ast::*;
 use crate::diagnostic::{Diagnostic, Result};
 use crate::span::Span;
 
-use super::{ident, internal, number, Children, Rule, MAX_OPERATORS};
+use super::grammar::Rule;
+use super::pairs::{ident, internal, number, too_large, Children};
+
+/// Most operators (binary and unary minus) in one expression; with
+/// [`MAX_NESTING`](super::MAX_NESTING) this bounds the depth of every expression tree.
+pub const MAX_OPERATORS: usize = 256;
 
 pub(super) fn parse_value_pair(pair: Pair<'_, Rule>) -> Result<Value> {
     let span: Span = pair.as_span().into();
@@ -51,7 +56,7 @@ pub(super) fn parse_value_inner(inner: Pair<'_, Rule>, span: Span) -> Result<Val
             };
             let bytes = n * scale;
             if !bytes.is_finite() {
-                return Err(super::too_large(span, text));
+                return Err(too_large(span, text));
             }
             ValueKind::Size { bytes }
         }

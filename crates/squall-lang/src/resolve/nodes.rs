@@ -160,9 +160,9 @@ impl Scenario {
             None => Some(Degradation::AllOrNothing),
             Some(v) => cx.keep(self.conv(v, o, |v| match &v.kind {
                 ValueKind::Word(w) => Degradation::parse(w).ok_or_else(|| {
-                    Diagnostic::new(format!("unknown degradation policy `{w}`"), v.span)
+                    crate::unknown::Unknown::new("degradation policy", w)
                         .label("expected `all_or_nothing`, `skip_optional` or `stale_fallback`")
-                        .maybe_help(crate::diagnostic::did_you_mean(w, ["all_or_nothing", "skip_optional", "stale_fallback"]))
+                        .at(v.span, ["all_or_nothing", "skip_optional", "stale_fallback"])
                 }),
                 _ => Err(Diagnostic::new("a degradation policy is a word: `all_or_nothing`, `skip_optional` or `stale_fallback`", v.span)
                     .label("not a policy")),

@@ -7,6 +7,7 @@ use crate::model::*;
 
 use super::Validator;
 use crate::decl::NodeDecl;
+use crate::unknown::Unknown;
 
 impl Validator {
     pub(super) fn check_backoff_rng(&mut self, b: &BackoffAst, rngs: &[RngAst]) {
@@ -31,20 +32,12 @@ impl Validator {
         if let Some(name) = &r.named {
             if !policies.iter().any(|(n, _)| *n == name.name) {
                 self.err(
-                    Diagnostic::new(format!("unknown policy `{}`", name.name), name.span)
-                        .label("no policy of this name")
-                        .maybe_help(did_you_mean(
-                            &name.name,
-                            policies.iter().map(|(n, _)| n.as_str()),
+                    Unknown::new("policy", &name.name)
+                        .otherwise_when_none(format!(
+                            "declare it: `policy {} {{ attempts 3  backoff fixed 1s }}`",
+                            name.name
                         ))
-                        .maybe_help(if policies.is_empty() {
-                            Some(format!(
-                                "declare it: `policy {} {{ attempts 3  backoff fixed 1s }}`",
-                                name.name
-                            ))
-                        } else {
-                            None
-                        }),
+                        .at(name.span, policies.iter().map(|(n, _)| n.as_str())),
                 );
             }
             return;
@@ -207,12 +200,9 @@ impl Validator {
                     )),
                 ),
                 None => self.err(
-                    Diagnostic::new(
-                        format!("unknown field source `{}`", f.source.name),
-                        f.source.span,
-                    )
-                    .label("no node of this name")
-                    .maybe_help(did_you_mean(&f.source.name, targets.iter().copied())),
+                    Unknown::new("field source", &f.source.name)
+                        .label("no node of this name")
+                        .at(f.source.span, targets.iter().copied()),
                 ),
             }
         }
@@ -240,12 +230,12 @@ impl Validator {
             if let ValueKind::Word(w) = &p.kind {
                 if Degradation::parse(w).is_none() {
                     self.err(
-                        Diagnostic::new(format!("unknown degradation policy `{w}`"), p.span)
+                        Unknown::new("degradation policy", w)
                             .label("expected `all_or_nothing`, `skip_optional` or `stale_fallback`")
-                            .maybe_help(did_you_mean(
-                                w,
+                            .at(
+                                p.span,
                                 ["all_or_nothing", "skip_optional", "stale_fallback"],
-                            )),
+                            ),
                     );
                 }
             }

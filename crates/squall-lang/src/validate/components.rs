@@ -2,12 +2,13 @@
 //! nodes the chains declared.
 
 use crate::ast::*;
-use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::diagnostic::Diagnostic;
 use crate::model::*;
 use crate::twice::Twice;
 
 use super::Validator;
 use crate::decl::{FaultDecl, Scenario, SourceDecl};
+use crate::unknown::Unknown;
 
 impl Validator {
     /// `every 40s phase 10s` on several nodes where `step 10s per field`
@@ -222,17 +223,10 @@ impl Validator {
                                     self.check_request(&op.request);
                                     if let Some(p) = &op.policy {
                                         if !policies.iter().any(|(n, _)| *n == p.name) {
-                                            self.err(
-                                                Diagnostic::new(
-                                                    format!("unknown policy `{}`", p.name),
-                                                    p.span,
-                                                )
-                                                .label("no policy of this name")
-                                                .maybe_help(did_you_mean(
-                                                    &p.name,
-                                                    policies.iter().map(|(n, _)| n.as_str()),
-                                                )),
-                                            );
+                                            self.err(Unknown::new("policy", &p.name).at(
+                                                p.span,
+                                                policies.iter().map(|(n, _)| n.as_str()),
+                                            ));
                                         }
                                     }
                                 }
@@ -250,15 +244,9 @@ impl Validator {
                                     "poisson" => Arrivals::Poisson,
                                     other => {
                                         self.err(
-                                            Diagnostic::new(
-                                                format!("unknown arrival process `{other}`"),
-                                                id.span,
-                                            )
-                                            .label("expected `uniform` or `poisson`")
-                                            .maybe_help(did_you_mean(
-                                                other,
-                                                ["uniform", "poisson"],
-                                            )),
+                                            Unknown::new("arrival process", other)
+                                                .label("expected `uniform` or `poisson`")
+                                                .at(id.span, ["uniform", "poisson"]),
                                         );
                                         Arrivals::Uniform
                                     }

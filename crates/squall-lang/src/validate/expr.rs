@@ -5,9 +5,10 @@
 //! what its use site provides.
 
 use crate::ast::*;
-use crate::diagnostic::{did_you_mean, suggest, Diagnostic};
+use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
 use crate::span::Span;
+use crate::unknown::Unknown;
 
 use super::{Context, Names, Needs, Validator, FUNCTIONS};
 
@@ -51,13 +52,9 @@ impl Validator {
             ExprKind::Param(p) => {
                 if !names.params.contains_key(p) {
                     self.err(
-                        Diagnostic::new(format!("unknown param `${p}`"), e.span)
-                            .label("no param of this name")
-                            .help(
-                                suggest(p, names.params.keys().map(String::as_str))
-                                    .map(|s| format!("did you mean `${s}`?"))
-                                    .unwrap_or_else(|| format!("declare it: `param {p} = ...`")),
-                            ),
+                        Unknown::param_ref(p)
+                            .otherwise(format!("declare it: `param {p} = ...`"))
+                            .at(e.span, names.params.keys().map(String::as_str)),
                     );
                     return None;
                 }
@@ -138,12 +135,9 @@ impl Validator {
                 .label("out of place")
                 .help("e.g. `storm.during.db.call_rate`; each part may be left out")
             } else {
-                Diagnostic::new(
-                    format!("unknown variant, window or node `{}`", id.name),
-                    id.span,
-                )
-                .label("not a variant, window or node")
-                .maybe_help(did_you_mean(&id.name, known))
+                Unknown::new("variant, window or node", &id.name)
+                    .label("not a variant, window or node")
+                    .at(id.span, known)
             };
             self.err(d);
             return None;
@@ -217,12 +211,9 @@ impl Validator {
                 .label("a path ends with a metric or a measure")
                 .help(format!("e.g. `{}.call_rate`", last.name))
         } else {
-            Diagnostic::new(
-                format!("unknown metric or measure `{}`", last.name),
-                last.span,
-            )
-            .label("not a metric or measure")
-            .maybe_help(did_you_mean(&last.name, candidates.iter().copied()))
+            Unknown::new("metric or measure", &last.name)
+                .label("not a metric or measure")
+                .at(last.span, candidates.iter().copied())
         };
         self.err(d);
         None
@@ -249,12 +240,9 @@ impl Validator {
                 Some(i) => Some(i),
                 None => {
                     self.err(
-                        Diagnostic::new(format!("unknown variant `{}`", v.name), v.span)
+                        Unknown::new("variant", &v.name)
                             .label("not a variant")
-                            .maybe_help(did_you_mean(
-                                &v.name,
-                                names.variants.iter().map(|x| x.name.as_str()),
-                            )),
+                            .at(v.span, names.variants.iter().map(|x| x.name.as_str())),
                     );
                     return Some(None);
                 }
@@ -273,15 +261,10 @@ impl Validator {
         };
         let Some(metric) = SendMetric::parse(&last.name) else {
             self.err(
-                Diagnostic::new(
-                    format!("unknown value `{}` of a sender", last.name),
-                    last.span,
-                )
-                .label("not a sender's value")
-                .maybe_help(did_you_mean(
-                    &last.name,
-                    SendMetric::ALL.iter().map(|(n, _)| *n),
-                )),
+                Unknown::new("value", &last.name)
+                    .within("of a sender")
+                    .label("not a sender's value")
+                    .at(last.span, SendMetric::ALL.iter().map(|(n, _)| *n)),
             );
             return Some(None);
         };
@@ -352,15 +335,8 @@ impl Validator {
                         let found = names.faults.iter().position(|f| f.name == ids[0].name);
                         if found.is_none() {
                             self.err(
-                                Diagnostic::new(
-                                    format!("unknown fault `{}`", ids[0].name),
-                                    ids[0].span,
-                                )
-                                .label("no fault of this name")
-                                .maybe_help(did_you_mean(
-                                    &ids[0].name,
-                                    names.faults.iter().map(|f| f.name.as_str()),
-                                )),
+                                Unknown::new("fault", &ids[0].name)
+                                    .at(ids[0].span, names.faults.iter().map(|f| f.name.as_str())),
                             );
                         }
                         found
@@ -551,11 +527,10 @@ impl Validator {
             }
             other => {
                 self.err(
-                    Diagnostic::new(format!("unknown function `{other}`"), name.span)
+                    Unknown::new("function", other)
                         .label("not a function")
-                        .help(did_you_mean(other, FUNCTIONS).unwrap_or_else(|| {
-                            format!("the functions are {}", FUNCTIONS.join(", "))
-                        })),
+                        .otherwise(format!("the functions are {}", FUNCTIONS.join(", ")))
+                        .at(name.span, FUNCTIONS),
                 );
                 None
             }

@@ -7,6 +7,7 @@ use crate::ast::{BreakerAst, KindBlockAst};
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::{BudgetSpec, HedgeSpec, LibraryBackoff, LibraryBreakerSpec, Pushback};
 use crate::twice::Twice;
+use crate::unknown::Unknown;
 
 use super::Validator;
 
@@ -117,16 +118,12 @@ impl Validator {
             .map(|(_, f)| *f)
         else {
             let list: Vec<String> = kinds.clone().map(|k| format!("`{k}`")).collect();
+            let kind = format!("{block} kind");
             self.err(
-                Diagnostic::new(
-                    format!("unknown {block} kind `{}`", b.kind.name),
-                    b.kind.span,
-                )
-                .label(format!("not a {block} kind"))
-                .help(
-                    did_you_mean(&b.kind.name, kinds)
-                        .unwrap_or_else(|| format!("{block} kinds: {}", list.join(", "))),
-                ),
+                Unknown::new(&kind, &b.kind.name)
+                    .label(format!("not a {kind}"))
+                    .otherwise(format!("{block} kinds: {}", list.join(", ")))
+                    .at(b.kind.span, kinds),
             );
             return;
         };

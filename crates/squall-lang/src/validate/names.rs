@@ -4,9 +4,9 @@
 use indexmap::IndexMap;
 
 use crate::ast::*;
-use crate::diagnostic::{did_you_mean, suggest, Diagnostic};
 use crate::span::Span;
 use crate::twice::Twice;
+use crate::unknown::Unknown;
 
 use super::Validator;
 use crate::decl::VariantDecl;
@@ -16,9 +16,9 @@ impl Validator {
         let found = names.iter().position(|n| *n == id.name);
         if found.is_none() {
             self.err(
-                Diagnostic::new(format!("unknown node `{}`", id.name), id.span)
+                Unknown::new("node", &id.name)
                     .label("not in any chain")
-                    .maybe_help(did_you_mean(&id.name, names.iter().map(String::as_str))),
+                    .at(id.span, names.iter().map(String::as_str)),
             );
         }
         found
@@ -28,12 +28,8 @@ impl Validator {
         let found = windows.iter().position(|(n, _)| *n == id.name);
         if found.is_none() {
             self.err(
-                Diagnostic::new(format!("unknown window `{}`", id.name), id.span)
-                    .label("no window of this name")
-                    .maybe_help(did_you_mean(
-                        &id.name,
-                        windows.iter().map(|(n, _)| n.as_str()),
-                    )),
+                Unknown::new("window", &id.name)
+                    .at(id.span, windows.iter().map(|(n, _)| n.as_str())),
             );
         }
         found
@@ -43,12 +39,8 @@ impl Validator {
         let found = variants.iter().position(|v| v.name == id.name);
         if found.is_none() {
             self.err(
-                Diagnostic::new(format!("unknown variant `{}`", id.name), id.span)
-                    .label("no variant of this name")
-                    .maybe_help(did_you_mean(
-                        &id.name,
-                        variants.iter().map(|v| v.name.as_str()),
-                    )),
+                Unknown::new("variant", &id.name)
+                    .at(id.span, variants.iter().map(|v| v.name.as_str())),
             );
         }
         found
@@ -59,12 +51,9 @@ impl Validator {
             return true;
         }
         self.err(
-            Diagnostic::new(format!("unknown param `{}`", id.name), id.span)
-                .label("no param of this name")
-                .help(
-                    did_you_mean(&id.name, params.keys().map(String::as_str))
-                        .unwrap_or_else(|| format!("declare it: `param {} = ...`", id.name)),
-                ),
+            Unknown::new("param", &id.name)
+                .otherwise(format!("declare it: `param {} = ...`", id.name))
+                .at(id.span, params.keys().map(String::as_str)),
         );
         false
     }
@@ -81,13 +70,9 @@ impl Validator {
         for (name, span) in refs {
             if !params.contains_key(&name) {
                 self.err(
-                    Diagnostic::new(format!("unknown param `${name}`"), span)
-                        .label("no param of this name")
-                        .help(
-                            suggest(&name, params.keys().map(String::as_str))
-                                .map(|s| format!("did you mean `${s}`?"))
-                                .unwrap_or_else(|| format!("declare it: `param {name} = ...`")),
-                        ),
+                    Unknown::param_ref(&name)
+                        .otherwise(format!("declare it: `param {name} = ...`"))
+                        .at(span, params.keys().map(String::as_str)),
                 );
             }
         }
@@ -101,20 +86,12 @@ impl Validator {
         let found = backoffs.iter().position(|(n, _)| *n == id.name);
         if found.is_none() {
             self.err(
-                Diagnostic::new(format!("unknown backoff `{}`", id.name), id.span)
-                    .label("no backoff of this name")
-                    .maybe_help(did_you_mean(
-                        &id.name,
-                        backoffs.iter().map(|(n, _)| n.as_str()),
+                Unknown::new("backoff", &id.name)
+                    .otherwise_when_none(format!(
+                        "declare it: `backoff {} = full_jitter 200ms x 2 cap 5s`",
+                        id.name
                     ))
-                    .maybe_help(if backoffs.is_empty() {
-                        Some(format!(
-                            "declare it: `backoff {} = full_jitter 200ms x 2 cap 5s`",
-                            id.name
-                        ))
-                    } else {
-                        None
-                    }),
+                    .at(id.span, backoffs.iter().map(|(n, _)| n.as_str())),
             );
         }
         found
@@ -131,20 +108,13 @@ impl Validator {
             Some(i) => Some(Some(i)),
             None => {
                 self.err(
-                    Diagnostic::new(format!("unknown rng `{}`", id.name), id.span)
+                    Unknown::new("rng", &id.name)
                         .label("no generator of this name")
-                        .maybe_help(did_you_mean(
-                            &id.name,
-                            rngs.iter().map(|r| r.name.name.as_str()),
+                        .otherwise_when_none(format!(
+                            "declare it: `rng {} {{ mulberry32 seed 42 }}`",
+                            id.name
                         ))
-                        .maybe_help(if rngs.is_empty() {
-                            Some(format!(
-                                "declare it: `rng {} {{ mulberry32 seed 42 }}`",
-                                id.name
-                            ))
-                        } else {
-                            None
-                        }),
+                        .at(id.span, rngs.iter().map(|r| r.name.name.as_str())),
                 );
                 None
             }

@@ -2,13 +2,14 @@
 //! `operations`, `isolation` and `trace` items, then the `expect` lines.
 
 use crate::ast::*;
-use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::diagnostic::Diagnostic;
 use crate::model::*;
 use crate::template::{parse_template, Piece};
 use crate::units;
 
 use super::{Context, Names, Needs, Validator};
 use crate::decl::Scenario;
+use crate::unknown::Unknown;
 
 impl Validator {
     /// Resolves the report items; returns the measures, which `expect` lines
@@ -243,12 +244,8 @@ impl Validator {
                                 .label("nothing to list"),
                             ),
                             None => self.err(
-                                Diagnostic::new(format!("unknown source `{}`", id.name), id.span)
-                                    .label("no source of this name")
-                                    .maybe_help(did_you_mean(
-                                        &id.name,
-                                        sources.iter().map(|s| s.name.as_str()),
-                                    )),
+                                Unknown::new("source", &id.name)
+                                    .at(id.span, sources.iter().map(|s| s.name.as_str())),
                             ),
                         },
                         ReportItem::Isolation(iso) => {

@@ -2,7 +2,7 @@
 //! kinds because paths use them.
 
 use crate::ast::*;
-use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 use crate::twice::Twice;
 
@@ -10,6 +10,7 @@ use super::Validator;
 use crate::decl::{
     seed_value, Overrides, Scenario, Setting, SweepDecl, VariantDecl, MAX_SWEEP_POINTS, SEED_AXIS,
 };
+use crate::unknown::Unknown;
 
 impl Validator {
     /// Reads the variants into `s` (one implicit `base` variant when the file
@@ -43,19 +44,10 @@ impl Validator {
                             for id in ids {
                                 match faults.iter().position(|f| f.name == id.name) {
                                     Some(i) => o.without.push(i),
-                                    None => {
-                                        self.err(
-                                            Diagnostic::new(
-                                                format!("unknown fault `{}`", id.name),
-                                                id.span,
-                                            )
-                                            .label("no fault of this name")
-                                            .maybe_help(did_you_mean(
-                                                &id.name,
-                                                faults.iter().map(|f| f.name.as_str()),
-                                            )),
-                                        )
-                                    }
+                                    None => self.err(
+                                        Unknown::new("fault", &id.name)
+                                            .at(id.span, faults.iter().map(|f| f.name.as_str())),
+                                    ),
                                 }
                             }
                         }
@@ -104,25 +96,20 @@ impl Validator {
                             }
                             o.services.push((i, changes.clone()));
                         }
-                        VariantItem::Source(id, rates) => match sources
-                            .iter()
-                            .position(|s| s.name == id.name)
-                        {
-                            Some(i) => {
-                                let ramps_ok = rates.iter().all(|r| self.check_ramp(r));
-                                if ramps_ok {
-                                    o.sources.push((i, rates.clone()));
+                        VariantItem::Source(id, rates) => {
+                            match sources.iter().position(|s| s.name == id.name) {
+                                Some(i) => {
+                                    let ramps_ok = rates.iter().all(|r| self.check_ramp(r));
+                                    if ramps_ok {
+                                        o.sources.push((i, rates.clone()));
+                                    }
                                 }
+                                None => self.err(
+                                    Unknown::new("source", &id.name)
+                                        .at(id.span, sources.iter().map(|s| s.name.as_str())),
+                                ),
                             }
-                            None => self.err(
-                                Diagnostic::new(format!("unknown source `{}`", id.name), id.span)
-                                    .label("no source of this name")
-                                    .maybe_help(did_you_mean(
-                                        &id.name,
-                                        sources.iter().map(|s| s.name.as_str()),
-                                    )),
-                            ),
-                        },
+                        }
                     }
                 }
                 variants.push(VariantDecl {
@@ -162,12 +149,8 @@ impl Validator {
                         Some(i) => i,
                         None => {
                             self.err(
-                                Diagnostic::new(format!("unknown variant `{}`", id.name), id.span)
-                                    .label("no variant of this name")
-                                    .maybe_help(did_you_mean(
-                                        &id.name,
-                                        variants.iter().map(|v| v.name.as_str()),
-                                    )),
+                                Unknown::new("variant", &id.name)
+                                    .at(id.span, variants.iter().map(|v| v.name.as_str())),
                             );
                             0
                         }

@@ -11,13 +11,14 @@ use petgraph::algo::has_path_connecting;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::ast::*;
-use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::diagnostic::Diagnostic;
 use crate::model::*;
 use crate::span::Span;
 use crate::twice::Twice;
 
 use super::{Validator, DEFAULT_SEED};
 use crate::decl::{NodeDecl, Scenario};
+use crate::unknown::Unknown;
 
 impl Validator {
     /// Reads the top-level declarations and the chains into a scenario whose
@@ -52,9 +53,9 @@ impl Validator {
                         "s" => Clock::S,
                         other => {
                             self.err(
-                                Diagnostic::new(format!("unknown clock `{other}`"), id.span)
+                                Unknown::new("clock", other)
                                     .label("expected `round`, `ms` or `s`")
-                                    .maybe_help(did_you_mean(other, ["round", "ms", "s"])),
+                                    .at(id.span, ["round", "ms", "s"]),
                             );
                             continue;
                         }
@@ -105,9 +106,9 @@ impl Validator {
                     if let Some(a) = &decl.algorithm {
                         if !["mulberry32", "splitmix64"].contains(&a.name.as_str()) {
                             self.err(
-                                Diagnostic::new(format!("unknown generator `{}`", a.name), a.span)
+                                Unknown::new("generator", &a.name)
                                     .label("expected `mulberry32` or `splitmix64`")
-                                    .maybe_help(did_you_mean(&a.name, ["mulberry32", "splitmix64"])),
+                                    .at(a.span, ["mulberry32", "splitmix64"]),
                             );
                         }
                         if a.name == "mulberry32" {

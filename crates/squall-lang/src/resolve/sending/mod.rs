@@ -43,9 +43,10 @@ mod sender;
 
 use crate::ast::{Ident, SendBlockAst, SendKind, SendSetting};
 use crate::decl::{Overrides, Scenario};
-use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::diagnostic::Diagnostic;
 use crate::model::sending::*;
 use crate::model::Clock;
+use crate::unknown::Unknown;
 
 use reader::{Reader, REPEATABLE};
 
@@ -108,13 +109,7 @@ impl Scenario {
 }
 
 fn unknown_block(kind: SendKind, id: &Ident, list: &[SendBlockAst]) -> Diagnostic {
-    let kw = kind.keyword();
-    Diagnostic::new(format!("unknown {kw} `{}`", id.name), id.span)
-        .label(format!("no {kw} of this name"))
-        .maybe_help(did_you_mean(
-            &id.name,
-            list.iter().map(|b| b.name.name.as_str()),
-        ))
+    Unknown::new(kind.keyword(), &id.name).at(id.span, list.iter().map(|b| b.name.name.as_str()))
 }
 
 /// The block's settings with the run's changes: a change replaces every

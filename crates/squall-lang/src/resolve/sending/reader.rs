@@ -4,9 +4,10 @@
 
 use crate::ast::{CodeItem, Ident, SendPart, SendSetting, Value};
 use crate::decl::{Overrides, Scenario};
-use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::diagnostic::Diagnostic;
 use crate::model::sending::*;
 use crate::units;
+use crate::unknown::Unknown;
 
 /// Keys a block may repeat.
 pub(super) const REPEATABLE: [&str; 1] = ["throttle"];
@@ -72,12 +73,11 @@ impl Reader<'_> {
             let k = s.key.name.as_str();
             if !keys.contains(&k) {
                 self.errs.push(
-                    Diagnostic::new(format!("unknown setting `{k}` in {what}"), s.key.span)
+                    Unknown::new("setting", k)
+                        .within(format!("in {what}"))
                         .label("not a setting here")
-                        .help(
-                            did_you_mean(k, keys.iter().copied())
-                                .unwrap_or_else(|| format!("{what} takes {}", keys.join(", "))),
-                        ),
+                        .otherwise(format!("{what} takes {}", keys.join(", ")))
+                        .at(s.key.span, keys.iter().copied()),
                 );
                 continue;
             }
