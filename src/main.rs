@@ -22,7 +22,7 @@ use util::EXIT_OK;
     long_about = "squall runs scenario files that describe a chain of services (who calls whom, \
 capacities, retries, faults) and prints a report that shows whether a fault turns into a retry \
 storm, how long it outlives the fault, and what another policy would change.",
-    after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4\n  squall test scenarios/\n  squall diff old.squall new.squall\n  squall fmt scenarios/*.squall\n  squall new checkout\n\nExit codes: 0 ok, 1 an expectation or snapshot failed (or reports differ, or a file needs formatting), 2 invalid scenario, 3 usage error."
+    after_help = "Examples:\n  squall run scenarios/retry-storm.squall\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4\n  squall test scenarios/\n  squall diff old.squall new.squall\n  squall fmt scenarios/*.squall\n  squall new checkout\n\nExit codes: 0 ok, 1 an expectation or snapshot failed (or reports differ beyond noise, or a file needs formatting), 2 invalid scenario, 3 usage error."
 )]
 struct Cli {
     /// When to color diagnostics and diffs.
@@ -226,7 +226,7 @@ checks its `expect` lines, and compares its markdown report with the snapshot \
     },
     /// Compare two reports table by table: two scenario files, or two JSON reports.
     #[command(
-        after_help = "Examples:\n  squall diff before.squall after.squall\n  squall diff old.json new.json --format markdown\n  git show HEAD~1:scenarios/retry-storm.squall > /tmp/old.squall && squall diff /tmp/old.squall scenarios/retry-storm.squall\n\nExit codes: 0 the reports are the same, 1 they differ, 2 invalid scenario, 3 usage error."
+        after_help = "Examples:\n  squall diff before.squall after.squall\n  squall diff old.json new.json --format markdown\n  git show HEAD~1:scenarios/retry-storm.squall > /tmp/old.squall && squall diff /tmp/old.squall scenarios/retry-storm.squall\n\nExit codes: 0 no change beyond noise (with `--fail-on any`: no change at all), 1 a change beyond noise (with `--fail-on any`: any change), 2 invalid scenario or a scenario that fails to run, 3 usage error."
     )]
     Diff {
         /// The old side: a `.squall` scenario or a `.json` report.
@@ -236,6 +236,10 @@ checks its `expect` lines, and compares its markdown report with the snapshot \
         /// Output format.
         #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
         format: DiffFormat,
+        /// Which change exits 1: `beyond-noise` (a text, a row, a number of a
+        /// single run, intervals that are apart) or `any` (within noise too).
+        #[arg(long = "fail-on", value_enum, default_value_t = FailOn::BeyondNoise)]
+        fail_on: FailOn,
     },
     /// Rewrite scenario files in the one canonical layout, keeping comments.
     #[command(
@@ -266,6 +270,16 @@ checks its `expect` lines, and compares its markdown report with the snapshot \
         /// The shell.
         shell: clap_complete::Shell,
     },
+}
+
+/// Which change makes `squall diff` exit 1.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Any change, within noise too.
+    Any,
+    /// A change beyond the replications' noise (every change of a report
+    /// without replications but its facts).
+    BeyondNoise,
 }
 
 /// Formats of `squall diff`.
@@ -415,7 +429,12 @@ fn main() -> ExitCode {
             accept,
             work_budget,
         } => cmd::test::test(&path, accept, work_budget, color),
-        Command::Diff { old, new, format } => cmd::diff::diff(&old, &new, format, color),
+        Command::Diff {
+            old,
+            new,
+            format,
+            fail_on,
+        } => cmd::diff::diff(&old, &new, format, fail_on, color),
         Command::Fmt { files, check } => cmd::fmt::fmt(&files, check, color),
         Command::New { name } => cmd::new::new(&name),
         Command::Completions { shell } => {

@@ -6,7 +6,7 @@ use squall_report::compare::{compare, DiffStyle};
 use squall_report::{Report, Study, StudyOptions};
 
 use crate::util::{self, EXIT_FAILED, EXIT_OK};
-use crate::DiffFormat;
+use crate::{DiffFormat, FailOn};
 
 /// A report from a `.json` file, or by running a scenario.
 fn side(path: &Path, color: bool) -> Result<Report, u8> {
@@ -25,8 +25,9 @@ fn side(path: &Path, color: bool) -> Result<Report, u8> {
     Ok(study.report())
 }
 
-/// Prints the comparison; exit 0 when the reports are the same, 1 when not.
-pub fn diff(old: &Path, new: &Path, format: DiffFormat, color: bool) -> u8 {
+/// Prints the comparison; exits 1 on a change that `fail_on` counts, 0
+/// otherwise.
+pub fn diff(old: &Path, new: &Path, format: DiffFormat, fail_on: FailOn, color: bool) -> u8 {
     let (a, b) = match (side(old, color), side(new, color)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(code), _) | (_, Err(code)) => return code,
@@ -35,12 +36,16 @@ pub fn diff(old: &Path, new: &Path, format: DiffFormat, color: bool) -> u8 {
         DiffFormat::Text => DiffStyle::Text {
             color: color && std::io::IsTerminal::is_terminal(&std::io::stdout()),
         },
-        DiffFormat::Markdown => DiffStyle::Markdown,
+        DiffFormat::Markdown => DiffStyle::Markdown { level: 2 },
     };
     let c = compare(&a, &b, style);
     // A closed pipe (`| head`) stops the printing; the answer stands.
     let _ = util::print_out(&c.text);
-    if c.changed {
+    let fails = match fail_on {
+        FailOn::Any => c.changed,
+        FailOn::BeyondNoise => c.beyond_noise,
+    };
+    if fails {
         EXIT_FAILED
     } else {
         EXIT_OK

@@ -485,6 +485,91 @@ fn diff_of_identical_reports_exits_0_also_from_json() {
     assert_eq!(code, 3, "{err}");
 }
 
+#[test]
+fn diff_keeps_the_rows_of_every_window() {
+    // Issue 19's repro: a retry budget on payments in checkout.squall,
+    // whose tables label two columns ("case", "window"). On 5ae4b19 the
+    // rows were keyed by their first cell, so only the `after` rows were
+    // compared and the `during` row with tries per request at db 8.82 ->
+    // 3.32 was missing. The numbers are the release binary's runs of the
+    // two files (seed 11 as written).
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let new = dir.path().join("checkout.squall");
+    std::fs::copy(repo().join("scenarios/checkout.squall"), &new).unwrap_or_else(|e| panic!("{e}"));
+    edit(
+        &new,
+        "service payments { timeout 250ms  retry",
+        "service payments { timeout 250ms  budget envoy { budget_percent 20 }  retry",
+    );
+    let (code, out, err) = run(&[
+        "diff",
+        "scenarios/checkout.squall",
+        &new.display().to_string(),
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let during = out
+        .lines()
+        .find(|l| l.starts_with("3 tries in both layers  during") && l.contains("8.82 → 3.32"));
+    assert!(during.is_some(), "{out}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("3 tries in both layers  after")),
+        "{out}"
+    );
+    // Nine rows a table (three variants, three windows): the two variants'
+    // `before` rows (no fault yet, nothing to retry) and `retry at checkout
+    // only`'s three (one try at payments, nothing for the budget to cut)
+    // are unchanged, and counted.
+    assert!(out.contains("(5 rows unchanged)"), "{out}");
+    assert!(!out.contains("retry at checkout only"), "{out}");
+}
+
+#[test]
+fn diff_fails_on_a_change_beyond_noise_by_default_and_on_any_change_on_request() {
+    // The book's replicated scenario under another seed: every interval
+    // overlaps its old one (the printed means move by at most 8.8 %, the
+    // intervals are 1-10 % wide), so the change is noise.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let reseeded = dir.path().join("replications.squall");
+    std::fs::copy(repo().join("book/src/replications.squall"), &reseeded)
+        .unwrap_or_else(|e| panic!("{e}"));
+    edit(&reseeded, "seed 7", "seed 8");
+    let seeded = reseeded.display().to_string();
+    let old = "book/src/replications.squall";
+    let (code, out, err) = run(&["diff", old, &seeded]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("(-0.9%, within noise)"), "{out}");
+    assert!(!out.contains("beyond noise"), "{out}");
+    assert!(
+        out.ends_with("the reports differ within noise only\n"),
+        "{out}"
+    );
+    let (code, _, err) = run(&["diff", old, &seeded, "--fail-on", "any"]);
+    assert_eq!(code, 1, "{err}");
+    // The same file is the same with either setting.
+    for fail_on in ["any", "beyond-noise"] {
+        assert_eq!(run(&["diff", old, old, "--fail-on", fail_on]).0, 0);
+    }
+    // A single run's change is beyond noise: the retry storm's capacity.
+    let storm = dir.path().join("storm.squall");
+    std::fs::copy(repo().join(STORM), &storm).unwrap_or_else(|e| panic!("{e}"));
+    edit(
+        &storm,
+        "param capacity = 12/round",
+        "param capacity = 10/round",
+    );
+    let (code, _, err) = run(&[
+        "diff",
+        STORM,
+        &storm.display().to_string(),
+        "--fail-on",
+        "beyond-noise",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    let (code, _, err) = run(&["diff", STORM, STORM, "--fail-on", "sometimes"]);
+    assert_eq!(code, 3, "a bad value is a usage error: {err}");
+}
+
 // ------------------------------------------------------------------- fmt --
 
 #[test]

@@ -1,0 +1,121 @@
+//! Reading a report back from `--format json`, so reports saved in two
+//! commits can be compared without running anything.
+
+use crate::document::{Block, Cell, Report, Table};
+
+impl Report {
+    /// Reads a report written with `--format json`.
+    pub fn from_json(text: &str) -> Result<Report, String> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let title = v
+            .get("title")
+            .and_then(|t| t.as_str())
+            .ok_or("it has no `title`; is it a squall JSON report?")?
+            .to_string();
+        let meta = match v.get("meta") {
+            Some(serde_json::Value::Object(m)) => m
+                .iter()
+                .map(|(k, v)| {
+                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                    (k.clone(), v)
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let blocks = v
+            .get("blocks")
+            .and_then(|b| b.as_array())
+            .ok_or("it has no `blocks`; is it a squall JSON report?")?;
+        let mut out = Vec::new();
+        for b in blocks {
+            match b.get("kind").and_then(|k| k.as_str()) {
+                // The text says what the values say; a diff reads the text.
+                Some("line") => out.push(Block::text(
+                    b.get("text")
+                        .and_then(|t| t.as_str())
+                        .unwrap_or_default()
+                        .to_string(),
+                )),
+                Some("table") => {
+                    let strings = |key: &str| -> Vec<String> {
+                        b.get(key)
+                            .and_then(|c| c.as_array())
+                            .map(|a| {
+                                a.iter()
+                                    .map(|x| x.as_str().unwrap_or_default().to_string())
+                                    .collect()
+                            })
+                            .unwrap_or_default()
+                    };
+                    let rows = b
+                        .get("rows")
+                        .and_then(|r| r.as_array())
+                        .map(|rows| {
+                            rows.iter()
+                                .map(|r| {
+                                    r.as_array()
+                                        .map(|cells| cells.iter().map(json_cell).collect())
+                                        .unwrap_or_default()
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    out.push(Block::Table(Table {
+                        title: b
+                            .get("title")
+                            .and_then(|t| t.as_str())
+                            .unwrap_or_default()
+                            .to_string(),
+                        columns: strings("columns"),
+                        rows,
+                    }));
+                }
+                other => {
+                    return Err(format!(
+                        "a block of kind {} is not a table or a line",
+                        other.unwrap_or("(none)")
+                    ))
+                }
+            }
+        }
+        Ok(Report {
+            title,
+            meta,
+            blocks: out,
+        })
+    }
+}
+
+fn json_cell(v: &serde_json::Value) -> Cell {
+    match v {
+        serde_json::Value::Null => Cell::Missing,
+        serde_json::Value::Number(n) => {
+            let x = n.as_f64().unwrap_or(f64::NAN);
+            let text = n.to_string();
+            let digits = text.split_once('.').map_or(0, |(_, f)| f.len());
+            Cell::Number(x, digits)
+        }
+        serde_json::Value::String(s) => Cell::Text(s.clone()),
+        serde_json::Value::Object(m) if m.contains_key("mean") => json_interval(m),
+        other => Cell::Text(other.to_string()),
+    }
+}
+
+/// An interval cell (`{"mean", "half_width", "n", "replications"}`), its
+/// digits read from how the mean was printed.
+fn json_interval(m: &serde_json::Map<String, serde_json::Value>) -> Cell {
+    let Some(Cell::Number(mean, digits)) = m.get("mean").map(json_cell) else {
+        return Cell::Missing;
+    };
+    let count = |k: &str| m.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
+    let n = count("n");
+    Cell::Interval(
+        crate::interval::Interval {
+            mean,
+            half_width: m.get("half_width").and_then(serde_json::Value::as_f64),
+            n,
+            replications: count("replications").max(n),
+        },
+        digits,
+    )
+}
