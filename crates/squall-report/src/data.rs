@@ -28,6 +28,16 @@
 use crate::document::{Block, Cell, Report, Table};
 use crate::escape;
 
+impl Report {
+    /// The report's tables as CSV: one table a plain CSV file, several one
+    /// long table with a `table` column (module docs). Lines of text are
+    /// left out; a text field a spreadsheet would run as a formula starts
+    /// with `'`.
+    pub fn to_csv(&self) -> String {
+        tables_csv(&self.data_tables())
+    }
+}
+
 /// A cell of a data table.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DataCell {
@@ -312,6 +322,38 @@ impl Report {
 mod tests {
     use super::*;
     use crate::interval::Interval;
+
+    #[test]
+    fn formulas_are_defused_numbers_are_not() {
+        let t = Table {
+            title: "t".into(),
+            columns: vec!["=cmd".into(), "n".into()],
+            rows: vec![vec![Cell::Text("@SUM(A1)".into()), Cell::Number(-1.5, 1)]],
+        };
+        let out = DataTable::from_table(&t).flat().to_csv();
+        assert_eq!(out, "'=cmd,n\n'@SUM(A1),-1.5\n");
+    }
+
+    #[test]
+    fn one_table_is_plain_csv() {
+        let r = Report {
+            title: "t".into(),
+            meta: vec![],
+            blocks: vec![
+                Block::text("x".into()),
+                Block::Table(Table {
+                    title: "load".into(),
+                    columns: vec!["case".into(), "calls, per round".into()],
+                    rows: vec![
+                        vec![Cell::Text("a".into()), Cell::Number(2.5, 2)],
+                        vec![Cell::Text("b".into()), Cell::Missing],
+                    ],
+                }),
+            ],
+        };
+        // 2.5 as computed (the text report prints `2.50`).
+        assert_eq!(r.to_csv(), "case,\"calls, per round\"\na,2.5\nb,\n");
+    }
 
     fn table(title: &str, columns: &[&str], rows: Vec<Vec<Cell>>) -> Table {
         Table {
