@@ -115,6 +115,11 @@ fn an_invocation_over_its_memory_budget_is_refused_before_it_runs() {
         err.contains("more than the memory budget of 10 MiB"),
         "{err}"
     );
+    // The report's error names no flag; the CLI adds the flags that help.
+    assert!(
+        err.ends_with("\nhelp: `--variant` and `--shard` run fewer variants or points, `--jobs` fewer at once, and `--memory-budget` raises the budget\n"),
+        "{err}"
+    );
     assert!(!dir.join("s.csv").exists(), "nothing ran, nothing written");
     // The report alone reduces each run as it finishes: one at a time on
     // one thread fits.
@@ -187,6 +192,13 @@ fn a_timed_run_over_the_memory_budget_by_itself_is_refused_at_its_declaration() 
         "{err}"
     );
     assert_about_in_flight(&err);
+    // The engine's error names no flag; the CLI adds it.
+    assert!(
+        err.ends_with(
+            "or raise the memory budget)\nhelp: raise the memory budget with `--memory-budget`\n"
+        ),
+        "{err}"
+    );
 }
 
 /// The refused figure is the engine's estimate (plan.rs checks it equals

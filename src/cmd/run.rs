@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use squall_lang::{RunKey, Scenario};
 use squall_report::events::DEFAULT_EVENTS_LIMIT;
-use squall_report::{Keep, RunPlan, Study, StudyError, StudyOptions};
+use squall_report::{Budget, Keep, RunPlan, Study, StudyError, StudyOptions};
 
 use crate::util::{self, EXIT_INVALID, EXIT_OK};
 use crate::FormatArg;
@@ -317,7 +317,26 @@ pub fn study_error(e: &StudyError, color: bool) -> u8 {
         StudyError::Refused(r) => eprintln!("{}: error: {}", r.place(), r.error),
         other => eprintln!("error: {other}"),
     }
+    print_flag_hint(e);
     EXIT_INVALID
+}
+
+/// The command-line flags that change the limit a study error names. The
+/// engine and the report word their errors without flags (a library has
+/// none); the CLI knows its own.
+fn flag_hint(e: &StudyError) -> Option<&'static str> {
+    Some(match e.budget()? {
+        Budget::Invocation => "`--variant` and `--shard` run fewer variants or points, `--jobs` fewer at once, and `--memory-budget` raises the budget",
+        Budget::RunMemory => "raise the memory budget with `--memory-budget`",
+        Budget::Work => "`--work-budget` sets the work budget for this invocation",
+    })
+}
+
+/// Prints [`flag_hint`]'s hint, if the error has one.
+fn print_flag_hint(e: &StudyError) {
+    if let Some(hint) = flag_hint(e) {
+        eprintln!("help: {hint}");
+    }
 }
 
 /// How `squall check` names a run the engine refuses.
@@ -368,7 +387,8 @@ pub fn check(
                                     r.place(),
                                     run_name(&s, *key),
                                     r.error
-                                )
+                                );
+                                print_flag_hint(problem);
                             }
                             other => {
                                 eprintln!("{}: error: {}: {other}", f.display(), run_name(&s, *key))

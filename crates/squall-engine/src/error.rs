@@ -104,7 +104,7 @@ pub enum SimError {
     },
     /// A run that takes time whose failure-free estimate of work is past
     /// its work budget: refused before it starts.
-    #[error("source `{name}` makes about {events:.0} events even if nothing fails ({requests:.0} requests x {per_request:.1} events each), more than the work budget of {budget} events (raise `work_budget` or `--work-budget`, shorten the run, or lower the rate)")]
+    #[error("source `{name}` makes about {events:.0} events even if nothing fails ({requests:.0} requests x {per_request:.1} events each), more than the work budget of {budget} events (raise `work_budget`, shorten the run, or lower the rate)")]
     EstimateOverBudget {
         /// The source whose requests make the most events.
         name: String,
@@ -119,7 +119,7 @@ pub enum SimError {
     },
     /// A run that takes time whose estimated peak memory is past the memory
     /// budget it was given: refused before it starts.
-    #[error("this run would hold about {mib:.1} MiB ({series:.1} counters and bins, {histograms:.1} latency histograms, {in_flight:.1} work in flight), more than the memory budget of {budget} MiB (shorten the run, widen `series every`, lower the rate or the latency, or raise `--memory-budget`)")]
+    #[error("this run would hold about {mib:.1} MiB ({series:.1} counters and bins, {histograms:.1} latency histograms, {in_flight:.1} work in flight), more than the memory budget of {budget} MiB (shorten the run, widen `series every`, lower the rate or the latency, or raise the memory budget)")]
     MemoryOverBudget {
         /// The run's estimated peak \[MiB\].
         mib: f64,

@@ -239,7 +239,7 @@ fn a_run_past_its_budget_is_refused_before_it_starts() {
     assert_eq!(
         err,
         "source `users` makes about 30000 events even if nothing fails (10000 requests x 3.0 events each), \
-         more than the work budget of 2000 events (raise `work_budget` or `--work-budget`, shorten the run, or lower the rate)"
+         more than the work budget of 2000 events (raise `work_budget`, shorten the run, or lower the rate)"
     );
     // Within the budget it runs.
     assert!(run_text_model(&m, Some(40_000)).is_ok());

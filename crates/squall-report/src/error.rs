@@ -1,4 +1,6 @@
-//! Why a study did not run: errors as data, rendered by the CLI.
+//! Why a study did not run: errors as data, rendered by the CLI. The
+//! messages name the file's settings but no command-line flag: the CLI
+//! adds the flag that changes a limit as a hint of its own.
 
 use squall_engine::SimError;
 use squall_lang::Diagnostics;
@@ -33,6 +35,35 @@ pub enum StudyError {
     Pool(String),
 }
 
+/// A budget a study can be over. The messages say which and by how much;
+/// the CLI names the flag that sets it ([`StudyError::budget`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// The invocation's memory, over all its runs ([`StudyError::Memory`]).
+    Invocation,
+    /// One run's own estimated memory ([`SimError::MemoryOverBudget`]).
+    RunMemory,
+    /// One run's estimated work ([`SimError::EstimateOverBudget`]).
+    Work,
+}
+
+impl StudyError {
+    /// The budget this error says the study is over, if any.
+    pub fn budget(&self) -> Option<Budget> {
+        let sim = |e: &SimError| match e {
+            SimError::MemoryOverBudget { .. } => Some(Budget::RunMemory),
+            SimError::EstimateOverBudget { .. } => Some(Budget::Work),
+            _ => None,
+        };
+        match self {
+            StudyError::Memory { .. } => Some(Budget::Invocation),
+            StudyError::Refused(r) => sim(&r.error),
+            StudyError::Sim(e) => sim(e),
+            StudyError::Invalid(_) | StudyError::Pool(_) => None,
+        }
+    }
+}
+
 /// The memory refusal in words: how much, for how many runs, and what to do.
 fn memory_text(e: &MemoryEstimate, budget_mib: u64) -> String {
     let mib = |b: u64| b.div_ceil(1 << 20);
@@ -42,7 +73,7 @@ fn memory_text(e: &MemoryEstimate, budget_mib: u64) -> String {
         "every run keeps all its counters, for the series, charts or per-tick measures"
     };
     format!(
-        "this invocation would hold about {} MiB for {} run{} ({kept}; the largest run's estimated peak is {} MiB), more than the memory budget of {budget_mib} MiB: run fewer variants or points (`--variant`, `--shard`), a shorter `run` or fewer `--jobs`, or raise `--memory-budget`",
+        "this invocation would hold about {} MiB for {} run{} ({kept}; the largest run's estimated peak is {} MiB), more than the memory budget of {budget_mib} MiB: run fewer variants or points, a shorter `run` or fewer at once, or raise the budget",
         mib(e.total),
         e.runs,
         if e.runs == 1 { "" } else { "s" },

@@ -100,7 +100,7 @@ pub mod table;
 pub mod words;
 
 pub use document::{Block, Cell, Report, Table};
-pub use error::StudyError;
+pub use error::{Budget, StudyError};
 pub use interval::Interval;
 pub use plan::{Keep, MemoryEstimate, OverBudget, RunOptions, RunPlan};
 pub use refusal::Refusal;

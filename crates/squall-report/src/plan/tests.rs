@@ -174,7 +174,7 @@ fn an_invocation_over_its_memory_budget_is_refused_before_it_runs() {
     assert_eq!((*estimate, *budget_mib), (full, 5));
     assert_eq!(
             err.to_string(),
-            "this invocation would hold about 7 MiB for 2 runs (every run keeps all its counters, for the series, charts or per-tick measures; the largest run's estimated peak is 4 MiB), more than the memory budget of 5 MiB: run fewer variants or points (`--variant`, `--shard`), a shorter `run` or fewer `--jobs`, or raise `--memory-budget`"
+            "this invocation would hold about 7 MiB for 2 runs (every run keeps all its counters, for the series, charts or per-tick measures; the largest run's estimated peak is 4 MiB), more than the memory budget of 5 MiB: run fewer variants or points, a shorter `run` or fewer at once, or raise the budget"
         );
     // Reducing each run as it finishes brings the same plan under it.
     assert!(finished(&s, Keep::Report, Some(5)).is_ok());
