@@ -25,3 +25,4 @@ mod reference;
 mod replications;
 mod retry_storm;
 mod support;
+mod verdicts;

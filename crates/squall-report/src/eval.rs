@@ -5,7 +5,7 @@
 //! Arithmetic on `None` gives `None`.
 
 use squall_engine::observe::histogram::Quantiles;
-use squall_engine::observe::timed::Stretch;
+use squall_engine::observe::timed::{Stretch, TimedObservations, TimedSource};
 use squall_engine::Observations;
 use squall_lang::ast::BinOp;
 use squall_lang::{Func, Metric, RExpr, RunKey};
@@ -299,7 +299,7 @@ fn metric_of(
                 } as f64;
                 return ratio(part, ended);
             }
-            Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean => timed_window(obs, metric, w, None),
+            m if is_e2e(m) => timed_window(obs, metric, w, None),
             _ => Some(ticks),
         };
     }
@@ -383,9 +383,34 @@ fn metric_of(
         Metric::ServedRate => served / ticks,
         Metric::UniqueRate => unique()? / ticks,
         Metric::Amplification => return ratio(calls, unique()?),
-        Metric::SuccessRate => return ratio(served, calls),
+        // Answers to the calls made in the stretch, over those calls: on a
+        // run that takes time an answer can come after the stretch (or a
+        // call before it be answered in it), so the answers counted there
+        // are those of the stretch's calls; a share of them stays a share.
+        Metric::SuccessRate => {
+            let answered = answers_to_calls(obs, node?, w, from, to).unwrap_or(served);
+            return ratio(answered, calls);
+        }
         _ => return None,
     })
+}
+
+/// On a run that takes time: the calls that arrived at `node` in named
+/// window `w` (or, for no such window, in the series bins that start in
+/// ticks `from..=to`) and were answered with success, whenever. `None` on a
+/// run that takes no time, where a call is answered in its own tick.
+fn answers_to_calls(obs: &Observations, node: usize, w: usize, from: u64, to: u64) -> Option<f64> {
+    let n = obs.timed.as_ref()?.nodes.get(node)?;
+    if let Some(s) = n.windows.get(w) {
+        return Some(s.answered_ok as f64);
+    }
+    let slots = &obs.slots;
+    Some(
+        (0..n.bins.len().min(slots.bins()))
+            .filter(|&b| (from..=to).contains(&slots.bin_ticks(b).0))
+            .map(|b| n.bins[b].answered_ok as f64)
+            .sum(),
+    )
 }
 
 /// A metric of a run that takes time, in named window `w`: latency in
@@ -394,7 +419,11 @@ fn metric_of(
 fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize>) -> Option<f64> {
     let t = obs.timed.as_ref()?;
     if is_e2e(metric) {
-        return quantile_metric(t.all.windows.get(w)?, metric, t.units_per_tick);
+        return quantile_metric(
+            e2e_source(t, metric).windows.get(w)?,
+            metric,
+            t.units_per_tick,
+        );
     }
     let n = t.nodes.get(node?)?;
     if let Some(q) = match metric {
@@ -421,23 +450,40 @@ fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize
 pub fn timed_bin(obs: &Observations, metric: Metric, b: usize, node: Option<usize>) -> Option<f64> {
     let t = obs.timed.as_ref()?;
     if is_e2e(metric) {
-        return quantile_metric(t.all.bins.get(b)?, metric, t.units_per_tick);
+        return quantile_metric(e2e_source(t, metric).bins.get(b)?, metric, t.units_per_tick);
     }
     stretch_metric(t.nodes.get(node?)?.bins.get(b)?, metric, t.units_per_tick)
 }
 
 /// True for the end-to-end latency metrics (of every source's requests).
-fn is_e2e(metric: Metric) -> bool {
-    matches!(metric, Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean)
+pub(crate) fn is_e2e(metric: Metric) -> bool {
+    matches!(
+        metric,
+        Metric::E2eP50
+            | Metric::E2eP99
+            | Metric::E2eMean
+            | Metric::E2eFailedP50
+            | Metric::E2eFailedP99
+            | Metric::E2eFailedMean
+    )
+}
+
+/// The requests an end-to-end metric reads: completed ones, or for the
+/// `e2e_failed_*` metrics failed ones.
+pub(crate) fn e2e_source(t: &TimedObservations, metric: Metric) -> &TimedSource {
+    match metric {
+        Metric::E2eFailedP50 | Metric::E2eFailedP99 | Metric::E2eFailedMean => &t.failed,
+        _ => &t.all,
+    }
 }
 
 /// An end-to-end latency metric from its quantiles, in ticks.
 fn quantile_metric(q: &Quantiles, metric: Metric, per_tick: u64) -> Option<f64> {
     let per = per_tick as f64;
     Some(match metric {
-        Metric::E2eP50 => q.p50 as f64 / per,
-        Metric::E2eP99 => q.p99 as f64 / per,
-        Metric::E2eMean => q.mean / per,
+        Metric::E2eP50 | Metric::E2eFailedP50 => q.p50 as f64 / per,
+        Metric::E2eP99 | Metric::E2eFailedP99 => q.p99 as f64 / per,
+        Metric::E2eMean | Metric::E2eFailedMean => q.mean / per,
         _ => return None,
     })
 }

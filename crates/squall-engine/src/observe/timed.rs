@@ -20,10 +20,14 @@ pub struct TimedObservations {
     pub bin_ticks: u64,
     /// Per node, in node order.
     pub nodes: Vec<TimedNode>,
-    /// End-to-end latency of requests per source (entry to answer).
+    /// End-to-end latency of completed requests per source (entry to
+    /// answer).
     pub sources: Vec<TimedSource>,
-    /// End-to-end latency of the requests of every source.
+    /// End-to-end latency of the completed requests of every source.
     pub all: TimedSource,
+    /// End-to-end latency of the failed requests of every source (entry to
+    /// the failure the source saw: often a deadline waited out).
+    pub failed: TimedSource,
     /// Where every call ended up.
     pub calls: CallAccounting,
 }
@@ -48,6 +52,9 @@ pub struct Stretch {
     pub wasted_calls: u64,
     /// Worker time spent for callers that had already given up \[units\].
     pub wasted_busy: u64,
+    /// Calls that arrived in the stretch and were answered with success,
+    /// whenever the answer came: the answers to the stretch's calls.
+    pub answered_ok: u64,
     /// Time-weighted mean and highest queue length.
     pub queue_mean: f64,
     /// Highest queue length.
@@ -80,7 +87,7 @@ pub struct TimedNode {
 /// One source.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct TimedSource {
-    /// End-to-end latency over the run (completed and dropped requests).
+    /// End-to-end latency over the run.
     pub run: Quantiles,
     /// Per named window (by the request's end).
     pub windows: Vec<Quantiles>,

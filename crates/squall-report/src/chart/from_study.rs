@@ -84,6 +84,9 @@ pub fn value_label(metric: Metric, unit: &str, width: u64) -> String {
         Metric::E2eP50 => format!("end-to-end p50 ({unit})"),
         Metric::E2eP99 => format!("end-to-end p99 ({unit})"),
         Metric::E2eMean => format!("end-to-end mean ({unit})"),
+        Metric::E2eFailedP50 => format!("end-to-end p50 of failed requests ({unit})"),
+        Metric::E2eFailedP99 => format!("end-to-end p99 of failed requests ({unit})"),
+        Metric::E2eFailedMean => format!("end-to-end mean of failed requests ({unit})"),
         Metric::QueueMean => "mean queue length (calls)".into(),
         Metric::QueueMax => "longest queue (calls)".into(),
         Metric::InService => "mean calls in service".into(),
@@ -133,11 +136,15 @@ fn per_engine_bin(metric: Metric) -> Option<Combine> {
         | Metric::LatencyMax
         | Metric::E2eP50
         | Metric::E2eP99
+        | Metric::E2eFailedP50
+        | Metric::E2eFailedP99
         | Metric::QueueMax
         | Metric::InServiceMax => Combine::Highest,
-        Metric::LatencyMean | Metric::E2eMean | Metric::QueueMean | Metric::InService => {
-            Combine::Mean
-        }
+        Metric::LatencyMean
+        | Metric::E2eMean
+        | Metric::E2eFailedMean
+        | Metric::QueueMean
+        | Metric::InService => Combine::Mean,
         Metric::Timeouts
         | Metric::Overflow
         | Metric::QueueTimeouts
@@ -160,10 +167,10 @@ fn engine_bins_value(
     let node = metric.needs_node().then_some(node);
     // A latency quantile of a bin with no answer has no value.
     let has = |b: usize| match metric {
-        Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean => obs
+        m if crate::eval::is_e2e(m) => obs
             .timed
             .as_ref()
-            .and_then(|t| t.all.bins.get(b))
+            .and_then(|t| crate::eval::e2e_source(t, m).bins.get(b))
             .is_some_and(|q| q.count > 0),
         Metric::P50
         | Metric::P90

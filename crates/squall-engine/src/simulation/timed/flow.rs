@@ -684,6 +684,9 @@ impl Runner<'_, '_> {
             self.free_worker(now, node)?;
         }
         self.timed.recorder.calls.answered += 1;
+        if answer == Answer::Ok {
+            self.timed.recorder.answered_ok(node, call.arrived);
+        }
         self.count_answer(tick, node, answer);
         let latency = now.since(call.arrived).units();
         self.log_call(now.units(), call.slot, node, call.try_no, answer, latency);
@@ -700,7 +703,7 @@ impl Runner<'_, '_> {
             let started = self.timed.started[call.slot as usize];
             self.timed
                 .recorder
-                .end_to_end(source, now, now.since(started));
+                .end_to_end(source, now, now.since(started), answer == Answer::Ok);
             let client = self.requests.client[call.slot as usize];
             self.drop_ref(call.slot);
             self.drop_ref(call.slot);

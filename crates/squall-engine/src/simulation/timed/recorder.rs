@@ -20,9 +20,12 @@ pub(super) enum Count {
     Cancelled,
     WastedCalls,
     WastedBusy,
+    /// Counted at the call's arrival, not at its answer: an answer with
+    /// success to a call that arrived then ([`Recorder::answered_ok`]).
+    AnsweredOk,
 }
 
-const COUNTS: usize = 7;
+const COUNTS: usize = 8;
 
 #[derive(Debug, Clone)]
 struct NodeRecord {
@@ -133,7 +136,7 @@ impl Recorder {
             bin_ticks,
             bins: Some(bins),
             nodes: vec![node; nodes],
-            sources: vec![source; sources + 1],
+            sources: vec![source; 2 * (sources + 1)],
             windows,
             calls: CallAccounting::default(),
         }
@@ -168,12 +171,24 @@ impl Recorder {
         r.bin_latency.record(now, d);
     }
 
-    /// A request of `source` ended at `now` after `d`.
-    pub(super) fn end_to_end(&mut self, source: usize, now: Time, d: Duration) {
-        let all = self.sources.len() - 1;
+    /// A call that arrived at `node` at `arrived` was answered with
+    /// success (now, or later): counted in the window and bin of its
+    /// arrival, so that the answers counted in a stretch answer calls
+    /// counted in it, and a share of them cannot exceed 1.
+    pub(super) fn answered_ok(&mut self, node: usize, arrived: Time) {
+        self.count(node, Count::AnsweredOk, arrived, 1);
+    }
+
+    /// A request of `source` ended at `now` after `d`, completed (`ok`) or
+    /// failed: the two are kept apart, since a failed request's latency is
+    /// often the deadline it waited out, not a time to an answer.
+    pub(super) fn end_to_end(&mut self, source: usize, now: Time, d: Duration, ok: bool) {
+        let all = self.sources.len() / 2 - 1;
         let one = if all == 1 { None } else { Some(all) };
+        // Completed requests' histograms first, then failed requests'.
+        let base = if ok { 0 } else { all + 1 };
         for s in std::iter::once(source).chain(one) {
-            let r = &mut self.sources[s];
+            let r = &mut self.sources[base + s];
             record_windows(&self.windows, &r.2, &mut r.1, now, d);
             r.0.record(d);
             r.3.record(now, d);
@@ -228,6 +243,7 @@ impl Recorder {
                         cancelled: count(Count::Cancelled, i),
                         wasted_calls: count(Count::WastedCalls, i),
                         wasted_busy: count(Count::WastedBusy, i),
+                        answered_ok: count(Count::AnsweredOk, i),
                         queue_mean,
                         queue_max,
                         in_service_mean,
@@ -257,6 +273,7 @@ impl Recorder {
                         cancelled: bin_count(Count::Cancelled, b),
                         wasted_calls: bin_count(Count::WastedCalls, b),
                         wasted_busy: bin_count(Count::WastedBusy, b),
+                        answered_ok: bin_count(Count::AnsweredOk, b),
                         queue_mean: r.queue.bin_mean(b),
                         queue_max: r.queue.bin_max(b),
                         in_service_mean: r.busy.bin_mean(b),
@@ -285,16 +302,24 @@ impl Recorder {
                 bins: bins.finish(),
             })
             .collect();
-        let mut all = sources.pop().unwrap_or_default();
-        if let [only] = sources.as_slice() {
-            all = only.clone();
-        }
+        // Completed requests' sources and "all", then failed requests'.
+        let mut failed_sources = sources.split_off(sources.len() / 2);
+        let all_of = |sources: &mut Vec<TimedSource>| {
+            let all = sources.pop().unwrap_or_default();
+            match sources.as_slice() {
+                [only] => only.clone(),
+                _ => all,
+            }
+        };
+        let all = all_of(&mut sources);
+        let failed = all_of(&mut failed_sources);
         TimedObservations {
             units_per_tick: self.res.per_tick(),
             bin_ticks: self.bin_ticks,
             nodes,
             sources,
             all,
+            failed,
             calls: self.calls,
         }
     }
@@ -362,7 +387,7 @@ mod tests {
             };
             let (now, d) = (t(i), Duration::from_units(units));
             r.latency(0, now, d);
-            r.end_to_end(0, now, d);
+            r.end_to_end(0, now, d, true);
             for (w, &(from, to)) in windows.iter().enumerate() {
                 if from <= now && now < to {
                     own[w].record(d);

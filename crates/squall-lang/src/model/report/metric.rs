@@ -111,12 +111,19 @@ pub enum Metric {
     InService,
     /// Most calls holding a worker at once.
     InServiceMax,
-    /// Median end-to-end latency of requests that ended \[ticks\].
+    /// Median end-to-end latency of completed requests \[ticks\].
     E2eP50,
-    /// 99th percentile end-to-end latency \[ticks\].
+    /// 99th percentile end-to-end latency of completed requests \[ticks\].
     E2eP99,
-    /// Mean end-to-end latency \[ticks\].
+    /// Mean end-to-end latency of completed requests \[ticks\].
     E2eMean,
+    /// Median end-to-end latency of failed requests (to the failure the
+    /// source saw) \[ticks\].
+    E2eFailedP50,
+    /// 99th percentile end-to-end latency of failed requests \[ticks\].
+    E2eFailedP99,
+    /// Mean end-to-end latency of failed requests \[ticks\].
+    E2eFailedMean,
     /// Messages a work queue's consumers took (redeliveries included).
     Receives,
     /// Failed receives after which the message came back to the queue.
@@ -132,7 +139,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 59] = [
+    pub const ALL: [(&'static str, Metric); 62] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -183,6 +190,9 @@ impl Metric {
         ("e2e_p50", Metric::E2eP50),
         ("e2e_p99", Metric::E2eP99),
         ("e2e_mean", Metric::E2eMean),
+        ("e2e_failed_p50", Metric::E2eFailedP50),
+        ("e2e_failed_p99", Metric::E2eFailedP99),
+        ("e2e_failed_mean", Metric::E2eFailedMean),
         ("retries_refused", Metric::RetriesRefused),
         ("hedged", Metric::Hedged),
         ("peak_calls", Metric::PeakCalls),
@@ -223,6 +233,9 @@ impl Metric {
                 | Metric::E2eP50
                 | Metric::E2eP99
                 | Metric::E2eMean
+                | Metric::E2eFailedP50
+                | Metric::E2eFailedP99
+                | Metric::E2eFailedMean
         )
     }
 }
