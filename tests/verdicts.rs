@@ -102,3 +102,65 @@ fn end_to_end_latency_is_of_completed_requests() -> Result<(), Box<dyn std::erro
     );
     Ok(())
 }
+
+/// A consecutive breaker (`after 5 failures  cooldown 30s`) in front of a
+/// db that fails every call from 10 s to 20 s; 100 requests a second (one
+/// each 10 ms), bins of 1 s, the fault's last tick 20 000 ms.
+///
+/// The fifth failure opens the breaker at about 10.04 s; it stays open
+/// 30 s, so from 20 s to 40 s the db sees no calls (within any threshold)
+/// while every request is failed fast: completed share 0 against 1 before
+/// the fault. Calls alone would say the db recovered in the first bin after
+/// the fault (20 001..21 000 ms: 1 ms). Near 40.04 s the breaker lets a
+/// probe through and closes, so the bin 40 001..41 000 ms is the first in
+/// which requests complete at their normal share, less 10 % (about 96 of
+/// 100): recovery is that bin's start, 20 001 ms after the fault's end. A
+/// run that ends at 35 s, with the breaker still open, says starved, in
+/// words, and its recovery is n/a.
+#[test]
+fn a_node_a_breaker_keeps_starved_is_not_recovered() -> Result<(), Box<dyn std::error::Error>> {
+    let text = |end: &str| {
+        format!(
+            r#"scenario "starved" {{
+  clock ms
+  run {end}
+  series every 1s
+  chain app -> db
+  service app {{ breaker {{ after 5 failures  cooldown 30s }} }}
+  service db {{ latency 2ms  workers 10  queue 100 }}
+  source users {{ rate 100/s  enters app }}
+  fault down {{ on db  during 10s..20s  fail 503 }}
+  window before 1s..10s
+  window aftermath 20s..{end}
+  report {{
+    measure normal = before.db.call_rate
+    measure recovery = recovery(db, down, 1.1 * normal)
+    diagnose db in aftermath vs before
+  }}
+}}"#
+        )
+    };
+    let s = load_text("starved.squall", &text("60s"))?;
+    let study = run_study(&s, Vec::new(), None)?;
+    let run = RunKey::Variant(0);
+    assert_eq!(
+        crate::support::eval_measure(&study, run, "recovery"),
+        Some(20_001.0)
+    );
+    let s = load_text("starved.squall", &text("35s"))?;
+    let study = run_study(&s, Vec::new(), None)?;
+    assert_eq!(crate::support::eval_measure(&study, run, "recovery"), None);
+    let Some(squall_lang::ReportItemSpec::Diagnose(d)) = s.report.items.first() else {
+        panic!("no diagnose item");
+    };
+    let lines = study.diagnose(d);
+    let recovery = lines
+        .iter()
+        .find(|l| l.starts_with("recovery"))
+        .expect("a recovery line");
+    assert!(
+        recovery.contains("is starved, not recovered") && recovery.contains("a share of 0.000"),
+        "{recovery}"
+    );
+    Ok(())
+}

@@ -263,21 +263,33 @@ impl Study<'_> {
         let label = &s.variants[key_variant(key)?].label;
         let bins = format!("bins of {}", span(s.clock, bin));
         let (bname, fname) = (&s.windows[d.baseline].0, &fault.name);
-        Some(
-            match crate::bins::recovery(&run.obs.slots, calls, fault.to, threshold) {
-                Some(t) => format!(
-                    "recovery, {label}: `{node}` recovered {} after `{fname}` ended ({bins}): calls back within {:.0} % of {bname}.",
-                    span(s.clock, t),
-                    TOLERANCE * 100.0
-                ),
-                None => {
-                    let n = crate::bins::bins_after(&run.obs.slots, calls, fault.to).len();
-                    format!(
-                        "recovery, {label}: `{node}` is still overloaded {n} bins after `{fname}` ended, to the end of the run ({bins}): the overload outlived its trigger (metastable)."
-                    )
-                }
-            },
-        )
+        let verdict = crate::bins::recovery_verdict(
+            &run.obs.slots,
+            calls,
+            Some(&crate::eval::goodput(&run.obs)),
+            (fault.from, fault.to),
+            threshold,
+        );
+        let pct = TOLERANCE * 100.0;
+        Some(match verdict {
+            crate::bins::Recovery::After(t) => format!(
+                "recovery, {label}: `{node}` recovered {} after `{fname}` ended ({bins}): calls back within {pct:.0} % of {bname} and requests completing at their share before the fault, less {pct:.0} % (counted from the fault's end to the start of the first bin back to normal).",
+                span(s.clock, t),
+            ),
+            crate::bins::Recovery::Overloaded { bins: n } => format!(
+                "recovery, {label}: `{node}` is still overloaded {n} bins after `{fname}` ended, to the end of the run ({bins}): the overload outlived its trigger (metastable)."
+            ),
+            crate::bins::Recovery::Starved {
+                calm,
+                share,
+                normal,
+            } => format!(
+                "recovery, {label}: `{node}` is starved, not recovered: its calls are back within {pct:.0} % of {bname} from {} after `{fname}` ended, but the requests that end from then to the end of the run complete at a share of {}, against {} before the fault ({bins}): too little gets through it.",
+                span(s.clock, calm),
+                to_fixed(share, 3),
+                to_fixed(normal, 3),
+            ),
+        })
     }
 }
 

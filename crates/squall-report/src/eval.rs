@@ -147,7 +147,16 @@ impl Study<'_> {
                 let name = &self.scenario.faults.get(*fault)?.name;
                 let spec = run.model.faults.iter().find(|x| x.name == *name)?;
                 let calls = &run.obs.nodes.get(*node)?.calls;
-                crate::bins::recovery(&run.obs.slots, calls, spec.to, threshold).map(|t| t as f64)
+                match crate::bins::recovery_verdict(
+                    &run.obs.slots,
+                    calls,
+                    Some(&goodput(&run.obs)),
+                    (spec.from, spec.to),
+                    threshold,
+                ) {
+                    crate::bins::Recovery::After(t) => Some(t as f64),
+                    _ => None,
+                }
             }
             Func::Peak { node } => {
                 let calls = &run.obs.nodes.get(*node)?.calls;
@@ -205,6 +214,14 @@ impl Study<'_> {
                 }
             }
         }
+    }
+}
+
+/// The requests of a run by the slot they ended in (for a recovery verdict).
+pub fn goodput(obs: &Observations) -> crate::bins::Goodput<'_> {
+    crate::bins::Goodput {
+        completed: &obs.completed,
+        dropped: &obs.dropped,
     }
 }
 
