@@ -1,4 +1,5 @@
-//! The event queue: events ordered by `(time, sequence number)`.
+//! The event queue: events ordered by `(time, sequence number)`, the one
+//! queue of every run (rounds, runs that take time, sending runs).
 //!
 //! Equal times run in the order they were scheduled (FIFO). This rule is part
 //! of squall's semantics: in a round-based model, calls scheduled for the same
@@ -7,26 +8,61 @@
 //!
 //! # How it is stored
 //!
-//! Time is an integer and most events fall a few ticks ahead (the next
-//! source tick, a retry after its backoff), so the queue is a calendar: a
-//! ring of [`RING`] buckets, one per tick from the current one on, each a
-//! FIFO of events in the order they were scheduled. Events further ahead wait
-//! in a binary heap keyed by `(time, sequence)` and move into their bucket,
-//! in that order, as the clock comes within [`RING`] ticks of them: before
-//! anything else can be scheduled for that tick, so a bucket's order is
-//! always scheduling order. Pushing and popping within the ring is O(1).
+//! Time is an integer and most events fall a little ahead of the current
+//! time (the next source tick, a retry after its backoff, a service time),
+//! so the queue is a calendar: time is cut into buckets of `2^shift` units
+//! (its [`BucketWidth`]), and a ring of `slots` buckets covers the ones from
+//! the current time's on. A round model's ticks are coarse and its events
+//! close, so a bucket there is one tick and the ring 64 ticks
+//! ([`BucketWidth::TICK`]); a run that takes time keys events in
+//! nanoseconds, so there a bucket is `2^15` units (about 33 µs) and the
+//! ring 8 192 buckets (about 270 ms, which holds every service time,
+//! timeout and backoff of a usual run: [`BucketWidth::NANOSECONDS`]).
+//!
+//! Each bucket is a list kept sorted by `(time, sequence)`: an event goes
+//! behind every event of its bucket not later than it, which for the usual
+//! event (scheduled last, not earlier than the bucket's last) is the back,
+//! and for one-tick buckets is always the back. A bitmap of the buckets
+//! that are not empty finds the next one from the current bucket on, going
+//! round. Events further ahead wait in a binary heap keyed by
+//! `(time, sequence)` and move into their bucket, in that order, when the
+//! current bucket comes within `slots` of theirs: before anything else can
+//! be scheduled there, so a bucket's order is always `(time, sequence)`.
 //!
 //! The buckets share one pool of cells: a bucket is a linked list (its
 //! first and last cell) through the pool, and a cell freed by a pop is the
 //! next one a push takes. So the ring's memory follows the most events it
-//! held at once, not [`RING`] times the most one tick ever held (a bucket
+//! held at once, not `slots` times the most one bucket ever held (a bucket
 //! of its own per tick keeps its busiest capacity: tens of MB in a storm).
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
 
-/// Ticks the ring covers, from the current one on.
-pub const RING: u64 = 64;
+/// The calendar's shape: buckets `2^shift` time units wide, `64 * words`
+/// of them in the ring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BucketWidth {
+    /// A bucket is `2^shift` units wide.
+    pub shift: u32,
+    /// The ring has `64 * words` buckets (one bitmap word per 64).
+    pub words: usize,
+}
+
+impl BucketWidth {
+    /// One tick per bucket, 64 buckets: a round model (ticks are rounds
+    /// or milliseconds, events a few ticks apart).
+    pub const TICK: BucketWidth = BucketWidth { shift: 0, words: 1 };
+    /// `2^15`-unit buckets, 8 192 of them: a run that takes time, keyed
+    /// in nanoseconds (a bucket about 33 µs, the ring about 270 ms).
+    pub const NANOSECONDS: BucketWidth = BucketWidth {
+        shift: 15,
+        words: 128,
+    };
+
+    fn slots(self) -> usize {
+        64 * self.words
+    }
+}
 
 /// An event too far ahead for the ring: ordered by `(time, seq)` only.
 #[derive(Debug, Clone, Copy)]
@@ -59,31 +95,43 @@ impl<E> Ord for Entry<E> {
 /// No cell: the end of a list.
 const NIL: u32 = u32::MAX;
 
-/// A cell of the ring's pool: an event and the next cell of its list.
+/// A cell of the ring's pool: an event, its time and the next cell of its
+/// list. No sequence number: an event enters a bucket behind every event
+/// of the same time already there, which were all scheduled before it.
 #[derive(Debug, Clone, Copy)]
 struct Cell<E> {
+    time: u64,
     event: E,
     next: u32,
 }
 
-/// A priority queue of events keyed by `(time, seq)`.
+/// A priority queue of events keyed by `(time, seq)`, for times that never
+/// go back.
 #[derive(Debug)]
 pub struct EventQueue<E> {
-    /// Bucket `t % RING` holds the events of tick `t`, for
-    /// `now <= t < now + RING`: the first and last cell of its list
+    shift: u32,
+    /// `slots - 1`: the ring index of bucket `b` is `b & mask`.
+    mask: usize,
+    /// Ring bucket `b & mask` holds the events of bucket `b`, for
+    /// `base <= b < base + slots`: the first and last cell of its list
     /// (`NIL` when empty).
-    head: [u32; RING as usize],
-    tail: [u32; RING as usize],
+    head: Vec<u32>,
+    tail: Vec<u32>,
     /// The cells of every bucket, and the first free one.
     cells: Vec<Cell<E>>,
     free: u32,
-    /// Bit `t % RING` is set when that bucket is not empty.
-    occupied: u64,
+    /// Bit `i` set when ring bucket `i` is not empty.
+    occupied: Vec<u64>,
     /// Events in the ring.
     in_ring: usize,
-    /// Events at `now + RING` or later.
+    /// Events of bucket `base + slots` or later, and the bucket of the
+    /// earliest of them (`u64::MAX` when there is none).
     later: BinaryHeap<Reverse<Entry<E>>>,
+    later_bucket: u64,
     next_seq: u64,
+    /// The bucket of `now`.
+    base: u64,
+    /// The time of the last event popped.
     now: u64,
 }
 
@@ -104,23 +152,37 @@ impl<E: Copy> Default for EventQueue<E> {
 }
 
 impl<E: Copy> EventQueue<E> {
-    /// An empty queue at time 0.
+    /// An empty queue at time 0 with one-tick buckets
+    /// ([`BucketWidth::TICK`]).
     pub fn new() -> Self {
+        Self::with_width(BucketWidth::TICK)
+    }
+
+    /// An empty queue at time 0 with buckets of the given shape. The ring
+    /// is allocated here: a queue per run, not per event.
+    pub fn with_width(width: BucketWidth) -> Self {
+        assert!(width.words > 0 && width.shift < 64, "an empty calendar");
+        let slots = width.slots();
         EventQueue {
-            head: [NIL; RING as usize],
-            tail: [NIL; RING as usize],
+            shift: width.shift,
+            mask: slots - 1,
+            head: vec![NIL; slots],
+            tail: vec![NIL; slots],
             cells: Vec::new(),
             free: NIL,
-            occupied: 0,
+            occupied: vec![0; width.words],
             in_ring: 0,
             later: BinaryHeap::new(),
+            later_bucket: u64::MAX,
             next_seq: 0,
+            base: 0,
             now: 0,
         }
     }
 
     /// Schedules `event` at `time`; it runs after every event already
     /// scheduled for the same time.
+    #[inline(always)]
     pub fn schedule(&mut self, time: u64, event: E) -> Result<(), SchedulingError> {
         if time < self.now {
             return Err(SchedulingError {
@@ -128,88 +190,179 @@ impl<E: Copy> EventQueue<E> {
                 now: self.now,
             });
         }
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        if time - self.now < RING {
-            self.push_ring(time, event);
+        let b = time >> self.shift;
+        if b - self.base <= self.mask as u64 {
+            self.insert(b, time, event);
         } else {
+            // Heap entries need a sequence among themselves only: the
+            // ring's order comes from where an event is put.
+            let seq = self.next_seq;
+            self.next_seq += 1;
             self.later.push(Reverse(Entry { time, seq, event }));
+            self.later_bucket = self.later_bucket.min(b);
         }
         Ok(())
     }
 
+    /// Puts the event (of bucket `b`, within the ring) behind every event
+    /// of its bucket not later than it.
     #[inline]
-    fn push_ring(&mut self, time: u64, event: E) {
-        let b = (time % RING) as usize;
-        let cell = Cell { event, next: NIL };
+    fn insert(&mut self, b: u64, time: u64, event: E) {
+        let i = (b as usize) & self.mask;
+        let cell = Cell {
+            time,
+            event,
+            next: NIL,
+        };
         let c = if self.free == NIL {
-            self.cells.push(cell);
-            (self.cells.len() - 1) as u32
+            self.grow(cell)
         } else {
             let c = self.free;
             self.free = self.cells[c as usize].next;
             self.cells[c as usize] = cell;
             c
         };
-        match self.tail[b] {
-            NIL => self.head[b] = c,
-            t => self.cells[t as usize].next = c,
+        let t = self.tail[i];
+        if t == NIL {
+            self.head[i] = c;
+            self.tail[i] = c;
+            self.occupied[i / 64] |= 1 << (i % 64);
+        } else if self.cells[t as usize].time <= time {
+            self.cells[t as usize].next = c;
+            self.tail[i] = c;
+        } else {
+            self.insert_inside(i, c);
         }
-        self.tail[b] = c;
-        self.occupied |= 1 << b;
         self.in_ring += 1;
     }
 
-    /// Removes and returns the earliest event, advancing the clock to it.
-    pub fn pop(&mut self) -> Option<(u64, E)> {
-        let time = self.peek_time()?;
-        if time != self.now {
-            self.advance(time);
-        }
-        let b = (time % RING) as usize;
-        let c = self.head[b];
-        if c == NIL {
-            return None;
-        }
-        let Cell { event, next } = self.cells[c as usize];
-        self.head[b] = next;
-        if next == NIL {
-            self.tail[b] = NIL;
-            self.occupied &= !(1 << b);
-        }
-        self.cells[c as usize].next = self.free;
-        self.free = c;
-        self.in_ring -= 1;
-        Some((time, event))
+    /// Adds `cell` to the pool when no cell is free, and returns it.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, cell: Cell<E>) -> u32 {
+        self.cells.push(cell);
+        (self.cells.len() - 1) as u32
     }
 
-    /// Moves the clock to `time` and brings the events now within the ring
-    /// into it, in `(time, seq)` order. Their buckets are empty: the ring
-    /// held no tick that far ahead before.
-    fn advance(&mut self, time: u64) {
-        self.now = time;
-        while let Some(Reverse(e)) = self.later.peek() {
-            if e.time - time >= RING {
-                break;
-            }
-            let (t, event) = (e.time, e.event);
-            self.later.pop();
-            self.push_ring(t, event);
+    /// Links cell `c` into the non-empty list `i` behind every cell not
+    /// later than it, where that is not the back (only with buckets wider
+    /// than one unit: an event earlier than the last of its bucket).
+    fn insert_inside(&mut self, i: usize, c: u32) {
+        let time = self.cells[c as usize].time;
+        let mut prev = NIL;
+        let mut at = self.head[i];
+        while at != NIL && self.cells[at as usize].time <= time {
+            prev = at;
+            at = self.cells[at as usize].next;
         }
+        self.cells[c as usize].next = at;
+        match prev {
+            NIL => self.head[i] = c,
+            p => self.cells[p as usize].next = c,
+        }
+    }
+
+    /// The ring bucket of the earliest event in the ring.
+    #[inline(always)]
+    fn front(&self) -> Option<usize> {
+        if self.in_ring == 0 {
+            return None;
+        }
+        let words = self.occupied.len();
+        let p = (self.base as usize) & self.mask;
+        let (w0, bit) = (p / 64, p % 64);
+        let here = self.occupied[w0] & (!0u64 << bit);
+        if here != 0 {
+            return Some(w0 * 64 + here.trailing_zeros() as usize);
+        }
+        for k in 1..=words {
+            let w = (w0 + k) % words;
+            let bits = if k == words {
+                self.occupied[w] & !(!0u64 << bit)
+            } else {
+                self.occupied[w]
+            };
+            if bits != 0 {
+                return Some(w * 64 + bits.trailing_zeros() as usize);
+            }
+        }
+        None
     }
 
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
-        if self.in_ring > 0 {
-            // Ring times are `now..now + RING`: the first occupied bucket
-            // at or after `now`'s, going round, is the earliest.
-            let offset = self
-                .occupied
-                .rotate_right((self.now % RING) as u32)
-                .trailing_zeros();
-            Some(self.now + u64::from(offset))
-        } else {
-            self.later.peek().map(|Reverse(e)| e.time)
+        match self.front() {
+            Some(i) => Some(self.cells[self.head[i] as usize].time),
+            None => self.later.peek().map(|Reverse(e)| e.time),
+        }
+    }
+
+    /// Removes and returns the earliest event, advancing the clock to it.
+    pub fn pop(&mut self) -> Option<(u64, E)> {
+        self.pop_before(u64::MAX)
+    }
+
+    /// Removes and returns the earliest event if it is before `limit`,
+    /// moving the clock to it; `None` (and nothing moves) otherwise.
+    #[inline(always)]
+    pub fn pop_before(&mut self, limit: u64) -> Option<(u64, E)> {
+        if self.in_ring == 0 && !self.jump(limit) {
+            return None;
+        }
+        let i = self.front()?;
+        let c = self.head[i];
+        let Cell { time, event, next } = self.cells[c as usize];
+        if time >= limit {
+            return None;
+        }
+        self.head[i] = next;
+        if next == NIL {
+            self.tail[i] = NIL;
+            self.occupied[i / 64] &= !(1 << (i % 64));
+        }
+        self.cells[c as usize].next = self.free;
+        self.free = c;
+        self.in_ring -= 1;
+        self.now = time;
+        let b = time >> self.shift;
+        if b != self.base {
+            self.base = b;
+            if self.later_bucket <= b + self.mask as u64 {
+                self.bring_in();
+            }
+        }
+        Some((time, event))
+    }
+
+    /// With the ring empty, moves the ring to the earliest event of the
+    /// heap if it is before `limit` (false, and nothing moves, otherwise).
+    #[cold]
+    fn jump(&mut self, limit: u64) -> bool {
+        match self.later.peek() {
+            Some(Reverse(first)) if first.time < limit => {
+                self.base = first.time >> self.shift;
+                self.bring_in();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Moves the events of the heap that are now within the ring into it,
+    /// in `(time, seq)` order. Their buckets are empty: the ring held no
+    /// bucket that far ahead before.
+    #[cold]
+    fn bring_in(&mut self) {
+        self.later_bucket = u64::MAX;
+        while let Some(Reverse(e)) = self.later.peek() {
+            let b = e.time >> self.shift;
+            if b - self.base > self.mask as u64 {
+                self.later_bucket = b;
+                break;
+            }
+            let (t, event) = (e.time, e.event);
+            self.later.pop();
+            self.insert(b, t, event);
         }
     }
 
@@ -232,109 +385,110 @@ impl<E: Copy> EventQueue<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Stream;
+
+    const WIDTHS: [BucketWidth; 3] = [
+        BucketWidth::TICK,
+        BucketWidth::NANOSECONDS,
+        // Narrow buckets over a short ring: every path (inside a bucket,
+        // across the ring's edge, through the heap) taken often.
+        BucketWidth { shift: 3, words: 2 },
+    ];
 
     #[test]
     fn orders_by_time_then_fifo() {
-        let mut q = EventQueue::new();
-        q.schedule(5, 'a').unwrap();
-        q.schedule(3, 'b').unwrap();
-        q.schedule(5, 'c').unwrap();
-        q.schedule(3, 'd').unwrap();
-        q.schedule(4, 'e').unwrap();
-        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, vec!['b', 'd', 'e', 'a', 'c']);
-    }
-
-    #[test]
-    fn fifo_holds_for_events_scheduled_while_running() {
-        let mut q = EventQueue::new();
-        q.schedule(1, 1u32).unwrap();
-        q.schedule(2, 2).unwrap();
-        let (t, _) = q.pop().unwrap();
-        assert_eq!(t, 1);
-        // Scheduled now for tick 2: runs after the event already there.
-        q.schedule(2, 3).unwrap();
-        q.schedule(1, 4).unwrap(); // same tick as now: allowed, runs next
-        assert_eq!(q.pop(), Some((1, 4)));
-        assert_eq!(q.pop(), Some((2, 2)));
-        assert_eq!(q.pop(), Some((2, 3)));
-        assert_eq!(q.pop(), None);
+        for w in WIDTHS {
+            let mut q = EventQueue::with_width(w);
+            for (t, e) in [(5, 'a'), (3, 'b'), (5, 'c'), (3, 'd'), (4, 'e')] {
+                q.schedule(t, e).unwrap();
+            }
+            let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+            assert_eq!(order, vec!['b', 'd', 'e', 'a', 'c'], "{w:?}");
+            assert_eq!(q.pop(), None);
+        }
     }
 
     #[test]
     fn scheduling_in_the_past_is_an_error() {
-        let mut q = EventQueue::new();
-        q.schedule(10, 0u8).unwrap();
-        q.pop();
-        assert_eq!(q.schedule(9, 1), Err(SchedulingError { at: 9, now: 10 }));
+        for w in WIDTHS {
+            let mut q = EventQueue::with_width(w);
+            q.schedule(10, 0u8).unwrap();
+            assert_eq!(q.pop(), Some((10, 0)));
+            assert_eq!(q.schedule(9, 1), Err(SchedulingError { at: 9, now: 10 }));
+            // The current time itself is allowed, and runs next.
+            q.schedule(12, 2).unwrap();
+            q.schedule(10, 3).unwrap();
+            assert_eq!(q.pop(), Some((10, 3)));
+            assert_eq!(q.pop(), Some((12, 2)));
+        }
     }
 
     #[test]
-    fn far_events_keep_their_place_among_near_ones() {
-        let mut q = EventQueue::new();
-        // Tick 100 is beyond the ring at time 0: 'a' waits in the heap.
-        q.schedule(100, 'a').unwrap();
-        q.schedule(50, 'b').unwrap();
-        assert_eq!(q.pop(), Some((50, 'b')));
-        // Now tick 100 is within the ring: 'c' goes to its bucket, after 'a'.
-        q.schedule(100, 'c').unwrap();
-        q.schedule(60, 'd').unwrap();
-        assert_eq!(q.len(), 3);
-        assert_eq!(q.pop(), Some((60, 'd')));
-        assert_eq!(q.pop(), Some((100, 'a')));
-        assert_eq!(q.pop(), Some((100, 'c')));
-        assert!(q.is_empty());
+    fn pop_before_leaves_later_events_and_the_clock() {
+        for w in WIDTHS {
+            let mut q = EventQueue::with_width(w);
+            q.schedule(100_000, 'a').unwrap();
+            assert_eq!(q.pop_before(100_000), None);
+            assert_eq!(q.now(), 0);
+            // Still allowed: the clock did not move.
+            q.schedule(5, 'b').unwrap();
+            assert_eq!(q.pop_before(100_000), Some((5, 'b')));
+            assert_eq!(q.pop_before(100_001), Some((100_000, 'a')));
+        }
     }
 
-    /// Against a plain binary heap keyed by `(time, seq)`: random delays
-    /// near and far (across the ring's edge and many times round it), pops
-    /// interleaved with pushes.
+    /// Against `std::collections::BinaryHeap` keyed by `(time, seq)`, for
+    /// each shape: delays of zero, a few units, across the ring's edge and
+    /// far beyond it, many ties, pops interleaved with pushes. The expected
+    /// order is the heap's, by the queue's contract (time, then scheduling
+    /// order), so every pop must match it exactly.
     #[test]
     fn agrees_with_a_binary_heap() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
-        let mut q = EventQueue::new();
-        let mut reference = BinaryHeap::new();
-        let mut seq = 0u64;
-        let mut now = 0u64;
-        for step in 0..200_000u32 {
-            if next(3) > 0 || reference.is_empty() {
-                let delay = match next(4) {
-                    0 => 0,
-                    1 => next(8),
-                    2 => RING - 2 + next(4),
-                    _ => next(5 * RING),
-                };
-                q.schedule(now + delay, step).unwrap();
-                reference.push(Reverse((now + delay, seq, step)));
-                seq += 1;
-            } else {
-                let Reverse((t, _, e)) = reference.pop().unwrap();
-                assert_eq!(q.peek_time(), Some(t));
-                assert_eq!(q.pop(), Some((t, e)), "step {step}");
-                now = t;
+        for w in WIDTHS {
+            let mut rng = Stream::new(18, "queue-test");
+            let mut next = |n: u64| (rng.next_f64() * n as f64) as u64;
+            let edge = (w.slots() as u64) << w.shift;
+            let mut q = EventQueue::with_width(w);
+            let mut reference = BinaryHeap::new();
+            let mut now = 0u64;
+            for step in 0..100_000u32 {
+                if next(3) > 0 || reference.is_empty() {
+                    let delay = match next(6) {
+                        0 => 0,
+                        1 => next(4),
+                        2 => next(edge / 4 + 1),
+                        3 => edge - edge / 8 + next(edge / 4 + 1),
+                        4 => next(8 * edge),
+                        _ => next(1 << 40),
+                    };
+                    q.schedule(now + delay, step).unwrap();
+                    reference.push(Reverse((now + delay, step)));
+                } else {
+                    let Reverse((t, e)) = reference.pop().unwrap();
+                    assert_eq!(q.peek_time(), Some(t));
+                    assert_eq!(q.pop(), Some((t, e)), "{w:?} step {step}");
+                    now = t;
+                }
+                assert_eq!(q.len(), reference.len());
             }
-            assert_eq!(q.len(), reference.len());
+            while let Some(Reverse((t, e))) = reference.pop() {
+                assert_eq!(q.pop(), Some((t, e)));
+            }
+            assert_eq!(q.pop(), None);
+            assert!(q.is_empty());
         }
-        while let Some(Reverse((t, _, e))) = reference.pop() {
-            assert_eq!(q.pop(), Some((t, e)));
-        }
-        assert_eq!(q.pop(), None);
     }
 
     #[test]
     fn many_equal_times_keep_insertion_order() {
-        let mut q = EventQueue::new();
-        for i in 0..1000u32 {
-            q.schedule(7, i).unwrap();
-        }
-        for i in 0..1000u32 {
-            assert_eq!(q.pop(), Some((7, i)));
+        for w in WIDTHS {
+            let mut q = EventQueue::with_width(w);
+            for i in 0..1000u32 {
+                q.schedule(7, i).unwrap();
+            }
+            for i in 0..1000u32 {
+                assert_eq!(q.pop(), Some((7, i)));
+            }
         }
     }
 }

@@ -41,15 +41,16 @@ impl Runner<'_, '_> {
         node: usize,
         scope: usize,
         failed: bool,
+        duration: u64,
         tick: u64,
         epoch: u64,
     ) -> State {
         let b = &mut self.nodes[node].breakers[scope];
         let Some(log) = self.obs.breakers.get_mut(node) else {
-            return b.record(failed, tick, epoch);
+            return b.record(failed, duration, tick, epoch);
         };
         let from = b.state();
-        let after = b.record(failed, tick, epoch);
+        let after = b.record(failed, duration, tick, epoch);
         log.note(tick, scope, from, after);
         after
     }

@@ -90,8 +90,8 @@ impl Runner<'_, '_> {
     }
 
     /// Which of `node`'s per-client budgets the request in `slot` spends
-    /// (`None`: the node's own).
-    fn client_budget(&self, slot: u32, node: usize) -> Option<usize> {
+    /// (`None`: the node's own). Both paths ask here.
+    pub(super) fn client_budget(&self, slot: u32, node: usize) -> Option<usize> {
         if self.nodes[node].client_budgets.is_empty() {
             return None;
         }
@@ -235,7 +235,8 @@ impl Runner<'_, '_> {
                 if let Some(scope) = self.breaker_scope(slot, node) {
                     let epoch = self.requests.admitted_epoch[k];
                     let failed = counts_against_dependency(answer);
-                    let after = self.breaker_record(node, scope, failed, t, epoch);
+                    // A call here takes no time: duration 0.
+                    let after = self.breaker_record(node, scope, failed, 0, t, epoch);
                     let scope = self.scope_of(slot, node);
                     let (time, before) = (self.requests.sent_at[k], self.requests.admitted[k]);
                     self.trace(node, || TraceRow {
@@ -337,7 +338,7 @@ impl Runner<'_, '_> {
         let own = self.client_budget(slot, node);
         let n = &mut self.nodes[node];
         n.open += 1;
-        if let Some(b) = own.map_or(n.budget.as_mut(), |i| n.client_budgets.get_mut(i)) {
+        if let Some(b) = n.budget_mut(own) {
             b.on_request(t);
         }
         self.requests.grant[k] = NO_GRANT;
@@ -368,7 +369,7 @@ impl Runner<'_, '_> {
             pending: 0,
             active_retries: n.waiting,
         };
-        let budget = own.map_or(n.budget.as_mut(), |i| n.client_budgets.get_mut(i))?;
+        let budget = n.budget_mut(own)?;
         let (wait, said) = retry::budgeted_next_wait(
             policy,
             request,
@@ -400,8 +401,7 @@ impl Runner<'_, '_> {
         let own = self.client_budget(slot, node);
         let n = &mut self.nodes[node];
         n.open = n.open.saturating_sub(1);
-        let budget = own.map_or(n.budget.as_mut(), |i| n.client_budgets.get_mut(i));
-        if let (Answer::Ok, Some(b)) = (answer, budget) {
+        if let (Answer::Ok, Some(b)) = (answer, n.budget_mut(own)) {
             b.on_success((g != NO_GRANT).then_some(Grant { cost: g }));
         }
     }

@@ -45,6 +45,14 @@ pub(super) struct NodeState {
 }
 
 impl NodeState {
+    /// The budget a call spends: the per-client budget `client` (from
+    /// [`super::runner::Runner::client_budget`]) or the node's own. The
+    /// one place either path picks it.
+    #[inline]
+    pub(super) fn budget_mut(&mut self, client: Option<usize>) -> Option<&mut Budget> {
+        client.map_or(self.budget.as_mut(), |i| self.client_budgets.get_mut(i))
+    }
+
     /// The state of node `i` of `model` before the run, with `scopes`
     /// distinct request paths for a `per path` breaker.
     pub(super) fn new(model: &Model, i: usize, scopes: usize) -> Self {

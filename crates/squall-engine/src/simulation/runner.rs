@@ -135,13 +135,7 @@ impl<'s, 'm> Runner<'s, 'm> {
                 }
             }
         }
-        while let Some(t) = self.queue.peek_time() {
-            if t > m.ticks {
-                break;
-            }
-            let Some((t, ev)) = self.queue.pop() else {
-                break;
-            };
+        while let Some((t, ev)) = self.queue.pop_before(m.ticks.saturating_add(1)) {
             self.obs.events += 1;
             if self.obs.events > self.sim.max_events {
                 return Err(self.over_budget(t));

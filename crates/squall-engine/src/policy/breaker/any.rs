@@ -125,12 +125,17 @@ impl AnyBreaker {
         }
     }
 
-    /// Records the answer to a call sent in `epoch`; returns the state after.
+    /// Records the answer to a call sent in `epoch` that took `duration`
+    /// ticks (rounded up: "longer than a threshold of whole ticks" reads
+    /// the same on the rounded value); returns the state after. Only
+    /// resilience4j's slow-call rule reads the duration.
     #[inline]
-    pub fn record(&mut self, failed: bool, now: u64, epoch: u64) -> State {
+    pub fn record(&mut self, failed: bool, duration: u64, now: u64, epoch: u64) -> State {
         match self {
             AnyBreaker::Consecutive(b) => b.record(failed, now, epoch),
-            AnyBreaker::Resilience4j(b, s) => b.record(failed, 0, now, epoch, || s.next_f64()),
+            AnyBreaker::Resilience4j(b, s) => {
+                b.record(failed, duration, now, epoch, || s.next_f64())
+            }
             AnyBreaker::Polly(b, s) => b.record(failed, now, epoch, || s.next_f64()),
         }
     }

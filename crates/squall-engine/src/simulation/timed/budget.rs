@@ -44,9 +44,11 @@ impl Runner<'_, '_> {
         self.nodes[node].budget.is_some()
     }
 
-    /// The node's first try of a call: the budget hears of the request.
-    pub(super) fn budget_first_try(&mut self, tick: u64, node: usize) {
-        if let Some(b) = self.nodes[node].budget.as_mut() {
+    /// The node's first try of call `c`: the budget it spends (its
+    /// client's or the node's) hears of the request.
+    pub(super) fn budget_first_try(&mut self, tick: u64, c: u32, node: usize) {
+        let own = self.client_budget(self.timed.calls.get(c).slot, node);
+        if let Some(b) = self.nodes[node].budget_mut(own) {
             b.on_request(tick);
         }
     }
@@ -76,7 +78,8 @@ impl Runner<'_, '_> {
     pub(super) fn timed_budget_leave(&mut self, c: u32, node: usize, answer: Answer) {
         self.close_retry(c, node);
         let g = self.timed.calls.get(c).grant;
-        if let (Answer::Ok, Some(b)) = (answer, self.nodes[node].budget.as_mut()) {
+        let own = self.client_budget(self.timed.calls.get(c).slot, node);
+        if let (Answer::Ok, Some(b)) = (answer, self.nodes[node].budget_mut(own)) {
             b.on_success((g != NO_GRANT).then_some(Grant { cost: g }));
         }
     }
@@ -102,7 +105,8 @@ impl Runner<'_, '_> {
             pending: 0,
             active_retries: server.retries_open,
         };
-        let budget = self.nodes[node].budget.as_mut()?;
+        let own = self.client_budget(self.timed.calls.get(c).slot, node);
+        let budget = self.nodes[node].budget_mut(own)?;
         let (wait, said) = retry::budgeted_next_wait(
             policy,
             request,

@@ -487,7 +487,7 @@ impl Runner<'_, '_> {
         if self.hedges(node) {
             return self.send_hedge(now, c);
         }
-        self.budget_first_try(tick, node);
+        self.budget_first_try(tick, c, node);
         self.send_try(now, c)
     }
 
@@ -600,6 +600,11 @@ impl Runner<'_, '_> {
         let tick = self.timed.res.tick_of(now);
         self.timed.recorder.count(node, Count::Timeout, now, 1);
         let child = std::mem::replace(&mut self.timed.calls.get_mut(c).child, NONE);
+        // The try took from its send (its callee's arrival) to now.
+        let took = match child {
+            NONE => 0,
+            child => self.ticks_since(now, self.timed.calls.get(child).arrived),
+        };
         if child != NONE {
             self.budget_in_flight(node, -1);
         }
@@ -619,10 +624,17 @@ impl Runner<'_, '_> {
         }
         if let Some(scope) = self.breaker_scope(slot, node) {
             let epoch = self.timed.calls.get(c).admitted_epoch;
-            let after = self.breaker_record(node, scope, true, tick, epoch);
+            let after = self.breaker_record(node, scope, true, took, tick, epoch);
             self.trace_answered(c, node, fail(FailKind::Timeout), after);
         }
         self.after_try(now, c, fail(FailKind::Timeout))
+    }
+
+    /// Whole ticks from `then` to `now`, rounded up (what a breaker's
+    /// slow-call rule reads: a call is slow iff it took longer than a
+    /// threshold of whole ticks, and `d > T` ticks iff `ceil(d) > T`).
+    fn ticks_since(&self, now: Time, then: Time) -> u64 {
+        now.since(then).units().div_ceil(self.timed.res.per_tick())
     }
 
     /// Cancels call `c` and the calls below it: each leaves its queue or
@@ -724,7 +736,8 @@ impl Runner<'_, '_> {
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
             let failed = counts_against_dependency(answer);
-            let after = self.breaker_record(pnode, scope, failed, tick, epoch);
+            let took = self.ticks_since(now, call.arrived);
+            let after = self.breaker_record(pnode, scope, failed, took, tick, epoch);
             self.trace_answered(p, pnode, answer, after);
         }
         if self.hedges(pnode) {

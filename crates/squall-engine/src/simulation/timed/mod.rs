@@ -107,7 +107,6 @@ mod budget;
 mod calls;
 mod composite;
 mod estimate;
-mod events;
 mod flow;
 mod hedge;
 mod recorder;
@@ -119,6 +118,7 @@ mod work_queue;
 use squall_lang::{Model, RateLimitSpec};
 
 use crate::observe::Slots;
+use crate::queue::{BucketWidth, EventQueue};
 use crate::rng::Stream;
 use crate::server::latency::Latency;
 use crate::server::station::Station;
@@ -128,7 +128,6 @@ use crate::time::{Duration, Resolution, Time};
 use super::event::Event;
 
 use calls::Calls;
-use events::Events;
 use recorder::Recorder;
 use sources::TimedSources;
 use work_queue::WorkQueue;
@@ -229,8 +228,9 @@ pub(super) struct Timed {
     hedge_kids: Vec<Vec<u32>>,
     /// Per node: its work queue, if it is one.
     queues: Vec<Option<WorkQueue>>,
-    /// The events to come ([`events`]).
-    events: Events<Event>,
+    /// The events to come: the one calendar queue ([`crate::queue`]),
+    /// with buckets sized for nanosecond keys.
+    events: EventQueue<Event>,
 }
 
 impl Timed {
@@ -316,7 +316,7 @@ impl Timed {
                 model.sources.len(),
             ),
             fetches: composite::Fetches::default(),
-            events: Events::default(),
+            events: EventQueue::with_width(BucketWidth::NANOSECONDS),
         }
     }
 }
