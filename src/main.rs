@@ -3,7 +3,7 @@
 //! One module per command under `cmd/`; `util` holds what they share (exit
 //! codes, loading, diagnostics).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
@@ -226,18 +226,28 @@ checks its `expect` lines, and compares its markdown report with the snapshot \
     },
     /// Compare two reports table by table: two scenario files, or two JSON reports.
     #[command(
-        after_help = "Examples:\n  squall diff before.squall after.squall\n  squall diff old.json new.json --format markdown\n  git show HEAD~1:scenarios/retry-storm.squall > /tmp/old.squall && squall diff /tmp/old.squall scenarios/retry-storm.squall\n\nExit codes: 0 no change beyond noise (with `--fail-on any`: no change at all), 1 a change beyond noise (with `--fail-on any`: any change), 2 invalid scenario or a scenario that fails to run, 3 usage error."
+        after_help = "Examples:\n  squall diff before.squall after.squall\n  squall diff old.json new.json --format markdown\n  squall diff --git origin/main scenarios/ --format markdown\n\nExit codes: 0 no change beyond noise (with `--fail-on any`: no change at all; with `--fail-on flipped`: no expectation flipped), 1 a change beyond noise or a flipped expectation (with `--fail-on any`: any change; with `--fail-on flipped`: a flipped expectation), 2 invalid scenario or a scenario that fails to run, 3 usage error (a bad ref, a missing file)."
     )]
     Diff {
-        /// The old side: a `.squall` scenario or a `.json` report.
-        old: PathBuf,
+        /// The old side: a `.squall` scenario or a `.json` report. With
+        /// `--git`: the folder (or file) of scenarios, `scenarios/` if left out.
+        #[arg(required_unless_present = "git")]
+        old: Option<PathBuf>,
         /// The new side: a `.squall` scenario or a `.json` report.
-        new: PathBuf,
+        #[arg(required_unless_present = "git", conflicts_with = "git")]
+        new: Option<PathBuf>,
+        /// Compare every scenario under the folder as it is at this git ref
+        /// (read with git, nothing checked out) with how it is now; a renamed
+        /// scenario is followed.
+        #[arg(long, value_name = "REF")]
+        git: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
         format: DiffFormat,
         /// Which change exits 1: `beyond-noise` (a text, a row, a number of a
-        /// single run, intervals that are apart) or `any` (within noise too).
+        /// single run, intervals that are apart, a flipped expectation), `any`
+        /// (within noise too) or `flipped` (only an expectation whose result
+        /// changed).
         #[arg(long = "fail-on", value_enum, default_value_t = FailOn::BeyondNoise)]
         fail_on: FailOn,
     },
@@ -280,6 +290,8 @@ pub enum FailOn {
     /// A change beyond the replications' noise (every change of a report
     /// without replications but its facts).
     BeyondNoise,
+    /// Only an expectation whose result changed (`ok` -> `FAILED`, say).
+    Flipped,
 }
 
 /// Formats of `squall diff`.
@@ -432,9 +444,19 @@ fn main() -> ExitCode {
         Command::Diff {
             old,
             new,
+            git,
             format,
             fail_on,
-        } => cmd::diff::diff(&old, &new, format, fail_on, color),
+        } => match (git, old, new) {
+            (Some(rev), path, _) => cmd::diff_git::diff_git(
+                &rev,
+                path.as_deref().unwrap_or(Path::new("scenarios")),
+                format,
+                fail_on,
+            ),
+            (None, Some(old), Some(new)) => cmd::diff::diff(&old, &new, format, fail_on, color),
+            _ => util::usage("`squall diff` takes OLD and NEW, or `--git REF [PATH]`"),
+        },
         Command::Fmt { files, check } => cmd::fmt::fmt(&files, check, color),
         Command::New { name } => cmd::new::new(&name),
         Command::Completions { shell } => {

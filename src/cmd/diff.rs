@@ -43,7 +43,8 @@ pub fn diff(old: &Path, new: &Path, format: DiffFormat, fail_on: FailOn, color: 
     let _ = util::print_out(&c.text);
     let fails = match fail_on {
         FailOn::Any => c.changed,
-        FailOn::BeyondNoise => c.beyond_noise,
+        FailOn::BeyondNoise => c.beyond_noise || !c.flipped.is_empty(),
+        FailOn::Flipped => !c.flipped.is_empty(),
     };
     if fails {
         EXIT_FAILED

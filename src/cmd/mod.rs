@@ -2,6 +2,7 @@
 
 pub mod charts;
 pub mod diff;
+pub mod diff_git;
 pub mod fmt;
 pub mod new;
 pub mod run;

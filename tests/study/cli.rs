@@ -45,7 +45,7 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn edit(path: &Path, from: &str, to: &str) {
+pub(crate) fn edit(path: &Path, from: &str, to: &str) {
     let text = std::fs::read_to_string(path).unwrap_or_default();
     assert!(text.contains(from), "`{from}` not in {}", path.display());
     std::fs::write(path, text.replacen(from, to, 1)).unwrap_or_else(|e| panic!("{e}"));
