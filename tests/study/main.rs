@@ -6,6 +6,7 @@
 mod cli;
 mod fmt_props;
 mod hostile;
+mod meaning;
 mod outputs;
 mod shard_auto;
 #[path = "../support/mod.rs"]

@@ -43,6 +43,7 @@ mod names;
 mod report;
 mod runs;
 mod sending;
+mod statuses;
 mod structure;
 mod table;
 
