@@ -99,8 +99,8 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// refused before any run when the estimate is over it.
         #[arg(long = "memory-budget", value_name = "MIB")]
         memory_budget: Option<u64>,
-        /// Threads to run on. Default: one per core. The report is the same
-        /// for any number.
+        /// Threads to run on (at most 1024). Default: one per core. The report
+        /// is the same for any number.
         #[arg(long, value_name = "N")]
         jobs: Option<usize>,
         /// Output format.
@@ -334,7 +334,7 @@ pub struct SweepArgs {
     /// refused before any run when the estimate is over it.
     #[arg(long = "memory-budget", value_name = "MIB")]
     pub memory_budget: Option<u64>,
-    /// Threads to run points on. Default: one per core.
+    /// Threads to run points on (at most 1024). Default: one per core.
     #[arg(long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Run only the K-th of N slices of the points (1-based; point i goes to

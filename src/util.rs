@@ -16,6 +16,22 @@ pub const EXIT_INVALID: u8 = 2;
 /// Exit code: a usage error (bad flag, missing file).
 pub const EXIT_USAGE: u8 = 3;
 
+/// The most threads `--jobs` may ask for: far more than any machine's
+/// cores, far fewer than would exhaust the process's threads (`--jobs
+/// 100000` started that many).
+pub const MOST_JOBS: usize = 1024;
+
+/// Checks `--jobs N`: at least one thread, at most [`MOST_JOBS`].
+pub fn check_jobs(jobs: Option<usize>) -> Result<(), u8> {
+    match jobs {
+        Some(0) => Err(usage("`--jobs 0`: give at least one thread")),
+        Some(n) if n > MOST_JOBS => Err(usage(&format!(
+            "`--jobs {n}`: at most {MOST_JOBS} threads (one per core is the default)"
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// Prints `error: msg` and returns the usage exit code.
 pub fn usage(msg: &str) -> u8 {
     eprintln!("error: {msg}");

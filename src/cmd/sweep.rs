@@ -45,9 +45,7 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     }
     // A sweep may run for hours: an output it cannot write is refused now.
     util::check_outputs(args.out.as_deref(), &[])?;
-    if args.jobs == Some(0) {
-        return Err(util::usage("`--jobs 0`: give at least one thread"));
-    }
+    util::check_jobs(args.jobs)?;
     let shard = match &args.shard {
         None => None,
         Some(s) => Some(

@@ -194,6 +194,12 @@ fn test_one(file: &Path, accept: bool, work_budget: Option<u64>, color: bool) ->
                 note = String::new();
             }
         }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            // There, but not readable (permissions, not UTF-8, a folder):
+            // not "missing", and `--accept` would replace what it cannot read.
+            problems.push(format!("cannot read the snapshot `{snap_name}`: {e}"));
+            note = String::new();
+        }
         Err(_) => {
             if accept {
                 let written = snap

@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use crate::support::{root as repo, run_in, squall_in};
 
 /// A small valid scenario (round clock), the body of the tests below.
-const TINY: &str = r#"scenario "tiny" {
+pub(crate) const TINY: &str = r#"scenario "tiny" {
   clock round
   run 20 rounds
 
@@ -42,15 +42,15 @@ fn squall(dir: &Path, args: &[&str]) -> Command {
     c
 }
 
-fn temp() -> tempfile::TempDir {
+pub(crate) fn temp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"))
 }
 
-fn write(path: &Path, text: impl AsRef<[u8]>) {
+pub(crate) fn write(path: &Path, text: impl AsRef<[u8]>) {
     std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
 
-fn read(path: &Path) -> String {
+pub(crate) fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 

@@ -7,6 +7,7 @@ mod cli;
 mod diff_git;
 mod fmt_props;
 mod hostile;
+mod meaning;
 mod outputs;
 mod shard_auto;
 #[path = "../support/mod.rs"]

@@ -9,42 +9,8 @@
 
 use std::path::Path;
 
+use crate::hostile::{read, temp, write, TINY};
 use crate::support::{root as repo, run_in, split, squall_in};
-
-/// A small valid scenario (round clock); its report starts with `tiny`.
-const TINY: &str = r#"scenario "tiny" {
-  clock round
-  run 20 rounds
-
-  source users { rate 2/round  enters api }
-
-  chain api -> db
-  service api { retry { attempts 2  backoff fixed 1 round } }
-  service db { capacity 5/round }
-
-  window all 1..20
-
-  report {
-    table "db" {
-      rows windows
-      at db
-      column "calls/round" = call_rate
-    }
-  }
-}
-"#;
-
-fn temp() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap_or_else(|e| panic!("no temp dir: {e}"))
-}
-
-fn write(path: &Path, text: impl AsRef<[u8]>) {
-    std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-}
-
-fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// The names in `dir`, sorted (hidden ones too: temporary files are hidden).
 fn names(dir: &Path) -> Vec<String> {

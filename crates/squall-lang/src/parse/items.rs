@@ -347,8 +347,11 @@ pub(super) fn parse_expect_check(pair: Pair<'_, Rule>) -> Result<ExpectCheck> {
                 .ok_or_else(|| internal(tspan, "empty tolerance"))?;
             let tolerance = match inner.as_rule() {
                 Rule::percent => {
-                    let n = Children::of(inner).expect(Rule::number)?;
-                    Tolerance::Percent(number(&n)?, tspan)
+                    // A sign is read so that `within -5%` gets its own
+                    // message, not "expected ... found `%`".
+                    let negative = inner.as_str().starts_with('-');
+                    let n = number(&Children::of(inner).expect(Rule::number)?)?;
+                    Tolerance::Percent(if negative { -n } else { n }, tspan)
                 }
                 _ => Tolerance::Absolute(parse_bound(inner)?),
             };

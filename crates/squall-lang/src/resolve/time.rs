@@ -84,7 +84,14 @@ impl Scenario {
             ValueKind::Mark(Mark::Start) => Ok(start),
             ValueKind::Mark(Mark::End) => Ok(end),
             ValueKind::Mark(Mark::AfterWarmup) => {
-                if warmup == 0 {
+                if warmup == 0 && self.warmup.is_some() {
+                    Err(Diagnostic::new(
+                        "`after warmup`, but the scenario's `warmup` is 0 ticks, so there is nothing to come after",
+                        v.span,
+                    )
+                    .label("the warm-up is empty")
+                    .help("write the range out (`start..end`), or give a warm-up longer than a tick"))
+                } else if warmup == 0 {
                     Err(
                         Diagnostic::new("`after warmup`, but the scenario has no `warmup`", v.span)
                             .label("no warm-up")

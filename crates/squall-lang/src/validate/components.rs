@@ -64,6 +64,7 @@ impl Validator {
                         for prop in &decl.props {
                             match prop {
                                 ServiceProp::Timed(t) => {
+                                    self.check_error_status(t);
                                     // A node that fans out to its fields
                                     // waits for each at most its timeout.
                                     if t.key.name == "timeout" && nodes[i].fanout.is_empty() {
@@ -350,6 +351,7 @@ impl Validator {
                     for p in &decl.props {
                         match p {
                             FaultProp::Timed(t) => {
+                                self.check_error_status(t);
                                 if timed.iter().any(|x| x.key.name == t.key.name) {
                                     self.err(
                                         Twice::FaultSays {
@@ -375,6 +377,21 @@ impl Validator {
                                     }
                                 }
                                 node_given = true;
+                                for (k, id) in ids.iter().enumerate() {
+                                    if ids[..k].iter().any(|x| x.name == id.name) {
+                                        self.err(
+                                            Diagnostic::new(
+                                                format!(
+                                                    "fault `{}` names `{}` twice in its `on`",
+                                                    decl.name.name, id.name
+                                                ),
+                                                id.span,
+                                            )
+                                            .label("named again")
+                                            .help("name each node once: the fault strikes every node it names"),
+                                        );
+                                    }
+                                }
                                 let found: Vec<Option<usize>> =
                                     ids.iter().map(|id| self.node(&node_names, id)).collect();
                                 node = found
@@ -408,6 +425,7 @@ impl Validator {
                             }
                             FaultProp::Fail(r) => {
                                 self.check_response(r);
+                                self.check_fail_status(r);
                                 fail = Some(r.clone());
                             }
                             FaultProp::Every(x) => every = Some(x.clone()),

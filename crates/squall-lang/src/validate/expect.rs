@@ -50,6 +50,13 @@ impl Validator {
             ExpectCheck::Near(expected, tol) => {
                 let expected = self.bound(names, ctx, clock, expected);
                 let tol = match tol {
+                    Tolerance::Percent(p, span) if *p < 0.0 => {
+                        self.err(negative_tolerance(
+                            *span,
+                            "write it without the sign, e.g. `within 5%`",
+                        ));
+                        None
+                    }
                     Tolerance::Percent(p, span) => {
                         if !p.is_finite() || *p > 100.0 {
                             self.err(
@@ -64,9 +71,18 @@ impl Validator {
                             Some(ToleranceSpec::Percent(*p))
                         }
                     }
-                    Tolerance::Absolute(b) => self
-                        .bound(names, ctx, clock, b)
-                        .map(ToleranceSpec::Absolute),
+                    Tolerance::Absolute(b) => {
+                        let t = self.bound(names, ctx, clock, b);
+                        if t.as_ref().and_then(constant).is_some_and(|x| x < 0.0) {
+                            self.err(negative_tolerance(
+                                bound_span(b),
+                                "write it without the sign, e.g. `within 0.5`",
+                            ));
+                            None
+                        } else {
+                            t.map(ToleranceSpec::Absolute)
+                        }
+                    }
                 };
                 Some(CheckSpec::Near(expected?, tol?))
             }
@@ -95,6 +111,25 @@ impl Validator {
             },
         }
     }
+}
+
+/// The value of a tolerance written as a number (`0.5`, `-0.5`), if it is one.
+fn constant(e: &RExpr) -> Option<f64> {
+    match e {
+        RExpr::Number(x) => Some(*x),
+        RExpr::Neg(inner) => constant(inner).map(|x| -x),
+        _ => None,
+    }
+}
+
+/// A tolerance below zero: `==` within it could never hold.
+fn negative_tolerance(span: Span, help: &str) -> Diagnostic {
+    Diagnostic::new(
+        "a tolerance is a distance from the expected value, never negative: `== x within -t` could never hold",
+        span,
+    )
+    .label("negative tolerance")
+    .help(help.to_string())
 }
 
 /// The span of a bound as written.

@@ -45,6 +45,7 @@ mod names;
 mod report;
 mod runs;
 mod sending;
+mod statuses;
 mod structure;
 mod table;
 
