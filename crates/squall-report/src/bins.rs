@@ -11,7 +11,7 @@
 //! Recovery reads the bins that start after the fault's end. A node is
 //! back to normal in a bin when its calls are at or below the threshold
 //! *and* the requests that end in the bin complete at their normal share
-//! (within [`TOLERANCE`](crate::diagnose::TOLERANCE) of the share before the
+//! (within [`TOLERANCE`] of the share before the
 //! fault; a bin in which no request ends is judged by its calls): a node
 //! whose calls are low because a breaker keeps them away is *starved*, not
 //! recovered. The answer is the start of the first normal bin, counted in
@@ -19,6 +19,9 @@
 //! one tick, the tick itself).
 
 use squall_engine::Slots;
+
+/// A change larger than this fraction counts as a rise.
+pub const TOLERANCE: f64 = 0.10;
 
 /// Every bin of `series` (a counter of a run cut by `slots`): its first
 /// and last tick and its mean per tick (a short last bin is divided by its
@@ -108,7 +111,7 @@ fn completed_share(slots: &Slots, g: &Goodput, bins: impl Iterator<Item = usize>
 /// `fault.0..=fault.1`: back to normal in the first bin after the fault
 /// whose mean calls per tick are at or below `threshold` and in which the
 /// requests that end (`goodput`) complete at their share before the fault,
-/// less [`TOLERANCE`](crate::diagnose::TOLERANCE) of it. Without `goodput`,
+/// less [`TOLERANCE`] of it. Without `goodput`,
 /// or with no request ended before the fault, calls alone decide.
 pub fn recovery_verdict(
     slots: &Slots,
@@ -133,7 +136,7 @@ pub fn recovery_verdict(
     let normal_share = |b: usize| match (goodput, normal) {
         (Some(g), Some(n)) => {
             let (share, ended) = completed_share(slots, g, std::iter::once(b));
-            ended == 0 || share >= (1.0 - crate::diagnose::TOLERANCE) * n
+            ended == 0 || share >= (1.0 - TOLERANCE) * n
         }
         _ => true,
     };

@@ -25,8 +25,7 @@ use crate::eval::run_window_metric;
 use crate::number::to_fixed;
 use crate::study::Study;
 
-/// A change larger than this fraction counts as a rise.
-pub const TOLERANCE: f64 = 0.10;
+pub use crate::bins::TOLERANCE;
 /// Share of ticks with refusals that marks a node at its capacity limit.
 pub const SATURATED_SHARE: f64 = 0.90;
 
