@@ -51,11 +51,6 @@ const ENGINE_CIRCLES_BEING_REMOVED: &[&[&str]] = &[&[
 /// grammar.
 const LONG_FILES: [&str; 1] = ["crates/squall-lang/src/ast.rs"];
 
-/// Files past [`MAX_LINES`] that another helper of issue 18/19 is splitting
-/// right now (`diff19` splits `compare.rs`, `engine18` the timed flow).
-/// Empty this list when their work is merged.
-const LONG_FILES_BEING_SPLIT: [&str; 1] = ["crates/squall-engine/src/simulation/timed/flow.rs"];
-
 /// The most lines a source file should have (the house style: split past
 /// about 600).
 const MAX_LINES: usize = 600;
@@ -92,8 +87,7 @@ fn no_source_file_past_the_line_limit() {
                 .unwrap_or_else(|e| panic!("{name}: {e}"))
                 .lines()
                 .count();
-            let allowed = LONG_FILES.contains(&name.as_str())
-                || LONG_FILES_BEING_SPLIT.contains(&name.as_str());
+            let allowed = LONG_FILES.contains(&name.as_str());
             if lines > MAX_LINES && !allowed {
                 long.push(format!("{name}: {lines} lines"));
             }

@@ -103,6 +103,7 @@
 //! reached a node was answered, cancelled, or is queued, in service or
 //! waiting ([`crate::observe::timed::CallAccounting`]).
 
+mod arrival;
 mod budget;
 mod calls;
 mod composite;
