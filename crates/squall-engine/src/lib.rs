@@ -64,6 +64,7 @@
 //! ticks (`time.rs`).
 #![warn(missing_docs)]
 
+mod caller;
 pub mod error;
 pub mod observe;
 pub mod outcome;

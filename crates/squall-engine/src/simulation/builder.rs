@@ -37,6 +37,7 @@ pub struct SimulationBuilder<'m> {
     pub(super) call_log: Option<usize>,
     pub(super) breaker_log: bool,
     pub(super) memory_mib: Option<u64>,
+    pub(super) force_timed: bool,
 }
 
 impl<'m> SimulationBuilder<'m> {
@@ -71,6 +72,17 @@ impl<'m> SimulationBuilder<'m> {
     /// a run whose report draws it keeps it.
     pub fn breaker_log(mut self, keep: bool) -> Self {
         self.breaker_log = keep;
+        self
+    }
+
+    /// Runs the model on the timed path even when nothing in it takes
+    /// time (off by default). Both paths drive the same components, so the
+    /// counts the semantics fixes come out the same; the tests that check
+    /// this (`tests/both_paths.rs`) use it. Its per-tick series stay per
+    /// tick; the timed path's own measures (latency levels, wasted work)
+    /// are added.
+    pub fn force_timed(mut self) -> Self {
+        self.force_timed = true;
         self
     }
 
@@ -252,6 +264,7 @@ impl<'m> SimulationBuilder<'m> {
             scope_names: seen,
             call_log: self.call_log,
             breaker_log: self.breaker_log,
+            force_timed: self.force_timed,
         })
     }
 }

@@ -12,15 +12,13 @@
 
 use squall_lang::Schedule;
 
+use crate::caller::{Decision, NO_GRANT};
 use crate::observe::trace::{self, TraceRow};
 use crate::observe::CallRow;
 use crate::observe::OpRecord;
 use crate::outcome::{Answer, FailKind, Failure};
-use crate::policy::breaker::counts_against_dependency;
-use crate::policy::budget::{Grant, Load};
-use crate::policy::retry::{self, BudgetSaid, RetryLoop};
-
-use super::requests::NO_GRANT;
+use crate::policy::breaker::{counts_against_dependency, Admission, State};
+use crate::policy::retry::RetryLoop;
 
 use super::{event::Event, runner::Runner, SimError};
 
@@ -46,8 +44,9 @@ impl Runner<'_, '_> {
             // The node's first try at its downstream.
             let k = slot as usize * depth + pos;
             self.requests.open_loop(k, t);
-            if self.nodes[node].budget.is_some() {
-                self.budget_request(t, slot, k, node);
+            if self.nodes[node].caller.has_budget() {
+                self.first_try(t, slot, node);
+                self.requests.grant[k] = NO_GRANT;
             }
             if let Some(blocked) = self.admit(t, slot, pos, node) {
                 return self.deliver(t, slot, pos as isize, blocked, false);
@@ -66,35 +65,38 @@ impl Runner<'_, '_> {
         self.arrive(t, slot, pos + 1)
     }
 
-    /// Which of `node`'s breakers guards the request in `slot`, if any.
+    /// Which of `node`'s breakers guards the request in `slot`, if any
+    /// (its client's own at the entry node, else the node's): both paths
+    /// ask here.
     #[inline]
     pub(super) fn breaker_scope(&self, slot: u32, node: usize) -> Option<usize> {
-        let n = &self.nodes[node];
-        if n.breakers.is_empty() {
+        let b = &self.nodes[node].caller.breakers;
+        if b.is_empty() {
             return None;
         }
-        if n.breakers.len() > n.shared_breakers {
+        let (shared, total) = b.counts();
+        let mut client = None;
+        if total > shared {
             let source = self.requests.source[slot as usize] as usize;
             if self.sim.model.sources[source].entry == node {
-                let client = self.requests.client[slot as usize];
-                if let Some(b) = self.clients.breaker(source, client) {
-                    return Some(b);
-                }
+                client = self
+                    .clients
+                    .breaker(source, self.requests.client[slot as usize]);
             }
         }
-        match n.shared_breakers {
-            0 => None,
-            1 => Some(0),
-            _ => Some(self.sim.kinds[self.requests.kind[slot as usize] as usize].scope),
-        }
+        b.guarding(client, || self.path_scope(slot))
+    }
+
+    /// The request path of the request in `slot`, as an index into the
+    /// model's distinct paths.
+    #[inline]
+    fn path_scope(&self, slot: u32) -> usize {
+        self.sim.kinds[self.requests.kind[slot as usize] as usize].scope
     }
 
     /// Which of `node`'s per-client budgets the request in `slot` spends
     /// (`None`: the node's own). Both paths ask here.
     pub(super) fn client_budget(&self, slot: u32, node: usize) -> Option<usize> {
-        if self.nodes[node].client_budgets.is_empty() {
-            return None;
-        }
         let source = self.requests.source[slot as usize] as usize;
         (self.sim.model.sources[source].entry == node)
             .then(|| {
@@ -108,16 +110,106 @@ impl Runner<'_, '_> {
     /// an index into the model's distinct paths; `None` for a breaker over
     /// all calls or for one client.
     pub(super) fn scope_of(&self, slot: u32, node: usize) -> Option<usize> {
-        let shared = self.nodes[node].shared_breakers;
-        (shared > 1 && self.breaker_scope(slot, node).is_some_and(|b| b < shared))
-            .then(|| self.sim.kinds[self.requests.kind[slot as usize] as usize].scope)
+        let b = self.breaker_scope(slot, node)?;
+        self.nodes[node]
+            .caller
+            .breakers
+            .path_of(b, self.path_scope(slot))
+    }
+
+    /// The request in `slot` opens its retry loop at `node` (both paths):
+    /// the budget it spends hears of it.
+    pub(super) fn first_try(&mut self, tick: u64, slot: u32, node: usize) {
+        let client = self.client_budget(slot, node);
+        self.nodes[node].caller.first_try(tick, client);
+    }
+
+    /// Breaker `scope` of `node` decides on a try at `tick` (both paths).
+    #[inline]
+    pub(super) fn breaker_admit(&mut self, node: usize, scope: usize, tick: u64) -> Admission {
+        let log = self.obs.breakers.get_mut(node);
+        self.nodes[node].caller.admit(scope, tick, log)
+    }
+
+    /// Breaker `scope` of `node` hears the answer (`failed` or not) to a
+    /// try it let go in `epoch`, which took `duration` ticks (both paths;
+    /// 0 on the zero-time path); the state after.
+    #[inline]
+    pub(super) fn breaker_record(
+        &mut self,
+        node: usize,
+        scope: usize,
+        failed: bool,
+        duration: u64,
+        tick: u64,
+        epoch: u64,
+    ) -> State {
+        let log = self.obs.breakers.get_mut(node);
+        self.nodes[node]
+            .caller
+            .answered(scope, failed, duration, tick, epoch, log)
+    }
+
+    /// The breaker of `node` refused a try of the request in `slot` at
+    /// `tick`, in state `before` (both paths): counted as blocked, and a
+    /// row of its trace; the answer the try fails with.
+    pub(super) fn refused(&mut self, tick: u64, slot: u32, node: usize, a: Admission) -> Answer {
+        let i = self.obs.slots.index(tick);
+        self.obs.nodes[node].blocked[i] += 1;
+        let answer = Answer::Fail(Failure {
+            kind: FailKind::CircuitOpen {
+                remaining: a.remaining,
+            },
+            not_before: None,
+        });
+        let scope = self.scope_of(slot, node);
+        self.trace(node, || TraceRow {
+            time: tick,
+            sent: false,
+            scope,
+            before: a.before,
+            answer,
+            after: a.before,
+        });
+        answer
+    }
+
+    /// The decision after a failed try of the request in `slot` at `node`
+    /// under `policy` (both paths): the node's caller side, with the
+    /// budget the request spends; a refusal is counted.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn decide(
+        &mut self,
+        t: u64,
+        slot: u32,
+        node: usize,
+        f: Failure,
+        policy: &squall_lang::RetrySpec,
+        kind: usize,
+        state: &mut RetryLoop,
+    ) -> Decision {
+        let client = if self.nodes[node].caller.has_budget() {
+            self.client_budget(slot, node)
+        } else {
+            None
+        };
+        let request = &self.sim.kinds[kind].request;
+        let d =
+            self.nodes[node]
+                .caller
+                .next_try(policy, request, f, t, state, &mut self.gens, client);
+        if d.refused {
+            let i = self.obs.slots.index(t);
+            self.obs.nodes[node].retries_refused[i] += 1;
+        }
+        d
     }
 
     /// Asks the breaker of the service `node` at `pos`; `Some(answer)` when
     /// the try fails fast.
     #[inline]
     pub(super) fn admit(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
-        if self.nodes[node].breakers.is_empty() {
+        if !self.nodes[node].caller.has_breaker() {
             return None;
         }
         self.admit_through_breaker(t, slot, pos, node)
@@ -140,24 +232,7 @@ impl Runner<'_, '_> {
         if a.sent {
             return None;
         }
-        let i = self.obs.slots.index(t);
-        self.obs.nodes[node].blocked[i] += 1;
-        let answer = Answer::Fail(Failure {
-            kind: FailKind::CircuitOpen {
-                remaining: a.remaining,
-            },
-            not_before: None,
-        });
-        let scope = self.scope_of(slot, node);
-        self.trace(node, || TraceRow {
-            time: t,
-            sent: false,
-            scope,
-            before: a.before,
-            answer,
-            after: a.before,
-        });
-        Some(answer)
+        Some(self.refused(t, slot, node, a))
     }
 
     /// Keeps a row of `node`'s breaker trace, built only when there is
@@ -231,7 +306,7 @@ impl Runner<'_, '_> {
             let pos = q as usize;
             let node = self.sim.paths[source][pos];
             let k = slot as usize * depth + pos;
-            if sent && !self.nodes[node].breakers.is_empty() {
+            if sent && self.nodes[node].caller.has_breaker() {
                 if let Some(scope) = self.breaker_scope(slot, node) {
                     let epoch = self.requests.admitted_epoch[k];
                     let failed = counts_against_dependency(answer);
@@ -257,15 +332,7 @@ impl Runner<'_, '_> {
                     sim.model.nodes[node].retry.as_ref()
                 };
                 if let Some(policy) = policy {
-                    let wait = if self.nodes[node].budget.is_some() {
-                        self.budgeted_wait(t, slot, pos, node, f, policy, kind)
-                    } else {
-                        self.retry_wait(t, slot, pos, f, policy, kind)
-                    };
-                    if let Some(wait) = wait {
-                        if self.nodes[node].budget.is_some() {
-                            self.nodes[node].waiting += 1;
-                        }
+                    if let Some(wait) = self.retry_wait(t, slot, pos, node, f, policy, kind) {
                         self.requests.retried[slot as usize] = true;
                         let at = t.saturating_add(wait);
                         // Only an operation's record reads its waits; for
@@ -296,7 +363,7 @@ impl Runner<'_, '_> {
                 let try_no = self.try_at(slot, pos);
                 self.log_call(t, slot, node, try_no, answer, 0);
             }
-            if self.nodes[node].budget.is_some() {
+            if self.nodes[node].caller.has_budget() {
                 self.budget_leave(slot, pos, node, answer);
             }
             q -= 1;
@@ -305,52 +372,12 @@ impl Runner<'_, '_> {
         self.finish(t, slot, answer)
     }
 
-    /// Where the retry loop of the service at `pos` stands, and its index
-    /// in the per-position arrays.
-    #[inline]
-    fn retry_loop(&self, slot: u32, pos: usize) -> (usize, RetryLoop) {
-        let k = slot as usize * self.requests.depth + pos;
-        (k, self.requests.retry_loop(k))
-    }
-
-    /// The wait before the next try of the service at `pos` under
-    /// `policy`, or `None` when it makes no more tries.
-    pub(super) fn retry_wait(
-        &mut self,
-        t: u64,
-        slot: u32,
-        pos: usize,
-        f: Failure,
-        policy: &squall_lang::RetrySpec,
-        kind: usize,
-    ) -> Option<u64> {
-        let (k, mut state) = self.retry_loop(slot, pos);
-        let request = &self.sim.kinds[kind].request;
-        let wait = retry::next_wait(policy, request, f, t, &mut state, &mut self.gens);
-        self.requests.save_loop(k, &state);
-        wait
-    }
-
-    /// A request's first try at a service with a budget: the budget hears
-    /// of the request (Finagle deposits; a per-call bucket refills).
-    #[inline(never)]
-    fn budget_request(&mut self, t: u64, slot: u32, k: usize, node: usize) {
-        let own = self.client_budget(slot, node);
-        let n = &mut self.nodes[node];
-        n.open += 1;
-        if let Some(b) = n.budget_mut(own) {
-            b.on_request(t);
-        }
-        self.requests.grant[k] = NO_GRANT;
-    }
-
-    /// [`Self::retry_wait`] at a service with a retry budget: a retryable
-    /// failure is told to the budget first (gRPC takes its token even when
-    /// no try is left); the budget then grants or refuses the retry the
-    /// policy would make, and a refusal is counted.
+    /// The wait before the next try of the service `node` at `pos` under
+    /// `policy`, or `None` when it makes no more tries (the caller side's
+    /// [`Decision`] on the request's retry loop; a grant is kept for
+    /// [`Self::budget_leave`]).
     #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    fn budgeted_wait(
+    fn retry_wait(
         &mut self,
         t: u64,
         slot: u32,
@@ -360,36 +387,14 @@ impl Runner<'_, '_> {
         policy: &squall_lang::RetrySpec,
         kind: usize,
     ) -> Option<u64> {
-        let (k, mut state) = self.retry_loop(slot, pos);
-        let request = &self.sim.kinds[kind].request;
-        let own = self.client_budget(slot, node);
-        let n = &mut self.nodes[node];
-        let load = Load {
-            active: n.open,
-            pending: 0,
-            active_retries: n.waiting,
-        };
-        let budget = n.budget_mut(own)?;
-        let (wait, said) = retry::budgeted_next_wait(
-            policy,
-            request,
-            f,
-            t,
-            &mut state,
-            &mut self.gens,
-            budget,
-            load,
-        );
+        let k = slot as usize * self.requests.depth + pos;
+        let mut state = self.requests.retry_loop(k);
+        let d = self.decide(t, slot, node, f, policy, kind, &mut state);
         self.requests.save_loop(k, &state);
-        match said {
-            BudgetSaid::Granted(Grant { cost }) => self.requests.grant[k] = cost,
-            BudgetSaid::Refused => {
-                let i = self.obs.slots.index(t);
-                self.obs.nodes[node].retries_refused[i] += 1;
-            }
-            BudgetSaid::NotAsked => {}
+        if d.grant != NO_GRANT {
+            self.requests.grant[k] = d.grant;
         }
-        wait
+        d.wait
     }
 
     /// The request leaves a service with a budget with `answer`: a success
@@ -399,11 +404,7 @@ impl Runner<'_, '_> {
         let k = slot as usize * self.requests.depth + pos;
         let g = self.requests.grant[k];
         let own = self.client_budget(slot, node);
-        let n = &mut self.nodes[node];
-        n.open = n.open.saturating_sub(1);
-        if let (Answer::Ok, Some(b)) = (answer, n.budget_mut(own)) {
-            b.on_success((g != NO_GRANT).then_some(Grant { cost: g }));
-        }
+        self.nodes[node].caller.leave(true, Some(answer), g, own);
     }
 
     /// The request ends with `answer` at its source.

@@ -23,9 +23,6 @@
 
 use squall_lang::{Arrivals, Model};
 
-use crate::policy::breaker::any::AnyBreaker;
-use crate::policy::breaker::Breaker;
-use crate::policy::budget::Budget;
 use crate::rng::Stream;
 
 use super::node_state::NodeState;
@@ -51,37 +48,18 @@ pub(super) struct Clients {
 }
 
 impl Clients {
-    /// The clients of `model`'s sources; adds their breakers to `nodes`.
+    /// The clients of `model`'s sources; adds their breakers and budgets
+    /// to the caller sides of `nodes`.
     pub(super) fn new(model: &Model, seed: u64, nodes: &mut [NodeState]) -> Self {
         let mut c = Clients::default();
         for (s, spec) in model.sources.iter().enumerate() {
             let count = spec.clients.as_ref().map_or(0, |k| k.count);
             let entry = spec.entry;
-            let node = &model.nodes[entry];
-            let mut base = None;
-            if count > 0 && !nodes[entry].breakers.is_empty() {
-                let state = &mut nodes[entry];
-                base = Some(state.breakers.len());
-                for k in 0..count {
-                    let breaker = match (&node.breaker, &node.library_breaker) {
-                        (Some(b), _) => AnyBreaker::Consecutive(Breaker::new(b.clone())),
-                        (None, Some(l)) => AnyBreaker::library_with(
-                            l,
-                            Stream::new(seed, &format!("breaker/{entry}/{s}/{k}")),
-                        ),
-                        (None, None) => break,
-                    };
-                    state.breakers.push(breaker);
-                }
-            }
-            let mut budget_base = None;
-            if let (true, Some(spec)) = (count > 0, &node.budget) {
-                let state = &mut nodes[entry];
-                budget_base = Some(state.client_budgets.len());
-                state
-                    .client_budgets
-                    .extend((0..count).map(|_| Budget::from_spec(spec)));
-            }
+            let caller = &mut nodes[entry].caller;
+            let base = caller.breakers.add_clients(model, seed, entry, s, count);
+            let budget_base = caller
+                .budgets
+                .add_clients(model.nodes[entry].budget.as_ref(), count);
             c.count.push(count);
             c.base.push(base);
             c.budget_base.push(budget_base);

@@ -95,7 +95,6 @@
 
 mod accumulator;
 mod answer;
-mod breaker_log;
 mod builder;
 mod call;
 mod clients;
@@ -113,11 +112,9 @@ mod timed;
 use squall_lang::Model;
 
 use crate::error::SimError;
-use crate::observe::Observations;
 
 pub use builder::{SimulationBuilder, MAX_SERIES_MIB};
 use kind::Kind;
-use runner::Runner;
 
 pub use timed::{default_bin, estimate, series_bin, slots, takes_time, Estimate};
 
@@ -141,6 +138,9 @@ pub struct Simulation<'m> {
     call_log: Option<usize>,
     /// Keep every change of breaker state ([`SimulationBuilder::breaker_log`]).
     breaker_log: bool,
+    /// Run on the timed path even when nothing takes time
+    /// ([`SimulationBuilder::force_timed`]).
+    force_timed: bool,
 }
 
 /// The default work budget of a run \[events\], beyond one source tick per
@@ -159,11 +159,7 @@ impl<'m> Simulation<'m> {
             call_log: None,
             breaker_log: false,
             memory_mib: None,
+            force_timed: false,
         }
-    }
-
-    /// Runs the model to its last tick.
-    pub fn run(&self) -> Result<Observations, SimError> {
-        Runner::new(self).run()
     }
 }

@@ -17,6 +17,7 @@
 //! with a `fixed` backoff keeps 45 bytes a request instead of 149: 8 MB
 //! instead of 27 MB at 180 000 requests in flight (storm-large).
 
+use crate::caller::NO_GRANT;
 use crate::policy::breaker::State;
 use crate::policy::retry::RetryLoop;
 
@@ -24,9 +25,6 @@ use super::keep::Keep;
 use super::last_seen::LastSeen;
 
 use super::NEVER;
-
-/// No budget grant (the request has not been retried at that position).
-pub(super) const NO_GRANT: u32 = u32::MAX;
 
 /// Per-request state, in flat arrays indexed by slot (and path position).
 pub(super) struct Requests {

@@ -21,6 +21,13 @@ use super::{
     requests::Requests, source::Sources, timed::Timed, SimError, Simulation, NEVER,
 };
 
+impl Simulation<'_> {
+    /// Runs the model to its last tick.
+    pub fn run(&self) -> Result<Observations, SimError> {
+        Runner::new(self).run()
+    }
+}
+
 /// The state of a run in progress.
 pub(super) struct Runner<'s, 'm> {
     pub(super) sim: &'s Simulation<'m>,
@@ -50,13 +57,14 @@ impl<'s, 'm> Runner<'s, 'm> {
         let m = sim.model;
         let depth = sim.paths.iter().map(Vec::len).max().unwrap_or(1).max(1);
         let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
+        let timed = Timed::new(m, sim.seed, sim.force_timed);
         let mut nodes: Vec<NodeState> = (0..m.nodes.len())
-            .map(|i| NodeState::new(m, i, sim.scopes))
+            .map(|i| NodeState::new(m, i, sim.scopes, timed.on))
             .collect();
         let clients = Clients::new(m, sim.seed, &mut nodes);
         let keep = Keep {
-            breakers: nodes.iter().any(|n| !n.breakers.is_empty()),
-            budgets: nodes.iter().any(|n| n.budget.is_some()),
+            breakers: nodes.iter().any(|n| n.caller.has_breaker()),
+            budgets: nodes.iter().any(|n| n.caller.has_budget()),
             ids: sim.call_log.is_some(),
             ..Keep::default()
         }
@@ -81,16 +89,18 @@ impl<'s, 'm> Runner<'s, 'm> {
         if keep.breakers && sim.breaker_log {
             obs.breakers = nodes
                 .iter()
-                .map(|n| crate::observe::BreakerLog {
-                    shared: n.shared_breakers as u32,
-                    total: n.breakers.len() as u32,
-                    changes: Vec::new(),
+                .map(|n| {
+                    let (shared, total) = n.caller.breakers.counts();
+                    crate::observe::BreakerLog {
+                        shared: shared as u32,
+                        total: total as u32,
+                        changes: Vec::new(),
+                    }
                 })
                 .collect();
         }
         obs.paths.clone_from(&sim.scope_names);
         obs.call_log = sim.call_log.map(crate::observe::CallLog::new);
-        let timed = Timed::new(m, sim.seed);
         if let Some(log) = &mut obs.call_log {
             log.units_per_tick = timed.per_tick();
         }
@@ -252,8 +262,8 @@ impl<'s, 'm> Runner<'s, 'm> {
         self.requests.tries[slot as usize * depth + pos] += 1;
         let source = self.requests.source[slot as usize] as usize;
         let node = self.sim.paths[source][pos];
-        if self.nodes[node].budget.is_some() {
-            self.nodes[node].waiting -= 1;
+        if self.nodes[node].caller.has_budget() {
+            self.nodes[node].caller.retry_closed();
         }
         self.send(t, slot, pos)
     }

@@ -81,7 +81,7 @@ pub(super) struct Call {
     /// was sent (for the breaker's trace).
     pub(super) admitted_state: State,
     pub(super) sent_tick: u64,
-    /// What the budget's last grant cost, or `budget::NO_GRANT`.
+    /// What the budget's last grant cost, or [`crate::caller::NO_GRANT`].
     pub(super) grant: u32,
     /// A retry the budget granted has not answered yet (Envoy's open
     /// retries; only at a node with a budget).
@@ -135,7 +135,7 @@ impl Calls {
             admitted_epoch: 0,
             admitted_state: State::Closed,
             sent_tick: 0,
-            grant: super::budget::NO_GRANT,
+            grant: crate::caller::NO_GRANT,
             retry_open: false,
             live: true,
             field: NONE,

@@ -99,7 +99,7 @@ impl Runner<'_, '_> {
         };
         let n = spec.fields.len();
         let res = self.timed.res;
-        let own = self.timed.servers[node].timeout;
+        let own = self.nodes[node].caller.timeout();
         let deadline = self.known_deadline(c);
         let until: Vec<Time> = spec
             .fields
@@ -200,7 +200,7 @@ impl Runner<'_, '_> {
             .as_ref()
             .is_some_and(|d| d.propagate)
             && now >= self.timed.deadline[slot as usize];
-        let cancel = self.timed.servers[node].cancel || propagated_past;
+        let cancel = self.nodes[node].caller.cancels() || propagated_past;
         for child in out {
             self.timed.recorder.count(node, Count::Timeout, now, 1);
             if child == NONE {

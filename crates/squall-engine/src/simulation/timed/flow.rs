@@ -6,10 +6,12 @@
 
 use squall_lang::{RetrySpec, Schedule};
 
+use crate::caller::NO_GRANT;
+
 use crate::observe::Observations;
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::breaker::counts_against_dependency;
-use crate::policy::retry::{self, RetryLoop};
+use crate::policy::retry::RetryLoop;
 use crate::time::Time;
 
 use super::super::{event::Event, runner::Runner, SimError};
@@ -205,7 +207,8 @@ impl Runner<'_, '_> {
         if self.hedges(node) {
             return self.send_hedge(now, c);
         }
-        self.budget_first_try(tick, c, node);
+        let slot = self.timed.calls.get(c).slot;
+        self.first_try(tick, slot, node);
         self.send_try(now, c)
     }
 
@@ -224,11 +227,11 @@ impl Runner<'_, '_> {
         }
         let pos = self.timed.calls.get(c).pos;
         let child = self.new_call(slot, pos + 1, c, now);
-        self.budget_in_flight(node, 1);
+        self.nodes[node].caller.sent();
         let tm = &mut self.timed;
         tm.calls.get_mut(c).child = child;
         let gen = tm.calls.enter(c, Phase::Waiting);
-        let mut budget = tm.servers[node].timeout;
+        let mut budget = self.nodes[node].caller.timeout();
         if let Some(d) = deadline {
             let left = d.since(now);
             budget = Some(budget.map_or(left, |b| b.min(left)));
@@ -248,13 +251,7 @@ impl Runner<'_, '_> {
         let scope = self.breaker_scope(slot, node)?;
         let a = self.breaker_admit(node, scope, tick);
         if !a.sent {
-            let i = self.obs.slots.index(tick);
-            self.obs.nodes[node].blocked[i] += 1;
-            let open = fail(FailKind::CircuitOpen {
-                remaining: a.remaining,
-            });
-            self.trace_refused(tick, slot, node, a.before, open);
-            return Some(open);
+            return Some(self.refused(tick, slot, node, a));
         }
         self.admitted(c, tick, a);
         None
@@ -324,7 +321,7 @@ impl Runner<'_, '_> {
             child => self.ticks_since(now, self.timed.calls.get(child).arrived),
         };
         if child != NONE {
-            self.budget_in_flight(node, -1);
+            self.nodes[node].caller.back();
         }
         let slot = self.timed.calls.get(c).slot;
         let propagated_past = self.sim.model.sources[source]
@@ -332,7 +329,7 @@ impl Runner<'_, '_> {
             .as_ref()
             .is_some_and(|d| d.propagate)
             && now >= self.timed.deadline[slot as usize];
-        if self.timed.servers[node].cancel || propagated_past {
+        if self.nodes[node].caller.cancels() || propagated_past {
             self.cancel_chain(now, child)?;
         } else {
             if child != NONE {
@@ -370,12 +367,17 @@ impl Runner<'_, '_> {
             }
             self.cancel_fields(now, c)?;
             if call.child != NONE {
-                self.budget_in_flight(node, -1);
+                self.nodes[node].caller.back();
             }
             if self.hedges(node) {
                 self.cancel_kids(now, c)?;
             }
             self.close_retry(c, node);
+            if self.nodes[node].caller.has_budget() {
+                self.nodes[node]
+                    .caller
+                    .leave(call.tries > 0, None, NO_GRANT, None);
+            }
             let tm = &mut self.timed;
             tm.recorder.count(node, Count::Cancelled, now, 1);
             tm.recorder.calls.cancelled += 1;
@@ -420,8 +422,11 @@ impl Runner<'_, '_> {
         self.count_answer(tick, node, answer);
         let latency = now.since(call.arrived).units();
         self.log_call(now.units(), call.slot, node, call.try_no, answer, latency);
-        if self.has_budget(node) {
-            self.timed_budget_leave(c, node, answer);
+        if self.nodes[node].caller.has_budget() {
+            self.close_retry(c, node);
+            let client = self.client_budget(call.slot, node);
+            let caller = &mut self.nodes[node].caller;
+            caller.leave(call.tries > 0, Some(answer), call.grant, client);
         }
         if call.orphan {
             self.timed.recorder.count(node, Count::WastedCalls, now, 1);
@@ -450,7 +455,7 @@ impl Runner<'_, '_> {
         // The caller's try answered: its timer goes stale.
         self.timed.calls.get_mut(p).child = NONE;
         let (pnode, _, _) = self.node_of(p);
-        self.budget_in_flight(pnode, -1);
+        self.nodes[pnode].caller.back();
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
             let failed = counts_against_dependency(answer);
@@ -510,8 +515,10 @@ impl Runner<'_, '_> {
     }
 
     /// The wait \[ticks\] before call `c`'s next try, or `None` when it
-    /// makes no more: the zero-time path's rule ([`retry::next_wait`]) on
-    /// the call's own retry loop.
+    /// makes no more: the caller side's [`crate::caller::Decision`] on the
+    /// call's own retry loop, the zero-time path's rule. A retry its
+    /// node's budget granted stays open until its answer comes back
+    /// ([`Self::close_retry`]).
     fn timed_wait(
         &mut self,
         tick: u64,
@@ -528,15 +535,24 @@ impl Runner<'_, '_> {
             skip: call.skip,
         };
         let (node, _, _) = self.node_of(c);
-        let wait = if self.has_budget(node) {
-            self.budgeted_timed_wait(tick, c, node, f, policy, kind, &mut state)
-        } else {
-            let request = &self.sim.kinds[kind].request;
-            retry::next_wait(policy, request, f, tick, &mut state, &mut self.gens)
-        };
+        let d = self.decide(tick, call.slot, node, f, policy, kind, &mut state);
         let x = self.timed.calls.get_mut(c);
         x.prev_wait = state.previous.unwrap_or(u64::MAX);
         x.skip = state.skip;
-        wait
+        if d.grant != NO_GRANT {
+            x.grant = d.grant;
+            x.retry_open = d.wait.is_some();
+        }
+        d.wait
+    }
+
+    /// Call `c` at `node` leaves its retry open (its retry answered, or
+    /// the call ends).
+    pub(super) fn close_retry(&mut self, c: u32, node: usize) {
+        let call = self.timed.calls.get_mut(c);
+        if call.retry_open {
+            call.retry_open = false;
+            self.nodes[node].caller.retry_closed();
+        }
     }
 }

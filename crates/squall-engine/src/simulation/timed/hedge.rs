@@ -44,7 +44,7 @@ fn fail(kind: FailKind) -> Answer {
 impl Runner<'_, '_> {
     /// True when `node` hedges its calls downstream.
     pub(super) fn hedges(&self, node: usize) -> bool {
-        self.sim.model.nodes[node].hedge.is_some()
+        self.nodes[node].caller.hedge().is_some()
     }
 
     /// The kids (tries in flight) of call `c`.
@@ -60,7 +60,7 @@ impl Runner<'_, '_> {
     /// timer for the next one (or for the deadline).
     pub(super) fn send_hedge(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, _, _) = self.node_of(c);
-        let Some(spec) = self.sim.model.nodes[node].hedge else {
+        let Some(spec) = self.nodes[node].caller.hedge() else {
             return Ok(());
         };
         let tick = self.timed.res.tick_of(now);
@@ -131,8 +131,9 @@ impl Runner<'_, '_> {
         if classify(f.kind, &self.sim.kinds[kind].request) == Class::Terminal {
             return self.finish_hedged(now, p, answer);
         }
-        let max = self.sim.model.nodes[node]
-            .hedge
+        let max = self.nodes[node]
+            .caller
+            .hedge()
             .map_or(0, |h| h.max_attempts);
         if self.timed.calls.get(p).tries < max {
             return self.send_hedge(now, p);

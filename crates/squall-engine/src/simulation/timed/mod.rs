@@ -104,7 +104,6 @@
 //! waiting ([`crate::observe::timed::CallAccounting`]).
 
 mod arrival;
-mod budget;
 mod calls;
 mod composite;
 mod estimate;
@@ -181,7 +180,8 @@ pub fn takes_time(model: &Model) -> bool {
         || model.nodes.iter().any(|n| n.work_queue.is_some())
 }
 
-/// A node as a server, and as a caller.
+/// A node as a server on the timed path (its caller side is
+/// [`crate::caller::CallerSide`], shared with the zero-time path).
 #[derive(Debug, Clone)]
 pub(super) struct Server {
     latency: Option<Latency>,
@@ -192,16 +192,8 @@ pub(super) struct Server {
     queue_timeout: Option<Duration>,
     bucket: Option<TokenBucket>,
     limit: Option<RateLimitSpec>,
-    /// Per-try timeout of its calls downstream, and whether a timeout
-    /// cancels the try.
-    timeout: Option<Duration>,
-    cancel: bool,
     /// Calls holding a worker.
     in_service: u32,
-    /// Its tries in flight downstream, and its retries open (kept only
-    /// with a retry budget: `budget`).
-    in_flight: u64,
-    retries_open: u64,
     /// Timed faults on this node (indices into the model's faults).
     faults: Vec<usize>,
 }
@@ -245,8 +237,10 @@ impl Timed {
         }
     }
 
-    pub(super) fn new(model: &Model, seed: u64) -> Self {
-        if !takes_time(model) {
+    /// `force`: on the timed path even when nothing takes time
+    /// ([`super::SimulationBuilder::force_timed`]).
+    pub(super) fn new(model: &Model, seed: u64, force: bool) -> Self {
+        if !force && !takes_time(model) {
             return Timed::default();
         }
         let res = Resolution::fine(model.clock);
@@ -268,11 +262,7 @@ impl Timed {
                         .as_ref()
                         .map(|r| TokenBucket::new(r.rate, r.burst, res)),
                     limit: s.rate_limit.clone(),
-                    timeout: n.caller.timeout.map(|t| res.duration(t)),
-                    cancel: n.caller.cancel,
                     in_service: 0,
-                    in_flight: 0,
-                    retries_open: 0,
                     faults: model
                         .faults
                         .iter()

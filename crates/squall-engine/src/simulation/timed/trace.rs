@@ -1,6 +1,7 @@
 //! A breaker's trace on the timed path: the same rows as the zero-time
 //! path's ([`crate::observe::trace`]). A try the breaker did not send
-//! leaves a row at the tick it was refused; a try it sent leaves a row at
+//! leaves a row at the tick it was refused (`Runner::refused`, shared with
+//! the zero-time path); a try it sent leaves a row at
 //! the tick it was sent, with the state it found, the answer that came
 //! back (a timeout when the caller's timer fired first) and the state
 //! after, recorded when the answer (or the timeout) arrives. Rows are in
@@ -19,27 +20,6 @@ impl Runner<'_, '_> {
         call.admitted_epoch = a.epoch;
         call.admitted_state = a.before;
         call.sent_tick = tick;
-    }
-
-    /// The breaker of `node` refused a try of the request in `slot` at
-    /// `tick`, in state `before`.
-    pub(super) fn trace_refused(
-        &mut self,
-        tick: u64,
-        slot: u32,
-        node: usize,
-        before: State,
-        answer: Answer,
-    ) {
-        let scope = self.scope_of(slot, node);
-        self.trace(node, || TraceRow {
-            time: tick,
-            sent: false,
-            scope,
-            before,
-            answer,
-            after: before,
-        });
     }
 
     /// Call `c`'s try through the breaker of `node` ended with `answer`,

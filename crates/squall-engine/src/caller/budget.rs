@@ -1,0 +1,204 @@
+//! [`Budgets`]: a node's retry budget, its clients' own, and the
+//! concurrency an Envoy budget reads.
+//!
+//! The hooks of [`Budget`] are called at the same moments of a request's
+//! life on both paths:
+//!
+//! 1. `on_request` when the node's retry loop opens (its first try);
+//! 2. `on_failure` for every try that failed with a failure that is not
+//!    terminal;
+//! 3. `try_retry` only when the retry policy has a try left; a refusal is
+//!    counted by the caller in `retries_refused` and the request answers
+//!    its failure;
+//! 4. `on_success` when the request answers success at the node.
+//!
+//! A source with `clients N` entering the node gives each client a budget
+//! of its own (its own tokens); the counts below stay the node's.
+//!
+//! # What an Envoy budget reads
+//!
+//! * `active_retries`: retries open at the node, granted and not yet
+//!   answered, whether waiting out their backoff or in flight. This is
+//!   Envoy's `retries` resource, taken when a retry is scheduled
+//!   (`RetryStateImpl::shouldRetry`) and given back when that retry's
+//!   outcome is known or the request ends (`resetRetry`). The zero-time
+//!   path closes a retry when it is sent instead: its answer comes back
+//!   before the node decides again, unless a node below waits out a
+//!   backoff first, and the approximation then counts it as closed.
+//! * `active + pending`: on a run that takes time, the node's tries in
+//!   flight downstream, sent and not answered, whether they wait in the
+//!   callee's queue (Envoy's pending requests) or are served (its active
+//!   ones); the rule reads only the sum, so it is not split. The try that
+//!   just failed is no longer in flight when its retry is asked for. On
+//!   the zero-time path every try is answered before the next decision,
+//!   so no try is ever in flight then; the count read there is the
+//!   requests open at the node (their loop started, not yet answered),
+//!   which is what would be in flight if calls took time.
+
+use squall_lang::{BudgetSpec, RequestSpec, RetrySpec};
+
+use crate::outcome::{Answer, Failure};
+use crate::policy::budget::{Budget, Grant, Load};
+use crate::policy::retry::{self, BudgetSaid, RetryLoop};
+use crate::rng::Generator;
+
+/// No grant: the try was not a retry, or not one a budget granted.
+pub(crate) const NO_GRANT: u32 = u32::MAX;
+
+/// What the caller side decided after a failed try.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Decision {
+    /// The wait \[ticks\] before the next try, or `None`: no more tries.
+    pub(crate) wait: Option<u64>,
+    /// The budget granted the retry at this cost ([`NO_GRANT`]: not asked,
+    /// or no budget).
+    pub(crate) grant: u32,
+    /// The budget refused the retry the policy would have made.
+    pub(crate) refused: bool,
+}
+
+/// A node's retry budgets and the counts they read.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Budgets {
+    own: Option<Budget>,
+    clients: Vec<Budget>,
+    /// Requests open at the node, its tries in flight downstream, its
+    /// granted retries not yet answered.
+    open: u64,
+    in_flight: u64,
+    retries_open: u64,
+    /// Tries can be in flight while others decide (the timed path).
+    timed: bool,
+}
+
+impl Budgets {
+    /// The budgets of a node with budget `spec`, on a run that takes time
+    /// or not.
+    pub(crate) fn new(spec: Option<&BudgetSpec>, timed: bool) -> Self {
+        Budgets {
+            own: spec.map(Budget::from_spec),
+            timed,
+            ..Budgets::default()
+        }
+    }
+
+    /// True when the node has a budget.
+    #[inline(always)]
+    pub(crate) fn is_some(&self) -> bool {
+        self.own.is_some()
+    }
+
+    /// Adds one budget per client (`count` clients), each a fresh copy
+    /// of the node's; the index of the first, or `None` when the node has
+    /// no budget.
+    pub(crate) fn add_clients(&mut self, spec: Option<&BudgetSpec>, count: u32) -> Option<usize> {
+        let spec = spec.filter(|_| count > 0 && self.own.is_some())?;
+        let base = self.clients.len();
+        self.clients
+            .extend((0..count).map(|_| Budget::from_spec(spec)));
+        Some(base)
+    }
+
+    /// The budget a request spends: client `client`'s, or the node's.
+    #[inline]
+    fn pick(&mut self, client: Option<usize>) -> Option<&mut Budget> {
+        client.map_or(self.own.as_mut(), |i| self.clients.get_mut(i))
+    }
+
+    fn load(&self) -> Load {
+        Load {
+            active: if self.timed {
+                self.in_flight
+            } else {
+                self.open
+            },
+            pending: 0,
+            active_retries: self.retries_open,
+        }
+    }
+
+    pub(super) fn first_try(&mut self, tick: u64, client: Option<usize>) {
+        if self.own.is_none() {
+            return;
+        }
+        self.open += 1;
+        if let Some(b) = self.pick(client) {
+            b.on_request(tick);
+        }
+    }
+
+    pub(super) fn sent(&mut self) {
+        if self.own.is_some() {
+            self.in_flight += 1;
+        }
+    }
+
+    pub(super) fn back(&mut self) {
+        if self.own.is_some() {
+            self.in_flight = self.in_flight.saturating_sub(1);
+        }
+    }
+
+    pub(super) fn retry_closed(&mut self) {
+        self.retries_open = self.retries_open.saturating_sub(1);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn next_try(
+        &mut self,
+        policy: &RetrySpec,
+        request: &RequestSpec,
+        f: Failure,
+        tick: u64,
+        state: &mut RetryLoop,
+        gens: &mut [Generator],
+        client: Option<usize>,
+    ) -> Decision {
+        let load = self.load();
+        let budget = if self.own.is_some() {
+            self.pick(client)
+        } else {
+            None
+        };
+        let Some(budget) = budget else {
+            return Decision {
+                wait: retry::next_wait(policy, request, f, tick, state, gens),
+                grant: NO_GRANT,
+                refused: false,
+            };
+        };
+        let (wait, said) =
+            retry::budgeted_next_wait(policy, request, f, tick, state, gens, budget, load);
+        let (grant, refused) = match said {
+            BudgetSaid::Granted(Grant { cost }) => (cost, false),
+            BudgetSaid::Refused => (NO_GRANT, true),
+            BudgetSaid::NotAsked => (NO_GRANT, false),
+        };
+        if grant != NO_GRANT && wait.is_some() {
+            self.retries_open += 1;
+        }
+        Decision {
+            wait,
+            grant,
+            refused,
+        }
+    }
+
+    pub(super) fn leave(
+        &mut self,
+        opened: bool,
+        answer: Option<Answer>,
+        grant: u32,
+        client: Option<usize>,
+    ) {
+        if self.own.is_none() {
+            return;
+        }
+        if opened {
+            self.open = self.open.saturating_sub(1);
+        }
+        if let (Some(Answer::Ok), Some(b)) = (answer, self.pick(client)) {
+            b.on_success((grant != NO_GRANT).then_some(Grant { cost: grant }));
+        }
+    }
+}

@@ -1,0 +1,199 @@
+//! The caller side of a node: everything the node does around a call it
+//! sends downstream, owned by one [`CallerSide`] per calling node.
+//!
+//! | part                                   | owner                         |
+//! |----------------------------------------|-------------------------------|
+//! | breakers: the node's own, one per request path (`per path`), one per client of the sources entering it | [`Breakers`] (`breakers.rs`) |
+//! | retry budget: the node's own, one per client; the in-flight counts an Envoy budget reads | [`Budgets`] (`budget.rs`) |
+//! | the retry rule and backoff draw        | [`crate::policy::retry`], asked through [`CallerSide::next_try`] |
+//! | per-try timeout, cancel on timeout, hedging policy | [`CallerSide`] (read by the timed path) |
+//!
+//! Both engine paths (the zero-time path's `simulation/call.rs` and the
+//! timed path's `simulation/timed/flow.rs`) call the same methods, in the
+//! same order in a try's life:
+//!
+//! 1. [`CallerSide::first_try`] — a request's retry loop opens at the
+//!    node (its budget hears of the request);
+//! 2. [`CallerSide::admit`] — a try asks the breaker whether it goes;
+//! 3. [`CallerSide::sent`] / [`CallerSide::back`] — a try is in flight
+//!    downstream and comes back (the timed path only: on the zero-time
+//!    path a try is answered before anything else happens);
+//! 4. [`CallerSide::answered`] — the breaker hears the try's answer and
+//!    how long it took (0 on the zero-time path);
+//! 5. [`CallerSide::retry_closed`] — a granted retry is no longer open
+//!    (Envoy's open retries);
+//! 6. [`CallerSide::next_try`] — after a failure: the wait before the
+//!    next try, gated by the budget, or `None`;
+//! 7. [`CallerSide::leave`] — the request leaves the node with its answer
+//!    (a success is credited to the budget).
+//!
+//! The per-try state (the retry loop, the breaker's epoch, the grant) lives
+//! with the path's own record of the try (the zero-time path's request
+//! slab, the timed path's call slab), since a timed node can have many
+//! tries of one request out at once; the caller side holds what the node
+//! shares across requests. A new breaker kind is a variant of
+//! [`AnyBreaker`](crate::policy::breaker::any::AnyBreaker) and a new budget
+//! a variant of [`Budget`](crate::policy::budget::Budget): nothing here or
+//! in `simulation/` changes.
+
+mod breakers;
+mod budget;
+
+use squall_lang::{HedgeSpec, Model, RequestSpec, RetrySpec};
+
+use crate::observe::BreakerLog;
+use crate::outcome::{Answer, Failure};
+use crate::policy::breaker::{Admission, State};
+use crate::policy::retry::RetryLoop;
+use crate::rng::Generator;
+use crate::time::{Duration, Resolution};
+
+pub(crate) use breakers::Breakers;
+pub(crate) use budget::{Budgets, Decision, NO_GRANT};
+
+/// One node's caller side.
+#[derive(Debug, Clone)]
+pub(crate) struct CallerSide {
+    pub(crate) breakers: Breakers,
+    pub(crate) budgets: Budgets,
+    /// Per-try timeout \[engine units\] and whether a timeout cancels the
+    /// try (the timed path).
+    timeout: Option<Duration>,
+    cancel: bool,
+    hedge: Option<HedgeSpec>,
+}
+
+impl CallerSide {
+    /// The caller side of node `i` of `model` before the run, with
+    /// `scopes` distinct request paths for a `per path` breaker. `timed`:
+    /// the run takes time (tries can be in flight while others decide).
+    pub(crate) fn new(model: &Model, i: usize, scopes: usize, timed: bool) -> Self {
+        let n = &model.nodes[i];
+        CallerSide {
+            breakers: Breakers::new(model, i, scopes),
+            budgets: Budgets::new(n.budget.as_ref(), timed),
+            timeout: n
+                .caller
+                .timeout
+                .map(|t| Resolution::fine(model.clock).duration(t)),
+            cancel: n.caller.cancel,
+            hedge: n.hedge,
+        }
+    }
+
+    /// True when the node guards its tries with a breaker.
+    #[inline(always)]
+    pub(crate) fn has_breaker(&self) -> bool {
+        !self.breakers.is_empty()
+    }
+
+    /// True when the node's retries spend a budget.
+    #[inline(always)]
+    pub(crate) fn has_budget(&self) -> bool {
+        self.budgets.is_some()
+    }
+
+    /// The per-try timeout \[engine units\], if any.
+    pub(crate) fn timeout(&self) -> Option<Duration> {
+        self.timeout
+    }
+
+    /// True when a timed-out try is cancelled rather than left behind.
+    pub(crate) fn cancels(&self) -> bool {
+        self.cancel
+    }
+
+    /// The node's hedging policy, if it hedges.
+    pub(crate) fn hedge(&self) -> Option<HedgeSpec> {
+        self.hedge
+    }
+
+    /// A request's retry loop opens at the node (its first try is about
+    /// to go): the budget it spends hears of it.
+    #[inline]
+    pub(crate) fn first_try(&mut self, tick: u64, client: Option<usize>) {
+        self.budgets.first_try(tick, client);
+    }
+
+    /// Breaker `scope` decides on a try at `tick`; a change of state is
+    /// noted in `log` when the run keeps one.
+    #[inline]
+    pub(crate) fn admit(
+        &mut self,
+        scope: usize,
+        tick: u64,
+        log: Option<&mut BreakerLog>,
+    ) -> Admission {
+        self.breakers.admit(scope, tick, log)
+    }
+
+    /// A try goes downstream (the timed path).
+    #[inline]
+    pub(crate) fn sent(&mut self) {
+        self.budgets.sent();
+    }
+
+    /// A try in flight came back: answered or given up on (the timed path).
+    #[inline]
+    pub(crate) fn back(&mut self) {
+        self.budgets.back();
+    }
+
+    /// Breaker `scope` hears the answer (`failed` or not) to a try it let
+    /// go in `epoch`, which took `duration` ticks (rounded up); the state
+    /// after.
+    #[inline]
+    pub(crate) fn answered(
+        &mut self,
+        scope: usize,
+        failed: bool,
+        duration: u64,
+        tick: u64,
+        epoch: u64,
+        log: Option<&mut BreakerLog>,
+    ) -> State {
+        self.breakers
+            .answered(scope, failed, duration, tick, epoch, log)
+    }
+
+    /// A retry the budget granted is no longer open: on the timed path its
+    /// answer came back or its request ended; the zero-time path closes it
+    /// when the retry is sent (see `budget.rs`).
+    #[inline]
+    pub(crate) fn retry_closed(&mut self) {
+        self.budgets.retry_closed();
+    }
+
+    /// The wait before the next try after failure `f` under `policy`, or
+    /// none; with a budget, the budget (`client`'s or the node's) grants
+    /// or refuses the retry.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub(crate) fn next_try(
+        &mut self,
+        policy: &RetrySpec,
+        request: &RequestSpec,
+        f: Failure,
+        tick: u64,
+        state: &mut RetryLoop,
+        gens: &mut [Generator],
+        client: Option<usize>,
+    ) -> Decision {
+        self.budgets
+            .next_try(policy, request, f, tick, state, gens, client)
+    }
+
+    /// A request whose loop was `opened` here leaves the node, with
+    /// `answer` (`None`: cancelled); `grant` is what its last retry cost
+    /// ([`NO_GRANT`]: none).
+    #[inline]
+    pub(crate) fn leave(
+        &mut self,
+        opened: bool,
+        answer: Option<Answer>,
+        grant: u32,
+        client: Option<usize>,
+    ) {
+        self.budgets.leave(opened, answer, grant, client);
+    }
+}
