@@ -84,3 +84,45 @@ fn per_client_budgets_are_per_client_when_calls_take_time() {
         500
     );
 }
+
+/// Calls answered at `db` by the end of a run of `run` on a model where
+/// five requests reach db (2 workers, room for 10 in the queue, 100 ms of
+/// service per call) at 1 ms, and a fault holds db at 0 workers during
+/// `during`.
+fn db_answers_with_a_workers_fault(run: &str, during: &str) -> u32 {
+    let obs = run_text(&format!(
+        r#"scenario "workers fault" {{
+  clock ms
+  run {run}
+  source five {{ enters db  at [1ms, 1ms, 1ms, 1ms, 1ms] }}
+  chain db
+  service db {{ latency 100ms  workers 2  queue 10 }}
+  fault none {{ on db  during {during}  workers 0 }}
+}}
+"#
+    ));
+    sum(&obs.nodes[0].ok)
+}
+
+/// A `workers N` fault takes effect when it starts and when it ends, not
+/// at the node's next arrival.
+///
+/// Hand-worked: at 1 ms two calls take db's two workers (they end at
+/// 101 ms) and three wait. The fault holds db at 0 workers from 50 ms: the
+/// two in service finish at 101 ms and hand their workers to nobody, the
+/// three queued wait. The fault's last tick is 300 ms, so it ends at
+/// 301 ms: db is back at 2 workers and two queued calls start (end at
+/// 401 ms), the third starts when one of them ends (401 ms, ends at
+/// 501 ms). So a run of 1 s with the fault for ever after 50 ms serves 2
+/// calls; with the fault over at 301 ms, 4 by 450 ms and all 5 by 550 ms.
+/// No answer falls near a run's end (50 ms away at least).
+///
+/// On e2f06d5 the fault was applied only when a call arrived, and nothing
+/// arrives after 1 ms: the queue drained behind the two first calls
+/// (ends at 101, 201, 201 and 301 ms), 5 calls in each run.
+#[test]
+fn a_workers_fault_takes_effect_at_its_start_and_end() {
+    assert_eq!(db_answers_with_a_workers_fault("1s", "50ms..1s"), 2);
+    assert_eq!(db_answers_with_a_workers_fault("450ms", "50ms..300ms"), 4);
+    assert_eq!(db_answers_with_a_workers_fault("550ms", "50ms..300ms"), 5);
+}

@@ -24,4 +24,7 @@ pub(super) enum Event {
     /// A closed-loop source's `client` has thought and sends (see
     /// `timed/sources.rs`).
     Think { source: u32, client: u32 },
+    /// A `workers` fault on `node` starts or ends: the node's worker count
+    /// is set again (see `timed/arrival.rs`).
+    Workers { node: u32 },
 }

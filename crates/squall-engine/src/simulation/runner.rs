@@ -173,7 +173,7 @@ impl<'s, 'm> Runner<'s, 'm> {
                     self.enter(t, s, self.sim.kind_base[s] + index)?;
                 }
                 Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
-                Event::Wake { .. } | Event::Think { .. } => {}
+                Event::Wake { .. } | Event::Think { .. } | Event::Workers { .. } => {}
             }
         }
         self.obs.accounting.in_flight = self.requests.live + self.past_end;

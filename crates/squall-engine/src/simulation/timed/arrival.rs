@@ -71,7 +71,6 @@ impl Runner<'_, '_> {
             let a = self.leaf_answer(tick, slot, node);
             self.timed.calls.get_mut(c).answer = a;
         }
-        self.apply_worker_faults(now, node)?;
         let deadline = self.known_deadline(c);
         let tm = &mut self.timed;
         let gen = tm.calls.enter(c, Phase::Queued);
@@ -175,9 +174,31 @@ impl Runner<'_, '_> {
         }))
     }
 
-    /// Workers in force at `node` (a fault may change them); a raise lets
-    /// queued calls take the new workers.
-    fn apply_worker_faults(&mut self, now: Time, node: usize) -> Result<(), SimError> {
+    /// Schedules an [`Event::Workers`] at the start and at the end of every
+    /// `workers` fault on a node with a worker pool, so that the fault
+    /// takes effect at those moments and not at the node's next arrival.
+    pub(super) fn schedule_worker_faults(&mut self) -> Result<(), SimError> {
+        let m = self.sim.model;
+        let tm = &mut self.timed;
+        for f in &m.faults {
+            if f.timed.workers.is_none() || tm.servers[f.node].station.is_none() {
+                continue;
+            }
+            for tick in [f.from, f.to.saturating_add(1)] {
+                let at = tm.res.at_tick(tick);
+                if at < tm.end {
+                    let node = f.node as u32;
+                    tm.events.schedule(at.units(), Event::Workers { node })?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Workers in force at `node` at `now` (a fault may change them): calls
+    /// in service keep their workers and a lowered count takes effect as
+    /// they finish; a raise lets queued calls take the new workers at once.
+    pub(super) fn apply_worker_faults(&mut self, now: Time, node: usize) -> Result<(), SimError> {
         let m = self.sim.model;
         let tick = self.timed.res.tick_of(now);
         let server = &self.timed.servers[node];

@@ -30,6 +30,7 @@ impl Runner<'_, '_> {
     pub(in crate::simulation) fn run_timed(mut self) -> Result<Observations, SimError> {
         let m = self.sim.model;
         let res = self.timed.res;
+        self.schedule_worker_faults()?;
         if m.start <= m.ticks {
             for (s, spec) in m.sources.iter().enumerate() {
                 let source = s as u32;
@@ -84,6 +85,7 @@ impl Runner<'_, '_> {
                 Event::Think { source, client } => {
                     self.client_sends(now, source as usize, client)?;
                 }
+                Event::Workers { node } => self.apply_worker_faults(now, node as usize)?,
                 Event::Retry { .. } => {}
             }
         }
