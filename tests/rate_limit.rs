@@ -8,7 +8,7 @@ use squall_engine::sending::{Machine, SendState};
 use squall_report::sending::{codes_by_status, SendRun};
 use squall_report::{Study, StudyOptions};
 
-use crate::support::{load_file, read, root, run_in};
+use crate::support::{load_file, load_text, read, root, run_in};
 
 const FILE: &str = "scenarios/rate-limit.squall";
 
@@ -274,4 +274,55 @@ fn the_attempt_log_flag_refuses_what_it_cannot_write() {
     assert_eq!(code, 3);
     assert!(err.contains("has no `sender`"), "{err}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
+
+/// Issue 18, defect 3: two senders that name one provider share its
+/// ceiling.
+///
+/// `slow` sends 35/s and `fast` 60/s, both naive (every answer but 200 is
+/// REJECTED, so delivered = attempts the provider accepted), latency 0,
+/// with more records than they can try in 40 minutes; the provider's
+/// ceiling is 40/s with a bucket of 40 tokens. Hand-worked:
+/// - at most: the bucket holds 40 tokens at 0 and gains 40 a second, so
+///   over 2 400 s it accepts at most 40 + 40 x 2 400 = 96 040 attempts;
+/// - at least: together they try 95 a second against 40, so after the
+///   first takes at time 0 the bucket is never full again and no refill
+///   is lost to its cap; what is left unused is the level after the last
+///   attempt (below one token, since every attempt that finds a token
+///   takes it) plus what accrues after it (at most 40/s x 1/60 s, the
+///   longest gap between attempts): 96 040 - 1.7, so at least 96 038. A
+///   tolerance of 8 more covers the rounding of times to engine units.
+/// - both see throttles: every attempt that finds no token is throttled,
+///   and both senders' attempts are interleaved all run long.
+///
+/// On e2f06d5 each sender ran against its own copy of the provider:
+/// `slow` (35/s under 40/s) saw no throttle, and 180 039 records were
+/// delivered through a ceiling that allows 96 040 (84 000 + 96 039).
+#[test]
+fn senders_naming_one_provider_share_its_ceiling() {
+    let scenario = load_text(
+        "shared.squall",
+        r#"scenario "one provider, two senders" {
+  clock ms
+  run 40min
+  provider sms { ceiling 40/s  burst 40  throttle 429 }
+  sender slow to sms { records 90000  rate 35/s  client naive }
+  sender fast to sms { records 150000  rate 60/s  client naive }
+}
+"#,
+    )
+    .unwrap();
+    let study = Study::run(&scenario, StudyOptions::default()).unwrap();
+    assert_eq!(study.sending.len(), 2);
+    let delivered: u64 = study.sending.iter().map(|r| r.obs.states.submitted).sum();
+    assert!(
+        (96_030..=96_040).contains(&delivered),
+        "delivered {delivered} through a ceiling of 96 040"
+    );
+    for r in &study.sending {
+        assert!(throttles(r) > 0, "{} saw no throttle", r.sender);
+        // Nothing lost: naive, so every attempt is delivered or rejected.
+        let s = r.obs.states;
+        assert_eq!(s.submitted + s.rejected, r.obs.attempts.len() as u64);
+    }
 }

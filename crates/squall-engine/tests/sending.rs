@@ -15,6 +15,7 @@ const MINUTE: u64 = 60_000;
 /// records are genuinely bad.
 fn study(records: u64, pool: f64, ceiling: f64, bad: f64, client: ClientSpec) -> SendSpec {
     SendSpec {
+        name: "outbox".into(),
         clock: Clock::Ms,
         ticks: 60 * MINUTE,
         seed: 7,
@@ -31,6 +32,7 @@ fn study(records: u64, pool: f64, ceiling: f64, bad: f64, client: ClientSpec) ->
             window_cap: None,
         },
         provider: ProviderSpec {
+            name: "sms".into(),
             ceiling: ceiling / 1000.0,
             burst: 5.0,
             success: Http(200),

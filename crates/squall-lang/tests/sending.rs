@@ -267,6 +267,14 @@ const MISTAKES: &[(&str, &str, &str, &str)] = &[
         "bins of the sender's series; at most 10000",
         "bin 10min",
     ),
+    // Issue 20: `check` refuses what `run` cannot hold, where it is
+    // written (the engine holds at most 10^7 records a run).
+    (
+        "records 9000 at 20/s",
+        "records 100000000 at 20/s",
+        "100000000 records; a run holds at most 10000000",
+        "scale the study down",
+    ),
     ("  epoch \"2026-01-14T09:00:00Z\"\n", "", "", ""),
 ];
 
@@ -318,4 +326,38 @@ fn mistakes_get_located_diagnostics() {
         "{:?}",
         d.list
     );
+}
+
+/// Senders of one run share its record limit (10^7, the engine's): two
+/// senders of 6 000 000 records each are refused at the second one's
+/// `records` (line 7), which passes it; each alone is fine.
+#[test]
+fn the_record_limit_counts_every_sender_of_a_run() {
+    let text = r#"scenario "two" {
+  clock ms
+  run 1min
+  provider p { ceiling 10/s  throttle 429 }
+  sender a to p { records 6000000  rate 1/s  client naive }
+  sender b to p {
+    records 6000000
+    rate 1/s
+    client naive
+  }
+}
+"#;
+    let d = load_text_err(text);
+    assert_eq!(d.list.len(), 1, "{:?}", d.list);
+    assert!(
+        d.list[0]
+            .message
+            .contains("the senders' records add up to 12000000; a run holds at most 10000000"),
+        "{}",
+        d.list[0].message
+    );
+    assert_eq!(positions(&d)[0].0, 7);
+    squall_lang::load(
+        "one.squall",
+        &text.replace("records 6000000\n", "records 4000000\n"),
+    )
+    .unwrap();
 }

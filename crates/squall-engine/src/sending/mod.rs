@@ -14,7 +14,9 @@
 //! | the throttle ratio over a sliding window            | `throttle_window.rs` |
 //! | the adaptive send rate (AIMD, AWS adaptive / CUBIC) | `adaptive.rs`, `aimd.rs`, `aws_adaptive.rs` |
 //! | what a study is made of                             | `spec.rs`            |
-//! | the run: events, the provider, the client           | `run.rs`             |
+//! | a provider: its ceiling and its answers             | `provider.rs`        |
+//! | a sender: records, pool, caller side, series        | `sender.rs`          |
+//! | the one run of every sender and provider            | `run.rs`             |
 //! | what a run measured                                 | `observations.rs`    |
 //!
 //! The rule the module is built around (document 004): a rate limit is
@@ -28,7 +30,9 @@ pub mod aws_adaptive;
 pub mod classify;
 pub mod next_attempt;
 pub mod observations;
+mod provider;
 pub mod run;
+mod sender;
 pub mod spec;
 pub mod state;
 pub mod throttle_window;
@@ -39,7 +43,7 @@ pub use aws_adaptive::AwsAdaptive;
 pub use classify::{Classifier, CodeClass, CodeMatch, ProviderCode};
 pub use next_attempt::{next_attempt_at, FullJitter, RetryAfter};
 pub use observations::{AttemptRow, FinalStates, SendBin, SendObservations};
-pub use run::{run_sending, tick_seconds};
+pub use run::{run_senders, run_sending, tick_seconds, MAX_RECORDS};
 pub use spec::{
     ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordsSpec, RetryAfterForm, SendSpec,
     WindowCap,

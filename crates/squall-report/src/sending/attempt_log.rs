@@ -245,6 +245,7 @@ mod tests {
     /// 12.5/s, one record in 50 bad, throttles as 429 or SMPP 0x58.
     fn study(client: ClientSpec) -> SendSpec {
         SendSpec {
+            name: "outbox".into(),
             clock: Clock::Ms,
             ticks: 120_000,
             seed: 3,
@@ -261,6 +262,7 @@ mod tests {
                 window_cap: None,
             },
             provider: ProviderSpec {
+                name: "sms".into(),
                 ceiling: 0.0125,
                 burst: 5.0,
                 success: ProviderCode::Http(200),

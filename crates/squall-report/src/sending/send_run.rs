@@ -2,7 +2,7 @@
 //! it ran and what it measured; and the values paths such as
 //! `fixed.outbox.delivered` read from it.
 
-use squall_engine::sending::{run_sending, SendObservations};
+use squall_engine::sending::{run_senders as run_all, SendObservations};
 use squall_lang::model::sending::SendSpec;
 use squall_lang::{RunKey, Scenario, SendMetric, Setting};
 
@@ -22,7 +22,9 @@ pub struct SendRun {
 }
 
 /// Every sender of every variant in `variants` (all when `None`), in
-/// variant then declaration order. A scenario without senders has none.
+/// variant then declaration order. A variant's senders run together, in
+/// one run of the engine, so senders naming one provider share it. A
+/// scenario without senders has none.
 pub fn run_senders(
     scenario: &Scenario,
     cli: &[Setting],
@@ -40,8 +42,9 @@ pub fn run_senders(
         let specs = scenario
             .sending(&scenario.overrides(key, cli))
             .map_err(|l| StudyError::Invalid(scenario.diagnostics(l)))?;
-        for (sender, spec) in specs {
-            let obs = run_sending(&spec)?;
+        let (names, specs): (Vec<String>, Vec<SendSpec>) = specs.into_iter().unzip();
+        let observed = run_all(&specs)?;
+        for ((sender, spec), obs) in names.into_iter().zip(specs).zip(observed) {
             out.push(SendRun {
                 key,
                 sender,

@@ -18,5 +18,5 @@ pub use adaptive::{AdaptiveSpec, AimdSpec};
 pub use codes::{Classifier, CodeClass, CodeMatch, ProviderCode};
 pub use spec::{
     ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordsSpec, RetryAfterForm, SendSpec,
-    WindowCap,
+    WindowCap, MAX_RECORDS,
 };

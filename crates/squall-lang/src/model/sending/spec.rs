@@ -9,9 +9,17 @@ use serde::Serialize;
 use super::{AdaptiveSpec, Classifier, CodeMatch, ProviderCode};
 use crate::model::Clock;
 
+/// Records one run holds at most, over all its senders: each costs a few
+/// dozen bytes and every attempt is kept for the log. The language
+/// refuses a run past it where its `records` are written; the engine
+/// refuses it too.
+pub const MAX_RECORDS: u64 = 10_000_000;
+
 /// A whole sending study.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SendSpec {
+    /// The sender's name, as its block declares it.
+    pub name: String,
     /// The file's clock.
     pub clock: Clock,
     /// Length of the run \[ticks\].
@@ -80,9 +88,12 @@ pub enum RetryAfterForm {
     Date,
 }
 
-/// A provider with a rate ceiling.
+/// A provider with a rate ceiling. Senders that name the same provider
+/// (the same `name`) share it, its ceiling included.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ProviderSpec {
+    /// The provider's name, as its block declares it.
+    pub name: String,
     /// Accepted attempts per tick, at most (a token bucket).
     pub ceiling: f64,
     /// Tokens its bucket holds (at least 1).

@@ -80,6 +80,7 @@ impl Scenario {
             return Err(errs);
         }
         let (_, ticks) = self.run_span(o, &mut errs);
+        let mut records = 0u64;
         for sender in &self.senders {
             let sender_settings = merged(sender, o);
             let Some(to) = &sender.to else { continue };
@@ -97,6 +98,16 @@ impl Scenario {
                 continue;
             };
             if let Some(spec) = r.sender(sender, &sender_settings, p, ticks) {
+                let before = records;
+                records = records.saturating_add(spec.records.count);
+                if records > MAX_RECORDS && before <= MAX_RECORDS {
+                    errs.push(too_many_records(
+                        sender,
+                        &sender_settings,
+                        records,
+                        out.is_empty(),
+                    ));
+                }
                 out.push((sender.name.name.clone(), spec));
             }
         }
@@ -106,6 +117,28 @@ impl Scenario {
             Err(errs)
         }
     }
+}
+
+/// The run's senders hold more records than a run does: located at the
+/// `records` of the sender that passes the limit.
+fn too_many_records(
+    sender: &SendBlockAst,
+    settings: &[&SendSetting],
+    records: u64,
+    alone: bool,
+) -> Diagnostic {
+    let at = settings
+        .iter()
+        .find(|s| s.key.name == "records")
+        .map_or(sender.name.span, |s| s.span);
+    let what = if alone {
+        format!("{records} records")
+    } else {
+        format!("the senders' records add up to {records}")
+    };
+    Diagnostic::new(format!("{what}; a run holds at most {MAX_RECORDS}"), at)
+        .label("too many records")
+        .help("scale the study down: fewer records (a shorter run needs fewer)")
 }
 
 fn unknown_block(kind: SendKind, id: &Ident, list: &[SendBlockAst]) -> Diagnostic {

@@ -118,6 +118,7 @@ impl Reader<'_> {
             return None;
         }
         Some(ProviderSpec {
+            name: b.name.name.clone(),
             ceiling: ceiling?,
             burst: burst?,
             success: success?,

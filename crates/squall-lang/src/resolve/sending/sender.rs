@@ -172,6 +172,7 @@ impl Reader<'_> {
             return None;
         }
         Some(SendSpec {
+            name: b.name.name.clone(),
             clock,
             ticks,
             seed: self.o.seed.unwrap_or(self.s.seed),
