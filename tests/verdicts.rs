@@ -164,3 +164,254 @@ fn a_node_a_breaker_keeps_starved_is_not_recovered() -> Result<(), Box<dyn std::
     );
     Ok(())
 }
+
+/// The diagnose lines of `text`'s report, one per `diagnose` item and
+/// variant, in order.
+fn diagnoses(name: &str, text: &str) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    let s = load_text(name, text)?;
+    let study = run_study(&s, Vec::new(), None)?;
+    Ok(s.report
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            squall_lang::ReportItemSpec::Diagnose(d) => Some(study.diagnose(d)),
+            _ => None,
+        })
+        .flatten()
+        .filter(|l| l.starts_with("diagnosis"))
+        .collect())
+}
+
+/// A db of 4 workers serving each call in 10 ms under 200 calls/s: 2 of
+/// its 4 workers busy on average (200/s x 10 ms). For 15 s its latency
+/// grows 5 times: 4 workers serve 4 / 50 ms = 80 calls/s of the 200 that
+/// arrive, so all four are busy from the fault's first bin and the queue
+/// (room for 100 000) grows by about 120 calls a second; nothing is
+/// refused. The db is at its capacity limit in each of the 15 bins of 1 s
+/// that start in the window (counts: the evidence is all or nothing, no
+/// tolerance), and serves about 80/s. `api` has no workers: the bottleneck
+/// on its path is the db below it.
+#[test]
+fn a_pool_with_every_worker_busy_is_at_its_limit() -> Result<(), Box<dyn std::error::Error>> {
+    let lines = diagnoses(
+        "saturated.squall",
+        r#"scenario "saturated" {
+  clock ms
+  run 40s
+  series every 1s
+  chain api -> db
+  service db { latency 10ms  workers 4  queue 100000 }
+  source users { rate 200/s  enters api }
+  fault slow { on db  during 10s..25s  latency x 5 }
+  window before 2s..10s
+  window slow 10s..25s
+  report {
+    diagnose db in slow vs before
+    diagnose api in slow vs before
+  }
+}"#,
+    )?;
+    let [db, api] = lines.as_slice() else {
+        panic!("two diagnoses: {lines:?}");
+    };
+    assert!(
+        db.contains(
+            "`db` is at its capacity limit (all 4 workers busy in 15 of 15 bins of 1 s, its queue growing in 15,"
+        ) && db.contains("refused for capacity — queue full, rate limit, queue timeout — in 0)"),
+        "{db}"
+    );
+    assert!(!db.contains("bottleneck"), "{db}");
+    assert!(
+        api.contains("`api` is not at its capacity limit")
+            && api.contains(
+                "the bottleneck on its path is `db`, below it: its workers wait on it, at its capacity limit (all 4 workers busy in 15 of 15"
+            ),
+        "{api}"
+    );
+    Ok(())
+}
+
+/// Four tiers: `edge -> api -> svc -> db`. `api` has 4 workers and a queue
+/// of 10, and holds a worker while its call below is out; the db has 8
+/// workers. Normally a call takes 10 ms at the db: 200/s x 10 ms = 2 calls
+/// out at once, well within both pools. When the db's latency grows 5
+/// times, api's 4 workers all wait on the db (4 calls out, 80/s served),
+/// its queue fills in the fault's first bin and it refuses the rest: the
+/// db never sees more than 4 calls at once, half its workers, and no
+/// queue. Diagnosed at the db, the db is not at its limit, and the clause
+/// names `api`, above it, as the bottleneck, at its limit in each of the
+/// 15 bins of 1 s (all workers busy and calls refused).
+#[test]
+fn the_upstream_pool_that_refuses_first_is_named() -> Result<(), Box<dyn std::error::Error>> {
+    let lines = diagnoses(
+        "tiers.squall",
+        r#"scenario "tiers" {
+  clock ms
+  run 40s
+  series every 1s
+  chain edge -> api -> svc -> db
+  service api { workers 4  queue 10 }
+  service db { latency 10ms  workers 8  queue 1000 }
+  source users { rate 200/s  enters edge }
+  fault slow { on db  during 10s..25s  latency x 5 }
+  window before 2s..10s
+  window slow 10s..25s
+  report {
+    diagnose db in slow vs before
+    diagnose edge in slow vs before
+  }
+}"#,
+    )?;
+    let [db, edge] = lines.as_slice() else {
+        panic!("two diagnoses: {lines:?}");
+    };
+    assert!(
+        db.contains("`db` is not at its capacity limit (all 8 workers busy in 0 of 15 bins of 1 s, its queue growing in 0,")
+            && db.contains(
+                "the bottleneck on its path is `api`, above it: it refuses or holds the calls before they arrive, at its capacity limit (all 4 workers busy in 15 of 15 bins of 1 s"
+            ),
+        "{db}"
+    );
+    assert!(
+        edge.contains("the bottleneck on its path is `api`, below it"),
+        "{edge}"
+    );
+    Ok(())
+}
+
+/// An M/M/4 queue at utilisation 0.8: Poisson arrivals at λ = 320/s, four
+/// workers with exponential service of mean 10 ms (μ = 100/s each), so the
+/// offered load is a = λ/μ = 3.2 and ρ = a/4 = 0.8. Erlang C gives the
+/// share of calls that wait for a worker:
+///
+///   C(4, a) = (a⁴/4! · 1/(1-ρ)) / (Σ_{k<4} a^k/k! + a⁴/4! · 1/(1-ρ))
+///           = 21.8453 / (1 + 3.2 + 5.12 + 5.4613 + 21.8453) = 0.59643,
+///
+/// and the mean wait in the queue Wq = C / (4μ - λ) = 0.59643 / 80 s =
+/// 7.455 ms. Utilisation is ρ = 0.8; the mean queue length is Lq = λ Wq =
+/// 2.386 calls, and the mean number at the node L = Lq + a = 5.586.
+///
+/// The run is 600 s (about 192 000 calls) in bins of 10 s, read from 10 s
+/// on (the queue starts empty). The tolerance comes from the run itself:
+/// each 10 s bin is a batch (3 200 calls, many times the queue's
+/// relaxation time at ρ = 0.8, so batches are close to independent); the
+/// standard error of the mean over the 59 batches is their standard
+/// deviation over √59, and the estimate must lie within 4 standard errors
+/// of the closed form (a test that fails by chance about once in 16 000
+/// runs; the seed is fixed, so it passes or fails the same way every run).
+#[test]
+fn p_wait_and_wq_match_erlang_c_for_m_m_4() -> Result<(), Box<dyn std::error::Error>> {
+    let s = load_text(
+        "mm4.squall",
+        r#"scenario "mm4" {
+  clock ms
+  run 600s
+  series every 10s
+  chain db
+  service db { latency exponential mean 10ms  workers 4  queue 1000000 }
+  source users { rate 320/s  arrivals poisson  enters db }
+  window steady 10s..600s
+}"#,
+    )?;
+    let study = run_study(&s, Vec::new(), None)?;
+    let (db, run) = (node(&s, "db"), RunKey::Variant(0));
+    let steady = window(&s, "steady");
+    let obs = &study.runs[&run].obs;
+    // Batches: the bins from 10 s on.
+    let batches = |m: Metric| -> Vec<f64> {
+        (1..obs.slots.bins())
+            .filter_map(|b| squall_report::eval::timed_bin(obs, m, b, Some(db)))
+            .collect()
+    };
+    let check = |m: Metric, want: f64| {
+        let got = eval_metric(&study, run, steady, Some(db), m).expect("a value");
+        let xs = batches(m);
+        let n = xs.len() as f64;
+        let mean = xs.iter().sum::<f64>() / n;
+        let sd = (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+        let se = sd / n.sqrt();
+        assert!(xs.len() >= 50, "{m:?}: {} batches", xs.len());
+        assert!(
+            (got - want).abs() <= 4.0 * se,
+            "{m:?}: {got} against {want}, standard error {se}"
+        );
+        got
+    };
+    // Erlang C and Little's law, above.
+    let a = 3.2_f64;
+    let tail = a.powi(4) / 24.0 / (1.0 - 0.8);
+    let head: f64 = (0..4)
+        .map(|k| a.powi(k) / (1..=k).product::<i32>().max(1) as f64)
+        .sum();
+    let c = tail / (head + tail);
+    assert!((c - 0.5964).abs() < 5e-5, "Erlang C {c}");
+    check(Metric::PWait, c);
+    // Wq in ticks (ms): C / (4μ - λ) with μ = 0.1/ms, λ = 0.32/ms.
+    check(Metric::Wq, c / (0.4 - 0.32));
+    // Utilisation: calls holding a worker over the 4 workers, ρ = 0.8.
+    let busy = check(Metric::InService, a);
+    let util = eval_metric(&study, run, steady, Some(db), Metric::Utilisation);
+    assert_eq!(util, Some(busy / 4.0));
+    check(Metric::InFlight, 0.32 * c / (0.4 - 0.32) + a);
+    Ok(())
+}
+
+/// A run from tick 0 in bins of 10 ms, one call at 0 ms and one at 15 ms:
+/// the first bin is ticks 0..=9 and holds the call at 0 ms (a bin that
+/// started at tick 1 would leave it in none); the second, 10..=19, holds
+/// the other. Counts, exact.
+#[test]
+fn series_bins_start_at_the_runs_first_tick() -> Result<(), Box<dyn std::error::Error>> {
+    let s = load_text(
+        "zero.squall",
+        r#"scenario "zero" {
+  clock ms
+  run 0..99ms
+  series every 10ms
+  chain db
+  service db { latency 1ms  workers 1  queue 10 }
+  source poll { enters db  at [0ms, 15ms] }
+  window all 0..99
+}"#,
+    )?;
+    let study = run_study(&s, Vec::new(), None)?;
+    let obs = &study.runs[&RunKey::Variant(0)].obs;
+    let db = node(&s, "db");
+    assert_eq!(obs.slots.bin_ticks(0), (0, 9));
+    assert_eq!(obs.slots.bin_ticks(1), (10, 19));
+    let calls = &obs.nodes[db].calls;
+    assert_eq!(obs.total(calls, 0, 9), 1);
+    assert_eq!(obs.total(calls, 10, 19), 1);
+    // The engine's own bins (latency, levels) agree: the answer to the
+    // call at 0 ms (at 1 ms) is in bin 0.
+    let timed = obs.timed.as_ref().expect("a run that takes time");
+    assert_eq!(timed.nodes[db].bins[0].latency.count, 1);
+    Ok(())
+}
+
+/// One call at 30 ms, served in 10 ms: answered at tick 40. In bins of
+/// 200 ms, `last_answered` over a window from tick 1 is that tick counted
+/// from the window's first (40 - 1 + 1 = 40), not the end of its bin (200).
+#[test]
+fn last_answered_is_a_tick_not_a_bins_end() -> Result<(), Box<dyn std::error::Error>> {
+    let s = load_text(
+        "last.squall",
+        r#"scenario "last" {
+  clock ms
+  run 1000ms
+  series every 200ms
+  chain db
+  service db { latency 10ms  workers 1  queue 10 }
+  source poll { enters db  at [30ms] }
+  window all 1..1000
+  window late 21..1000
+}"#,
+    )?;
+    let study = run_study(&s, Vec::new(), None)?;
+    let (db, run) = (Some(node(&s, "db")), RunKey::Variant(0));
+    let at = |w| eval_metric(&study, run, window(&s, w), db, Metric::LastAnswered);
+    assert_eq!(at("all"), Some(40.0));
+    // From tick 21: 40 - 21 + 1.
+    assert_eq!(at("late"), Some(20.0));
+    Ok(())
+}

@@ -184,8 +184,15 @@ pub fn count(
         ),
         Counter::LastAnswered => {
             let to_i = last.min(s.ok.len().saturating_sub(1));
+            // The tick of the slot's last answer where bins keep it, else
+            // the slot's (one tick) own.
             (first..=to_i).rev().find(|&i| s.ok[i] > 0).map_or(0, |i| {
-                (obs.slots.last_tick(i).min(to) + 1).saturating_sub(from)
+                let tick = s
+                    .last_ok
+                    .get(i)
+                    .copied()
+                    .unwrap_or_else(|| obs.slots.last_tick(i));
+                (tick.min(to) + 1).saturating_sub(from)
             })
         }
         // Slots with a refusal: ticks, or bins on a run that takes time.

@@ -14,9 +14,10 @@
 //! least [`SATURATED_SHARE`] of the window's ticks: served calls per tick
 //! (call rate x success) then cannot grow, and extra tries only take a share
 //! from other requests. On a run that takes time the window is read in the
-//! bins of its series that start in it, and a refusal is any the timed
-//! engine makes for capacity: a full queue (`overflow`), the rate limit
-//! (`throttled`), a queue timeout, or the per-tick `capacity`. With `against V`, the served rate is compared with
+//! bins of its series that start in it, and the node is at its limit in a
+//! bin when its workers are all busy, its queue grows, or it refuses calls
+//! for capacity (see [`saturation`](crate::saturation)); the clause then
+//! names the bottleneck of the request's path when it is another node. With `against V`, the served rate is compared with
 //! variant `V`'s in the same window.
 
 use squall_lang::{DiagnoseSpec, Metric, RunKey};
@@ -26,8 +27,7 @@ use crate::number::to_fixed;
 use crate::study::Study;
 
 pub use crate::bins::TOLERANCE;
-/// Share of ticks with refusals that marks a node at its capacity limit.
-pub const SATURATED_SHARE: f64 = 0.90;
+pub use crate::saturation::SATURATED_SHARE;
 
 /// The cause a diagnosis names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,9 +72,9 @@ pub fn classify(calls: f64, edge: f64, unique: f64, amplification: f64) -> Cause
 }
 
 struct Side {
-    /// On a run that takes time: the window's bins with a refusal for
-    /// capacity, and its bins.
-    refusal_bins: Option<(usize, usize)>,
+    /// On a run that takes time: how the node stood against its capacity
+    /// in the window's bins.
+    saturation: Option<crate::saturation::Saturation>,
     edge: f64,
     unique: f64,
     calls: f64,
@@ -91,7 +91,7 @@ impl Study<'_> {
         let w = run.model.windows.get(window)?;
         let m = |metric| run_window_metric(run, metric, window, Some(node));
         Some(Side {
-            refusal_bins: refusal_bins(run, w.from, w.to, node),
+            saturation: crate::saturation::saturation(run, w.from, w.to, node),
             edge: m(Metric::EdgeRate)?,
             unique: m(Metric::UniqueRate)?,
             calls: m(Metric::CallRate)?,
@@ -156,21 +156,10 @@ impl Study<'_> {
             );
             let f2 = |x: f64| to_fixed(x, 2);
             let opt = |x: Option<f64>, d: usize| x.map_or("—".to_string(), |x| to_fixed(x, d));
-            let (saturated, refused) = match w.refusal_bins {
-                Some((hit, bins)) => {
-                    let width = self
-                        .runs
-                        .get(&key)
-                        .map_or(1, |r| r.obs.timed.as_ref().map_or(1, |t| t.bin_ticks));
-                    (
-                        hit as f64 >= SATURATED_SHARE * bins as f64 && bins > 0,
-                        format!(
-                            "calls refused for capacity — queue full, rate limit, queue timeout — in {hit} of {bins} bins of {}",
-                            span(s.clock, width)
-                        ),
-                    )
-                }
-                None => (
+            let run = self.runs.get(&key);
+            let (saturated, refused) = match (w.saturation, run) {
+                (Some(sat), Some(run)) => (sat.saturated(), sat.describe(run)),
+                _ => (
                     w.saturated >= SATURATED_SHARE * w.ticks,
                     format!("calls refused in {} of {} {units}", w.saturated, w.ticks),
                 ),
@@ -186,6 +175,9 @@ impl Study<'_> {
                     f2(w.served)
                 )
             };
+            if let Some(run) = run {
+                capacity.push_str(&bottleneck_clause(run, d.window, d.node));
+            }
             if let Some(a) = d.against {
                 if a != v && saturated {
                     if let Some(mut other) = self.side(RunKey::Variant(a), d.window, d.node) {
@@ -292,35 +284,30 @@ impl Study<'_> {
     }
 }
 
-/// On a run that takes time: of the bins of its series that start in ticks
-/// `from..=to`, how many saw `node` refuse a call for capacity (overflow,
-/// throttled, queue timeout, or the per-tick capacity), and how many there
-/// are. `None` on a run that takes no time.
-fn refusal_bins(
-    run: &crate::study::Run,
-    from: u64,
-    to: u64,
-    node: usize,
-) -> Option<(usize, usize)> {
-    let t = run.obs.timed.as_ref()?;
-    let bins = &t.nodes.get(node)?.bins;
-    let refused = &run.obs.nodes.get(node)?.refused;
-    let width = t.bin_ticks.max(1);
-    let (mut hit, mut count) = (0, 0);
-    for (b, bin) in bins.iter().enumerate() {
-        let first = run.model.start + b as u64 * width;
-        if first < from || first > to {
-            continue;
+/// On a run that takes time, where the bottleneck of the paths through
+/// `node` in window `window` is another node: `; the bottleneck on its
+/// path is ...`, naming it and its evidence. Empty otherwise.
+fn bottleneck_clause(run: &crate::study::Run, window: usize, node: usize) -> String {
+    let Some(w) = run.model.windows.get(window) else {
+        return String::new();
+    };
+    match crate::saturation::bottleneck(run, w.from, w.to, node) {
+        Some(b) if b.node != node => {
+            let name = run.model.nodes.get(b.node).map_or("?", |n| n.name.as_str());
+            let path = crate::saturation::path(&run.model, node);
+            let at = |n: usize| path.iter().position(|&p| p == n);
+            let where_ = if at(b.node) > at(node) {
+                "below it: its workers wait on it"
+            } else {
+                "above it: it refuses or holds the calls before they arrive"
+            };
+            format!(
+                "; the bottleneck on its path is `{name}`, {where_}, at its capacity limit ({})",
+                b.describe(run)
+            )
         }
-        let last = (first + width - 1).min(run.model.ticks);
-        count += 1;
-        let n =
-            run.obs.total(refused, first, last) + bin.overflow + bin.throttled + bin.queue_timeouts;
-        if n > 0 {
-            hit += 1;
-        }
+        _ => String::new(),
     }
-    Some((hit, count))
 }
 
 fn key_variant(key: RunKey) -> Option<usize> {

@@ -277,6 +277,13 @@ pub fn window_metric(
 /// for a reduced run, from the totals it kept of the window.
 pub fn run_window_metric(run: &Run, metric: Metric, w: usize, node: Option<usize>) -> Option<f64> {
     let spec = run.model.windows.get(w)?;
+    if metric == Metric::Utilisation {
+        // Calls holding a worker over the node's own workers (those a
+        // fault sets while in force are not counted apart).
+        let workers = run.model.nodes.get(node?)?.server.as_ref()?.workers?;
+        let busy = run_window_metric(run, Metric::InService, w, node)?;
+        return (workers > 0).then(|| busy / f64::from(workers));
+    }
     match run.counts(w) {
         Some(kept) => {
             let count = |c, n| kept.get(c, n);
@@ -316,11 +323,11 @@ fn metric_of(
                 } as f64;
                 return ratio(part, ended);
             }
-            m if is_e2e(m) => timed_window(obs, metric, w, None),
+            m if is_e2e(m) => timed_window(obs, metric, (w, ticks), None),
             _ => Some(ticks),
         };
     }
-    if let Some(v) = timed_window(obs, metric, w, node) {
+    if let Some(v) = timed_window(obs, metric, (w, ticks), node) {
         return Some(v);
     }
     let node = Some(node?);
@@ -430,10 +437,16 @@ fn answers_to_calls(obs: &Observations, node: usize, w: usize, from: u64, to: u6
     )
 }
 
-/// A metric of a run that takes time, in named window `w`: latency in
+/// A metric of a run that takes time, in named window `w` (`span` ticks
+/// long): latency in
 /// ticks of the file's clock, counts, time-weighted levels. `None` for a
 /// metric that is not one of these, or a run in which nothing takes time.
-fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize>) -> Option<f64> {
+fn timed_window(
+    obs: &Observations,
+    metric: Metric,
+    (w, span): (usize, f64),
+    node: Option<usize>,
+) -> Option<f64> {
     let t = obs.timed.as_ref()?;
     if is_e2e(metric) {
         return quantile_metric(
@@ -459,7 +472,7 @@ fn timed_window(obs: &Observations, metric: Metric, w: usize, node: Option<usize
             _ => q.oldest_age as f64 / t.units_per_tick as f64,
         });
     }
-    stretch_metric(n.windows.get(w)?, metric, t.units_per_tick)
+    stretch_metric(n.windows.get(w)?, metric, t.units_per_tick, span)
 }
 
 /// A metric of a run that takes time in bin `b` of its series (as
@@ -469,7 +482,12 @@ pub fn timed_bin(obs: &Observations, metric: Metric, b: usize, node: Option<usiz
     if is_e2e(metric) {
         return quantile_metric(e2e_source(t, metric).bins.get(b)?, metric, t.units_per_tick);
     }
-    stretch_metric(t.nodes.get(node?)?.bins.get(b)?, metric, t.units_per_tick)
+    stretch_metric(
+        t.nodes.get(node?)?.bins.get(b)?,
+        metric,
+        t.units_per_tick,
+        t.bin_ticks.max(1) as f64,
+    )
 }
 
 /// True for the end-to-end latency metrics (of every source's requests).
@@ -505,8 +523,8 @@ fn quantile_metric(q: &Quantiles, metric: Metric, per_tick: u64) -> Option<f64> 
     })
 }
 
-/// A node's timed metric over one stretch of time.
-fn stretch_metric(s: &Stretch, metric: Metric, per_tick: u64) -> Option<f64> {
+/// A node's timed metric over one stretch of time, `span` ticks long.
+fn stretch_metric(s: &Stretch, metric: Metric, per_tick: u64, span: f64) -> Option<f64> {
     let per = per_tick as f64;
     let ticks = |units: u64| units as f64 / per;
     let l = &s.latency;
@@ -528,6 +546,15 @@ fn stretch_metric(s: &Stretch, metric: Metric, per_tick: u64) -> Option<f64> {
         Metric::QueueMax => s.queue_max as f64,
         Metric::InService => s.in_service_mean,
         Metric::InServiceMax => s.in_service_max as f64,
+        Metric::QueueEnd => s.queue_end as f64,
+        Metric::InFlight => s.queue_mean + s.in_service_mean,
+        // No call reached the workers: no share, no wait.
+        Metric::PWait if s.admitted == 0 => return None,
+        Metric::PWait => s.waited as f64 / s.admitted as f64,
+        // Little's law: the queue's area (mean length x span) per call
+        // that reached the workers.
+        Metric::Wq if s.admitted == 0 => return None,
+        Metric::Wq => s.queue_mean * span / s.admitted as f64,
         _ => return None,
     })
 }

@@ -92,6 +92,7 @@ pub mod refusal;
 pub mod render;
 pub mod replace;
 pub mod run;
+pub mod saturation;
 pub mod sending;
 pub mod series;
 pub mod study;

@@ -68,6 +68,7 @@ impl Run {
             ] {
                 *v = Vec::new();
             }
+            n.last_ok = Vec::new();
             if let Some(c) = &mut n.composite {
                 for v in [
                     &mut c.full,

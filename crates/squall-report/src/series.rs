@@ -21,7 +21,7 @@ use crate::{csv, escape};
 const E2E: [Metric; 3] = [Metric::E2eP50, Metric::E2eP99, Metric::E2eMean];
 
 /// A node's metrics per engine bin, in column order.
-const PER_NODE: [Metric; 17] = [
+const PER_NODE: [Metric; 21] = [
     Metric::P50,
     Metric::P90,
     Metric::P99,
@@ -30,8 +30,12 @@ const PER_NODE: [Metric; 17] = [
     Metric::LatencyMean,
     Metric::QueueMean,
     Metric::QueueMax,
+    Metric::QueueEnd,
     Metric::InService,
     Metric::InServiceMax,
+    Metric::InFlight,
+    Metric::PWait,
+    Metric::Wq,
     Metric::Timeouts,
     Metric::Overflow,
     Metric::QueueTimeouts,
@@ -52,6 +56,7 @@ fn is_duration(m: Metric) -> bool {
             | Metric::LatencyMax
             | Metric::LatencyMean
             | Metric::WastedBusy
+            | Metric::Wq
             | Metric::E2eP50
             | Metric::E2eP99
             | Metric::E2eMean

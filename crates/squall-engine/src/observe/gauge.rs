@@ -49,6 +49,9 @@ impl Bins {
     }
 }
 
+/// A bin in which the level was not set.
+const NOT_SET: u64 = u64::MAX;
+
 /// A window a gauge keeps an exact mean for: `from..to` (end excluded).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Window {
@@ -56,6 +59,8 @@ struct Window {
     to: Time,
     area: u128,
     max: u64,
+    /// The level at `to`: the last one set before it.
+    end: u64,
 }
 
 /// A level followed over time.
@@ -66,6 +71,8 @@ pub struct Gauge {
     since: Time,
     area: Vec<u128>,
     max: Vec<u64>,
+    /// Per bin, the last level set in it, or [`NOT_SET`].
+    last: Vec<u64>,
     windows: Vec<Window>,
     total: u128,
     peak: u64,
@@ -87,6 +94,7 @@ impl Gauge {
             since: bins.start,
             area: vec![0; bins.count],
             max: vec![0; bins.count],
+            last: vec![NOT_SET; bins.count],
             windows: windows
                 .iter()
                 .map(|&(from, to)| Window {
@@ -94,6 +102,7 @@ impl Gauge {
                     to,
                     area: 0,
                     max: 0,
+                    end: 0,
                 })
                 .collect(),
             total: 0,
@@ -135,9 +144,13 @@ impl Gauge {
         self.peak = self.peak.max(level);
         let i = self.bin_of(now);
         self.max[i] = self.max[i].max(level);
+        self.last[i] = level;
         for w in &mut self.windows {
-            if w.from <= now && now < w.to {
-                w.max = w.max.max(level);
+            if now < w.to {
+                w.end = level;
+                if w.from <= now {
+                    w.max = w.max.max(level);
+                }
             }
         }
     }
@@ -208,6 +221,27 @@ impl Gauge {
     /// Highest level in bin `i`.
     pub fn bin_max(&self, i: usize) -> u64 {
         self.max.get(i).copied().unwrap_or(0)
+    }
+
+    /// The level at the end of each bin, in order: the last one set in it
+    /// or, with no change in it, the level carried from before (a change
+    /// at a bin's first instant is in that bin, not the one before).
+    pub fn bin_ends(&self) -> Vec<u64> {
+        let mut level = 0;
+        self.last
+            .iter()
+            .map(|&l| {
+                if l != NOT_SET {
+                    level = l;
+                }
+                level
+            })
+            .collect()
+    }
+
+    /// The level at the end of window `w`.
+    pub fn window_end(&self, w: usize) -> u64 {
+        self.windows.get(w).map_or(0, |w| w.end)
     }
 
     /// Mean level in window `w` (call [`Gauge::hold_until`] with the end
@@ -284,6 +318,10 @@ mod tests {
         // Window 3..13: 2*2 + 4*8 = 36 over 10.
         assert_eq!(g.window_mean(0), 3.6);
         assert_eq!(g.window_max(0), 4);
+        // Ends: 4 at bin 0's end (set at 5), 0 at bin 1's (set at 15),
+        // 0 carried through bin 2; the window ends at 13, before the drop.
+        assert_eq!(g.bin_ends(), vec![4, 0, 0]);
+        assert_eq!(g.window_end(0), 4);
         // Whole run: (10 + 40) / 30.
         assert!((g.mean_until(t(30)) - 50.0 / 30.0).abs() < 1e-12);
         assert_eq!(g.peak(), 4);

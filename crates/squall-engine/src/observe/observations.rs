@@ -71,11 +71,12 @@ pub struct Observations {
 impl Observations {
     pub(crate) fn new(ticks: u64, slots: Slots, node_names: &[&str], windows: usize) -> Self {
         let n = slots.len();
+        let binned = !slots.is_per_tick();
         Observations {
             ticks,
             nodes: node_names
                 .iter()
-                .map(|name| NodeSeries::new(name, n))
+                .map(|name| NodeSeries::new(name, n, binned))
                 .collect(),
             slots,
             arrivals: vec![0; n],

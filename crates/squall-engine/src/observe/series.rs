@@ -37,10 +37,16 @@ pub struct NodeSeries {
     pub hedged: Vec<u32>,
     /// For a node with a composite response, what its responses held.
     pub composite: Option<CompositeSeries>,
+    /// On a run counted in bins: per slot, the last tick in which the node
+    /// answered a call with success (0 for none), so that `last_answered`
+    /// is a tick, not a bin's end. Empty when every slot is one tick (the
+    /// slot is its tick).
+    #[serde(skip)]
+    pub last_ok: Vec<u64>,
 }
 
 impl NodeSeries {
-    pub(crate) fn new(name: &str, n: usize) -> Self {
+    pub(crate) fn new(name: &str, n: usize, binned: bool) -> Self {
         NodeSeries {
             name: name.to_string(),
             calls: vec![0; n],
@@ -52,6 +58,7 @@ impl NodeSeries {
             retries_refused: vec![0; n],
             hedged: Vec::new(),
             composite: None,
+            last_ok: if binned { vec![0; n] } else { Vec::new() },
         }
     }
 }

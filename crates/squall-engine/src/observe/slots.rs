@@ -51,10 +51,12 @@ impl Slots {
     /// Bins of one tick are one slot per tick.
     pub fn binned(origin: u64, last: u64, bin: u64, edges: &[u64]) -> Self {
         let bin = bin.max(1);
-        if bin == 1 {
+        // One slot per tick counts from tick 1 (slot 0 unused): a run
+        // that starts at tick 0 is cut like any other, so that tick 0 is
+        // in its first bin.
+        if bin == 1 && origin >= 1 {
             return Slots::per_tick(last);
         }
-        let origin = origin.max(1);
         let last = last.max(origin);
         let bins = (last - origin + 1).div_ceil(bin);
         let mut starts: Vec<u64> = (0..bins).map(|b| origin + b * bin).collect();

@@ -55,10 +55,19 @@ pub struct Stretch {
     /// Calls that arrived in the stretch and were answered with success,
     /// whenever the answer came: the answers to the stretch's calls.
     pub answered_ok: u64,
+    /// Calls that reached the node's workers (after its faults, capacity
+    /// and rate limit): served at once or queued, not refused for a full
+    /// queue. Counted at their arrival.
+    pub admitted: u64,
+    /// Of the `admitted` calls, those that found every worker busy and
+    /// waited in the queue: `waited / admitted` is P(wait).
+    pub waited: u64,
     /// Time-weighted mean and highest queue length.
     pub queue_mean: f64,
     /// Highest queue length.
     pub queue_max: u64,
+    /// Queue length at the stretch's end (after every change before it).
+    pub queue_end: u64,
     /// Time-weighted mean of calls in service (holding a worker).
     pub in_service_mean: f64,
     /// Highest number of calls in service.

@@ -283,7 +283,12 @@ impl Runner<'_, '_> {
         let i = self.obs.slots.index(t);
         let s = &mut self.obs.nodes[node];
         match answer {
-            Answer::Ok => s.ok[i] += 1,
+            Answer::Ok => {
+                s.ok[i] += 1;
+                if let Some(last) = s.last_ok.get_mut(i) {
+                    *last = (*last).max(t);
+                }
+            }
             Answer::Fail(_) => s.failed[i] += 1,
         }
     }

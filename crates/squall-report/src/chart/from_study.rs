@@ -91,6 +91,10 @@ pub fn value_label(metric: Metric, unit: &str, width: u64) -> String {
         Metric::QueueMax => "longest queue (calls)".into(),
         Metric::InService => "mean calls in service".into(),
         Metric::InServiceMax => "most calls in service".into(),
+        Metric::QueueEnd => "queue length at the bin's end (calls)".into(),
+        Metric::InFlight => "mean calls at the node (queued or in service)".into(),
+        Metric::PWait => "share of calls that waited for a worker".into(),
+        Metric::Wq => format!("mean wait in the queue ({unit})"),
         other => format!(
             "{} per {width}-{unit} bin",
             metric_name(other).replace('_', " ")
@@ -123,6 +127,8 @@ enum Combine {
     Sum,
     Mean,
     Highest,
+    /// The last bin's (a level at a bin's end).
+    Last,
 }
 
 /// A metric recorded per bin by the engine on a run that takes time (and
@@ -144,7 +150,11 @@ fn per_engine_bin(metric: Metric) -> Option<Combine> {
         | Metric::E2eMean
         | Metric::E2eFailedMean
         | Metric::QueueMean
-        | Metric::InService => Combine::Mean,
+        | Metric::InService
+        | Metric::InFlight
+        | Metric::PWait
+        | Metric::Wq => Combine::Mean,
+        Metric::QueueEnd => Combine::Last,
         Metric::Timeouts
         | Metric::Overflow
         | Metric::QueueTimeouts
@@ -195,6 +205,7 @@ fn engine_bins_value(
         Combine::Sum => values.iter().sum(),
         Combine::Mean => values.iter().sum::<f64>() / values.len() as f64,
         Combine::Highest => values.iter().copied().fold(f64::MIN, f64::max),
+        Combine::Last => values.last().copied()?,
     })
 }
 
@@ -315,10 +326,8 @@ impl Study<'_> {
         let unit = clock.unit_name();
         let mut what = value_label(metric, unit, grid.width);
         if grid.per > 1 && per_engine_bin(metric) == Some(Combine::Highest) {
-            what = format!(
-                "{what}, highest of {} bins of {} {unit}",
-                grid.per, grid.engine
-            );
+            let engine = format!("{} {unit}", grid.engine);
+            what = format!("{what}, highest of {} bins of {engine}", grid.per);
         }
         let title = if metric.needs_node() {
             format!(

@@ -78,6 +78,10 @@ impl Runner<'_, '_> {
             None => Admission::Serve,
             Some(st) => st.arrive((c, gen)),
         };
+        if !matches!(admission, Admission::Overflow) {
+            tm.recorder
+                .admitted(node, now, matches!(admission, Admission::Queued));
+        }
         match admission {
             Admission::Serve => {
                 self.take_worker(now, c, node);

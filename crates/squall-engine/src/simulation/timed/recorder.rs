@@ -23,9 +23,13 @@ pub(super) enum Count {
     /// Counted at the call's arrival, not at its answer: an answer with
     /// success to a call that arrived then ([`Recorder::answered_ok`]).
     AnsweredOk,
+    /// A call reached the node's workers (served at once or queued).
+    Admitted,
+    /// A call that reached them waited in the queue.
+    Waited,
 }
 
-const COUNTS: usize = 8;
+const COUNTS: usize = 10;
 
 #[derive(Debug, Clone)]
 struct NodeRecord {
@@ -179,6 +183,15 @@ impl Recorder {
         self.count(node, Count::AnsweredOk, arrived, 1);
     }
 
+    /// A call reached the workers of `node` at `now`: served at once, or
+    /// `queued` because every worker was busy (for P(wait)).
+    pub(super) fn admitted(&mut self, node: usize, now: Time, queued: bool) {
+        self.count(node, Count::Admitted, now, 1);
+        if queued {
+            self.count(node, Count::Waited, now, 1);
+        }
+    }
+
     /// A request of `source` ended at `now` after `d`, completed (`ok`) or
     /// failed: the two are kept apart, since a failed request's latency is
     /// often the deadline it waited out, not a time to an answer.
@@ -220,6 +233,7 @@ impl Recorder {
                         (
                             r.queue.mean_until(end),
                             r.queue.peak(),
+                            r.queue.level(),
                             r.busy.mean_until(end),
                             r.busy.peak(),
                         )
@@ -227,13 +241,15 @@ impl Recorder {
                         (
                             r.queue.window_mean(i - 1),
                             r.queue.window_max(i - 1),
+                            r.queue.window_end(i - 1),
                             r.busy.window_mean(i - 1),
                             r.busy.window_max(i - 1),
                         )
                     }
                 };
                 let stretch = |i: usize, latency: Quantiles| {
-                    let (queue_mean, queue_max, in_service_mean, in_service_max) = levels(i);
+                    let (queue_mean, queue_max, queue_end, in_service_mean, in_service_max) =
+                        levels(i);
                     Stretch {
                         latency,
                         timeouts: count(Count::Timeout, i),
@@ -244,8 +260,11 @@ impl Recorder {
                         wasted_calls: count(Count::WastedCalls, i),
                         wasted_busy: count(Count::WastedBusy, i),
                         answered_ok: count(Count::AnsweredOk, i),
+                        admitted: count(Count::Admitted, i),
+                        waited: count(Count::Waited, i),
                         queue_mean,
                         queue_max,
+                        queue_end,
                         in_service_mean,
                         in_service_max,
                     }
@@ -258,6 +277,7 @@ impl Recorder {
                     })
                     .collect();
                 let bin_count = |what: Count, b: usize| r.bin_counts[what as usize][b];
+                let queue_ends = r.queue.bin_ends();
                 let bins = r
                     .bin_latency
                     .clone()
@@ -274,8 +294,11 @@ impl Recorder {
                         wasted_calls: bin_count(Count::WastedCalls, b),
                         wasted_busy: bin_count(Count::WastedBusy, b),
                         answered_ok: bin_count(Count::AnsweredOk, b),
+                        admitted: bin_count(Count::Admitted, b),
+                        waited: bin_count(Count::Waited, b),
                         queue_mean: r.queue.bin_mean(b),
                         queue_max: r.queue.bin_max(b),
+                        queue_end: queue_ends.get(b).copied().unwrap_or(0),
                         in_service_mean: r.busy.bin_mean(b),
                         in_service_max: r.busy.bin_max(b),
                     })

@@ -111,6 +111,19 @@ pub enum Metric {
     InService,
     /// Most calls holding a worker at once.
     InServiceMax,
+    /// Of the calls that reached the node's workers, the share that found
+    /// every worker busy and waited in the queue (Erlang C's P(wait)).
+    PWait,
+    /// Mean wait in the queue per call that reached the workers \[ticks\]:
+    /// the queue's time-weighted length over their arrival rate (Little's
+    /// law, `Lq = λ Wq`).
+    Wq,
+    /// Time-weighted calls holding a worker over the node's workers.
+    Utilisation,
+    /// Time-weighted calls at the node: queued or holding a worker.
+    InFlight,
+    /// Queue length at the stretch's end.
+    QueueEnd,
     /// Median end-to-end latency of completed requests \[ticks\].
     E2eP50,
     /// 99th percentile end-to-end latency of completed requests \[ticks\].
@@ -139,7 +152,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 62] = [
+    pub const ALL: [(&'static str, Metric); 67] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -187,6 +200,11 @@ impl Metric {
         ("queue_max", Metric::QueueMax),
         ("in_service", Metric::InService),
         ("in_service_max", Metric::InServiceMax),
+        ("p_wait", Metric::PWait),
+        ("wq", Metric::Wq),
+        ("utilisation", Metric::Utilisation),
+        ("in_flight", Metric::InFlight),
+        ("queue_end", Metric::QueueEnd),
         ("e2e_p50", Metric::E2eP50),
         ("e2e_p99", Metric::E2eP99),
         ("e2e_mean", Metric::E2eMean),
