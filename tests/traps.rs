@@ -109,3 +109,26 @@ fn a_per_try_timeout_before_queue_times_every_try_out() -> TestResult {
     assert_eq!((a.entered, a.dropped, a.in_flight), (3, 3, 0));
     Ok(())
 }
+
+/// `param half = 0.5ms`: a report line prints it as 0.5 (ticks of `clock
+/// ms`) and `expect $half == 0.5 within 0` holds; on `main` the line printed
+/// `—` and the expectation failed with n/a.
+#[test]
+fn a_fractional_duration_param_prints_and_compares_exactly() {
+    let text = r#"scenario "half" {
+  clock ms
+  run 100ms
+  param half = 0.5ms
+  source users { rate 1/ms  enters db }
+  chain db
+  service db { latency $half }
+  report {
+    line "half: {$half:.1} ms"
+  }
+  expect $half == 0.5 within 0
+}
+"#;
+    // `run` fails the test unless every expectation holds.
+    let ran = crate::support::run("half.squall", text);
+    assert!(ran.text.contains("half: 0.5 ms"), "{}", ran.text);
+}
