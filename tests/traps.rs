@@ -132,3 +132,71 @@ fn a_fractional_duration_param_prints_and_compares_exactly() {
     let ran = crate::support::run("half.squall", text);
     assert!(ran.text.contains("half: 0.5 ms"), "{}", ran.text);
 }
+
+/// A window in which nothing was served has no latency: `p99`,
+/// `latency_max`, `latency_mean` and `e2e_p99` there are n/a, so a table
+/// prints `—` and an `expect` over them fails, saying n/a. On `main` they
+/// were 0, and `expect quiet.db.p99 < 1` passed on a window that served
+/// nothing. (The one request is sent at 500 ms; the window is 1..100 ms.)
+#[test]
+fn latency_of_nothing_served_is_na_and_fails_an_expectation() -> TestResult {
+    let text = r#"scenario "quiet" {
+  clock ms
+  run 1s
+  source users { at [500ms]  enters db }
+  chain db
+  service db { latency 1ms }
+  window quiet 1..100
+  window busy 101..end
+  report {
+    table "latency" {
+      rows windows
+      at db
+      column "p99" = p99 :.1
+      column "max" = latency_max :.1
+      column "e2e p99" = e2e_p99 :.1
+    }
+  }
+  expect quiet.db.p99 < 1
+  expect quiet.db.latency_mean < 1
+  expect quiet.e2e_p99 < 1
+  expect busy.db.p99 < 2
+}
+"#;
+    let s = load_text("quiet.squall", text)?;
+    let study = run_study(&s, Vec::new(), None)?;
+    let key = RunKey::Variant(0);
+    let (quiet, busy, db) = (
+        window(&s, "quiet"),
+        window(&s, "busy"),
+        Some(node(&s, "db")),
+    );
+    for m in [
+        Metric::P50,
+        Metric::P99,
+        Metric::LatencyMax,
+        Metric::LatencyMean,
+    ] {
+        assert_eq!(eval_metric(&study, key, quiet, db, m), None, "{m:?}");
+    }
+    assert_eq!(eval_metric(&study, key, quiet, None, Metric::E2eP99), None);
+    // The busy window served the one call in 1 ms (constant latency; the
+    // histogram's 0.1 % error at most).
+    let p99 = eval_metric(&study, key, busy, db, Metric::P99).expect("served");
+    assert!((p99 - 1.0).abs() <= 1e-3, "{p99}");
+    let outcomes = study.expectations();
+    let passed: Vec<bool> = outcomes.iter().map(|e| e.passed).collect();
+    assert_eq!(passed, [false, false, false, true]);
+    assert!(
+        outcomes[0].failure().contains("the value is n/a"),
+        "{}",
+        outcomes[0].failure()
+    );
+    let text = study.report().to_text();
+    let quiet_row = text
+        .lines()
+        .find(|l| l.starts_with("quiet "))
+        .expect("a row for quiet");
+    assert_eq!(quiet_row.matches('—').count(), 3, "{quiet_row}");
+    Ok(())
+}
