@@ -27,4 +27,5 @@ mod replications;
 mod retry_storm;
 mod source_shape;
 mod support;
+mod traps;
 mod verdicts;

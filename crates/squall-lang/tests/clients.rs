@@ -4,7 +4,7 @@
 
 use squall_lang::{Arrivals, ClientsSpec, LatencySpec, Overrides, SourceSpec};
 
-use crate::common::load_text_err;
+use crate::common::{at, load_text_err};
 
 fn scenario(sources: &str) -> String {
     format!("scenario \"c\" {{\n  clock ms\n  run 10s\n  chain app -> db\n{sources}\n}}\n")
@@ -16,14 +16,6 @@ fn sources_of(text: &str) -> Vec<SourceSpec> {
     s.model(&Overrides::default())
         .unwrap_or_else(|d| panic!("does not resolve:\n{}", d.to_plain()))
         .sources
-}
-
-/// `(line, column)` of `needle` in `text`, 1-based.
-fn at(text: &str, needle: &str) -> (usize, usize) {
-    let i = text.find(needle).expect("needle in text");
-    let line = text[..i].matches('\n').count() + 1;
-    let col = i - text[..i].rfind('\n').map_or(0, |n| n + 1) + 1;
-    (line, col)
 }
 
 fn one_error(text: &str, needle: &str, says: &str) {

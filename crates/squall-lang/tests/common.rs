@@ -57,6 +57,14 @@ pub fn render(d: &Diagnostics) -> String {
     out
 }
 
+/// `(line, column)` of the first `needle` in `text`, 1-based.
+pub fn at(text: &str, needle: &str) -> (usize, usize) {
+    let i = text.find(needle).expect("needle in text");
+    let line = text[..i].matches('\n').count() + 1;
+    let col = i - text[..i].rfind('\n').map_or(0, |n| n + 1) + 1;
+    (line, col)
+}
+
 /// `(line, column)` of every diagnostic, in order.
 pub fn positions(d: &Diagnostics) -> Vec<(usize, usize)> {
     d.list.iter().map(|x| x.span.line_col(&d.source)).collect()

@@ -11,6 +11,9 @@
 //! - [`grammar`]: table-driven tests of values, expressions, templates, units.
 //! - [`resolve`]: overrides from outside the file, and sweeps.
 //! - [`variants_timed`]: a variant that changes a service's timed settings.
+//! - [`traps`]: readings once taken silently (`queue N` then `timeout D`,
+//!   `workers N` alone, fractional duration params), now read one way or
+//!   refused where written.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
 
@@ -22,4 +25,5 @@ mod resolve;
 mod robust;
 mod sending;
 mod snapshots;
+mod traps;
 mod variants_timed;

@@ -512,9 +512,14 @@ pub(crate) fn e2e_source(t: &TimedObservations, metric: Metric) -> &TimedSource 
     }
 }
 
-/// An end-to-end latency metric from its quantiles, in ticks.
+/// An end-to-end latency metric from its quantiles, in ticks: n/a when no
+/// request ended in the stretch (a percentile of nothing is no number, and
+/// 0 would pass `expect e2e_p99 < 1` on a run that served nothing).
 fn quantile_metric(q: &Quantiles, metric: Metric, per_tick: u64) -> Option<f64> {
     let per = per_tick as f64;
+    if q.count == 0 {
+        return None;
+    }
     Some(match metric {
         Metric::E2eP50 | Metric::E2eFailedP50 => q.p50 as f64 / per,
         Metric::E2eP99 | Metric::E2eFailedP99 => q.p99 as f64 / per,
@@ -528,7 +533,19 @@ fn stretch_metric(s: &Stretch, metric: Metric, per_tick: u64, span: f64) -> Opti
     let per = per_tick as f64;
     let ticks = |units: u64| units as f64 / per;
     let l = &s.latency;
+    // Latency of no served call is n/a, not 0 (see `quantile_metric`).
+    let served = l.count > 0;
     Some(match metric {
+        Metric::P50
+        | Metric::P90
+        | Metric::P99
+        | Metric::P999
+        | Metric::LatencyMax
+        | Metric::LatencyMean
+            if !served =>
+        {
+            return None
+        }
         Metric::P50 => ticks(l.p50),
         Metric::P90 => ticks(l.p90),
         Metric::P99 => ticks(l.p99),

@@ -46,7 +46,12 @@ impl ExpectOutcome {
                 self.text
             );
         }
-        let actual = self.actual.map_or("n/a".to_string(), short_number);
+        // n/a: the left side has no number (a latency of nothing served,
+        // a ratio over zero); such a line fails, whatever it compares.
+        let actual = self.actual.map_or(
+            "n/a (no number: a latency where nothing was served, a share of no calls)".to_string(),
+            short_number,
+        );
         format!(
             "`{}` failed: the value is {actual}, wanted {}",
             self.text, self.wanted

@@ -196,6 +196,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::kw_per => "`per`",
         Rule::kw_call => "`call`",
         Rule::kw_timeout => "`timeout`",
+        Rule::kw_unbounded => "`unbounded`",
         Rule::kw_burst => "`burst`",
         Rule::kw_status => "`status`",
         Rule::kw_retry_after => "`retry_after`",

@@ -45,10 +45,16 @@ pub(super) fn is_timed(rule: Rule) -> bool {
 pub(super) fn parse_timed(pair: Pair<'_, Rule>) -> Result<Timed> {
     let span: Span = pair.as_span().into();
     let key = keyword(pair.as_rule()).ok_or_else(|| internal(span, "not a timed setting"))?;
+    let line = pair.as_span().start_pos().line_col().0;
     let mut parts = Vec::new();
-    for p in pair.into_inner() {
+    let mut inner = pair.into_inner().peekable();
+    while let Some(p) = inner.next() {
         let pspan: Span = p.as_span().into();
         match p.as_rule() {
+            Rule::kw_timeout if key == "queue" && p.as_span().start_pos().line_col().0 != line => {
+                let wait = inner.peek().map_or("50ms", |v| v.as_str());
+                return Err(queue_timeout_apart(&parts, wait, pspan));
+            }
             Rule::value => parts.push(TimedPart::Value(parse_value_pair(p)?)),
             Rule::percent_sign => match parts.pop() {
                 Some(TimedPart::Value(v)) => parts.push(TimedPart::Percent(v)),
@@ -80,4 +86,24 @@ pub(super) fn parse_timed(pair: Pair<'_, Rule>) -> Result<Timed> {
         parts,
         span,
     })
+}
+
+/// `queue 100` and `timeout 50ms` on the next line: the grammar reads the
+/// `timeout` as the queue's (the longest wait in it), though on a line of
+/// its own it looks like the node's per-try timeout. Neither reading is
+/// taken silently: the two spellings are shown.
+fn queue_timeout_apart(parts: &[TimedPart], wait: &str, at: Span) -> Diagnostic {
+    let room = match parts.first() {
+        Some(TimedPart::Value(v)) => crate::format::value_text(v),
+        _ => "unbounded".to_string(),
+    };
+    Diagnostic::new(
+        format!("`timeout` on the line after `queue {room}` is ambiguous"),
+        at,
+    )
+    .label("the queue's timeout, or the node's per-try timeout?")
+    .help(format!(
+        "for the longest wait in the queue, write it on the `queue` line: `queue {room} timeout {wait}`; \
+         for the node's per-try timeout on the calls it makes, write `timeout {wait}` before the `queue` line"
+    ))
 }

@@ -37,10 +37,10 @@ impl Scenario {
             match &v.kind {
                 ValueKind::Param(p) => v = self.param_value(p, o)?,
                 ValueKind::Number(n) => return Some(*n),
+                // In ticks, fractions kept: `0.5ms` under `clock ms` is 0.5
+                // (whole ticks only would make it no number at all).
                 ValueKind::Duration { .. } => {
-                    return units::ticks(&v, self.clock, "a value")
-                        .ok()
-                        .map(|t| t as f64)
+                    return units::fine_ticks(&v, self.clock, "a value").ok()
                 }
                 ValueKind::Rate { .. } => return units::per_tick(&v, self.clock, "a value").ok(),
                 ValueKind::Size { bytes } => return Some(*bytes),

@@ -6,7 +6,9 @@
 use crate::ast::{Timed, Value};
 use crate::decl::Scenario;
 use crate::diagnostic::Diagnostic;
-use crate::model::{CallerSpec, DeadlineSpec, LatencySpec, RateLimitSpec, ServerSpec, TimedFault};
+use crate::model::{
+    CallerSpec, DeadlineSpec, LatencySpec, RateLimitSpec, ServerSpec, TimedFault, UNBOUNDED_QUEUE,
+};
 use crate::units;
 
 use super::Cx;
@@ -67,7 +69,11 @@ impl Scenario {
                 }
                 "queue" => {
                     any = true;
-                    server.queue = self.whole(t, "", "a queue length", cx);
+                    server.queue = if t.has("unbounded") {
+                        Some(UNBOUNDED_QUEUE)
+                    } else {
+                        self.whole(t, "", "a queue length", cx)
+                    };
                     server.queue_timeout = self.duration(t, "timeout", "a queue timeout", cx);
                 }
                 "limit" => {
@@ -101,6 +107,12 @@ impl Scenario {
                 }
                 _ => {}
             }
+        }
+        // `workers N` alone: the calls that find every worker busy wait in
+        // a FIFO queue without bound (the reference's reading: "the rest
+        // wait"), not refused as if the queue held nothing.
+        if server.workers.is_some() && server.queue.is_none() {
+            server.queue = Some(UNBOUNDED_QUEUE);
         }
         if server.queue.is_some() && server.workers.is_none() {
             if let Some(t) = timed.iter().find(|t| t.key.name == "queue") {

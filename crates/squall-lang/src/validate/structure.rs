@@ -372,12 +372,22 @@ impl Validator {
                     "a breaker guards calls to a dependency; put it",
                 )
             };
+            // A `timeout` on its own line is the caller's, even after a
+            // `queue` line; the queue's own wait limit is written on it.
+            let queue = if what == "a timeout" {
+                "; a limit on the wait in this node's queue goes on the `queue` line: `queue 100 timeout 50ms`"
+            } else {
+                ""
+            };
             Diagnostic::new(format!("`{}` {says} but calls nothing", node.name), span)
                 .label(format!(
                     "{} on a node at the bottom of its chain",
                     &what[2..]
                 ))
-                .help(format!("{why} on the service that calls `{}`", node.name))
+                .help(format!(
+                    "{why} on the service that calls `{}`{queue}",
+                    node.name
+                ))
         } else {
             Diagnostic::new(
                 format!("`{}` fetches the fields of its response once; {what} on those fetches is not modelled", node.name),

@@ -45,7 +45,7 @@ pub use rng::{RngAlgorithm, RngSpec};
 pub use source::{Arrivals, OpSpec, RatePeriod, Schedule, SourceSpec};
 pub use timing::{
     lognormal_sigma, CallerSpec, DeadlineSpec, LatencySpec, RateLimitSpec, ServerSpec, TimedFault,
-    Z99,
+    UNBOUNDED_QUEUE, Z99,
 };
 pub use window::WindowSpec;
 pub use work_queue::{Poison, WorkQueueSpec};

@@ -86,6 +86,10 @@ pub fn lognormal_sigma(p50: f64, p99: f64) -> f64 {
     ((p99 / p50).ln() / Z99).max(0.0)
 }
 
+/// The room of a queue without bound (`queue unbounded`, or `workers N`
+/// with no `queue` line): more calls than any run can hold.
+pub const UNBOUNDED_QUEUE: u64 = u64::MAX;
+
 /// A node as a server: its own service time, workers and queue, rate limit.
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ServerSpec {
@@ -96,7 +100,9 @@ pub struct ServerSpec {
     pub per_call: f64,
     /// Calls served at once; none: no limit.
     pub workers: Option<u32>,
-    /// Calls waiting for a worker, at most; none with `workers`: no room.
+    /// Calls waiting for a worker, at most; none with `workers`: no room
+    /// ([`UNBOUNDED_QUEUE`]: no bound, what `workers N` alone and `queue
+    /// unbounded` resolve to).
     pub queue: Option<u64>,
     /// The longest a call waits in the queue before it fails \[ticks\].
     pub queue_timeout: Option<f64>,
