@@ -34,6 +34,19 @@
 //! next one a push takes. So the ring's memory follows the most events it
 //! held at once, not `slots` times the most one bucket ever held (a bucket
 //! of its own per tick keeps its busiest capacity: tens of MB in a storm).
+//!
+//! # Events that went stale
+//!
+//! A run that takes time sets a timer for each try (its timeout, the
+//! request's deadline) and most tries answer long before it: the timer is
+//! then stale, and would wait in the queue until its time, doing nothing
+//! when popped. So that the queue's memory follows the work in flight and
+//! not the events processed, the run asks [`EventQueue::needs_compaction`]
+//! and, when the queue has doubled since it was last compacted, drops every
+//! event it no longer wants with [`EventQueue::retain`]. The order of the
+//! events kept does not change (a bucket's list is unlinked in place, the
+//! heap keeps its `(time, seq)` keys), and a compaction costs the queue's
+//! length, paid for by the events scheduled since the last one.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -133,7 +146,15 @@ pub struct EventQueue<E> {
     base: u64,
     /// The time of the last event popped.
     now: u64,
+    /// The length past which [`Self::needs_compaction`] says yes: twice
+    /// the length left by the last compaction (at least
+    /// [`COMPACT_FLOOR`]).
+    compact_at: usize,
 }
+
+/// No compaction below this many waiting events: a small queue's stale
+/// events cost little, and compacting it often would cost more.
+const COMPACT_FLOOR: usize = 1 << 12;
 
 /// Scheduling an event before the current time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -177,6 +198,7 @@ impl<E: Copy> EventQueue<E> {
             next_seq: 0,
             base: 0,
             now: 0,
+            compact_at: COMPACT_FLOOR,
         }
     }
 
@@ -366,6 +388,54 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// True when the queue holds twice the events its last compaction
+    /// left (and at least a few thousand): the time to drop the stale ones
+    /// with [`Self::retain`].
+    #[inline(always)]
+    pub fn needs_compaction(&self) -> bool {
+        self.len() > self.compact_at
+    }
+
+    /// Drops every waiting event for which `keep` says false; the others
+    /// keep their order. Returns how many were dropped. The cells freed go
+    /// back to the pool, so the next events reuse them.
+    #[cold]
+    pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) -> usize {
+        let before = self.len();
+        for i in 0..self.head.len() {
+            if self.head[i] == NIL {
+                continue;
+            }
+            let (mut prev, mut at) = (NIL, self.head[i]);
+            while at != NIL {
+                let next = self.cells[at as usize].next;
+                if keep(&self.cells[at as usize].event) {
+                    prev = at;
+                } else {
+                    match prev {
+                        NIL => self.head[i] = next,
+                        p => self.cells[p as usize].next = next,
+                    }
+                    self.cells[at as usize].next = self.free;
+                    self.free = at;
+                    self.in_ring -= 1;
+                }
+                at = next;
+            }
+            self.tail[i] = prev;
+            if prev == NIL {
+                self.occupied[i / 64] &= !(1 << (i % 64));
+            }
+        }
+        self.later.retain(|Reverse(e)| keep(&e.event));
+        self.later_bucket = self
+            .later
+            .peek()
+            .map_or(u64::MAX, |Reverse(e)| e.time >> self.shift);
+        self.compact_at = (2 * self.len()).max(COMPACT_FLOOR);
+        before - self.len()
+    }
+
     /// The current time: that of the last event popped.
     pub fn now(&self) -> u64 {
         self.now
@@ -476,6 +546,94 @@ mod tests {
             }
             assert_eq!(q.pop(), None);
             assert!(q.is_empty());
+        }
+    }
+
+    /// The same against the heap, with events cancelled: a third of the
+    /// events scheduled are marked stale at random later steps, the queue
+    /// drops them whenever it asks for a compaction (and at random steps
+    /// besides, below its floor), and the reference skips them when they
+    /// come up. Every event the queue pops must be the reference's next
+    /// live one, and its length must stay within twice the most live
+    /// events (past the floor): what the compaction promises.
+    #[test]
+    fn agrees_with_a_binary_heap_when_events_are_cancelled() {
+        for w in WIDTHS {
+            let mut rng = Stream::new(20, "queue-cancel-test");
+            let mut next = |n: u64| (rng.next_f64() * n as f64) as u64;
+            let edge = (w.slots() as u64) << w.shift;
+            let mut q = EventQueue::with_width(w);
+            let mut reference = BinaryHeap::new();
+            let mut stale = vec![false; 200_000];
+            let mut waiting: Vec<u32> = Vec::new();
+            let mut live = 0usize;
+            let mut peak = 0usize;
+            let mut dropped = 0usize;
+            let mut now = 0u64;
+            for step in 0..200_000u32 {
+                match next(8) {
+                    0..=3 => {
+                        let delay = match next(5) {
+                            0 => next(4),
+                            1 => next(edge / 4 + 1),
+                            2 => edge - edge / 8 + next(edge / 4 + 1),
+                            3 => next(8 * edge),
+                            _ => next(1 << 40),
+                        };
+                        q.schedule(now + delay, step).unwrap();
+                        reference.push(Reverse((now + delay, step)));
+                        waiting.push(step);
+                        live += 1;
+                        peak = peak.max(live);
+                    }
+                    4 | 5 if !waiting.is_empty() => {
+                        // Cancel a waiting event (swap-remove: any of them).
+                        let k = next(waiting.len() as u64) as usize;
+                        let e = waiting.swap_remove(k);
+                        if !stale[e as usize] {
+                            stale[e as usize] = true;
+                            live -= 1;
+                        }
+                    }
+                    _ => {
+                        while let Some(&Reverse((_, e))) = reference.peek() {
+                            if !stale[e as usize] {
+                                break;
+                            }
+                            reference.pop();
+                        }
+                        if let Some(Reverse((t, e))) = reference.pop() {
+                            // Stale events may still be in the queue:
+                            // popping skips them as a run would.
+                            let got =
+                                std::iter::from_fn(|| q.pop()).find(|&(_, x)| !stale[x as usize]);
+                            assert_eq!(got, Some((t, e)), "{w:?} step {step}");
+                            // Popped: no longer waiting (`waiting` forgets
+                            // it when it comes up there).
+                            stale[e as usize] = true;
+                            live -= 1;
+                            now = t;
+                        }
+                    }
+                }
+                if q.needs_compaction() || next(5000) == 0 {
+                    dropped += q.retain(|&e| !stale[e as usize]);
+                    assert_eq!(q.len(), live, "{w:?} step {step}");
+                }
+                // Stale events never more than the most live ones.
+                assert!(q.len() <= (2 * peak).max(COMPACT_FLOOR) + 1, "{w:?}");
+            }
+            assert!(dropped > 10_000, "{w:?}: compaction dropped {dropped}");
+            while let Some(Reverse((t, e))) = reference.pop() {
+                if !stale[e as usize] {
+                    let got = std::iter::from_fn(|| q.pop()).find(|&(_, x)| !stale[x as usize]);
+                    assert_eq!(got, Some((t, e)));
+                }
+            }
+            assert_eq!(
+                std::iter::from_fn(|| q.pop()).find(|&(_, x)| !stale[x as usize]),
+                None
+            );
         }
     }
 

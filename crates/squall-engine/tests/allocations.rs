@@ -45,6 +45,29 @@ fn chain(rounds: u64, until: u64) -> Model {
         .unwrap_or_else(|d| panic!("the chain does not load: {d}"))
 }
 
+/// A chain that takes time whose edge sets a one-hour timer on every try
+/// (`timeout 1h`) while the try answers in a millisecond: every timer goes
+/// stale at once and would wait an hour in the event queue. `seconds`
+/// long, 1 000 requests a second, in 20 bins (the bins' latency
+/// quantiles are kept per bin: the same bins, the same allocations).
+fn stale_timers(seconds: u64) -> Model {
+    let every = seconds / 20;
+    let text = format!(
+        r#"scenario "stale timers" {{
+  clock ms
+  run {seconds}s
+  series every {every}s
+  source users {{ rate 1000/s  enters edge }}
+  chain edge -> db
+  service edge {{ timeout 1h }}
+  service db {{ latency 1ms }}
+}}"#
+    );
+    squall_lang::load("timers.squall", &text)
+        .and_then(|s| s.model(&Overrides::default()))
+        .unwrap_or_else(|d| panic!("the timed chain does not load: {d}"))
+}
+
 /// Allocations (and reallocations) made by building and running `model`,
 /// and the events it processed.
 fn allocations(model: &Model) -> (usize, u64) {
@@ -60,7 +83,14 @@ fn allocations(model: &Model) -> (usize, u64) {
 fn main() {
     // Warm-up: one-time set-up (lazy statics, buffers) is not per event.
     allocations(&chain(200, 160));
+    allocations(&stale_timers(20));
     for (what, short, long) in [
+        // The events queue keeps the timers in flight, not every timer
+        // set: 20 s and 200 s of it hold the same (a few thousand at
+        // most, under the queue's compaction floor), so they allocate the
+        // same. Keeping the stale timers, the longer run's queue grows
+        // to 200 000 timers (more reallocations of the heap).
+        ("stale timers", stale_timers(20), stale_timers(200)),
         (
             "a storm, then a healthy tail",
             chain(2_000, 160),

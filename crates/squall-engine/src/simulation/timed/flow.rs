@@ -52,6 +52,7 @@ impl Runner<'_, '_> {
         }
         let end = self.timed.end;
         while let Some((t, ev)) = self.timed.events.pop_before(end.units()) {
+            self.timed.drop_stale_wakes();
             self.obs.events += 1;
             let now = Time::from_units(t);
             if self.obs.events > self.sim.max_events {

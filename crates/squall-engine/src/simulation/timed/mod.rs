@@ -85,7 +85,14 @@
 //!
 //! Stale events are ignored by a generation number per call: every change
 //! of phase bumps it, and an event carries the number it was scheduled
-//! under. Nothing is searched or removed from the event queue or a node's
+//! under. A try's timer goes stale when the try answers first, which is
+//! most of the time; so that the queue's memory follows the calls in
+//! flight and not the events processed, the loop drops the stale wakes
+//! whenever the queue has doubled since it last did
+//! ([`Timed::drop_stale_wakes`], the queue's compaction). Only events that
+//! would have done nothing are dropped, so a run's events and results are
+//! the same, less the stale events it would have popped (which the work
+//! budget no longer counts). Nothing is searched or removed from a node's
 //! queue.
 //!
 //! # Work queues
@@ -227,6 +234,21 @@ pub(super) struct Timed {
 }
 
 impl Timed {
+    /// Drops the wakes of the event queue that went stale (their call
+    /// moved on or was freed), when the queue asks for it
+    /// ([`EventQueue::needs_compaction`]): they would do nothing when
+    /// popped. Every other event is kept, in its order.
+    #[inline(always)]
+    pub(super) fn drop_stale_wakes(&mut self) {
+        if self.events.needs_compaction() {
+            let calls = &self.calls;
+            self.events.retain(|e| match *e {
+                Event::Wake { call, gen } => calls.current(call, gen),
+                _ => true,
+            });
+        }
+    }
+
     /// The state for `model` (empty when nothing in it takes time).
     /// Engine units per tick: 1 when nothing takes time.
     pub(super) fn per_tick(&self) -> u64 {
