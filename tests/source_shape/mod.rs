@@ -33,17 +33,15 @@ const ROOTS: [&str; 4] = [
     "src/main.rs",
 ];
 
-/// Import circles that exist today in the engine and that helper `engine18`
-/// (issue 18) removes in its rebuild. Each entry is one circle's files; a
-/// circle found by the check passes only when all its files are in one
-/// entry. Empty this list when that work is merged.
+/// Import circles that exist today in the engine (issue 18). Each entry is
+/// one circle's files; a circle found by the check passes only when all its
+/// files are in one entry. What is left: `timed/mod.rs` holds the work
+/// queues' state, whose file also extends `Runner`; splitting
+/// `timed/work_queue.rs` into its state and its events (as `sources.rs`
+/// and `source_events.rs` are) empties this list.
 const ENGINE_CIRCLES_BEING_REMOVED: &[&[&str]] = &[&[
-    "crates/squall-engine/src/simulation/mod.rs",
     "crates/squall-engine/src/simulation/runner.rs",
-    "crates/squall-engine/src/simulation/timed/budget.rs",
-    "crates/squall-engine/src/simulation/timed/calls.rs",
     "crates/squall-engine/src/simulation/timed/mod.rs",
-    "crates/squall-engine/src/simulation/timed/sources.rs",
     "crates/squall-engine/src/simulation/timed/work_queue.rs",
 ]];
 

@@ -36,7 +36,9 @@
 //! | concern                                   | file                                   |
 //! |-------------------------------------------|----------------------------------------|
 //! | building and running a simulation         | [`simulation`] (`builder.rs`, `runner.rs`) |
+//! | a node's caller side: breakers (own, per path, per client), retry budgets (own, per client) and the counts Envoy reads, per-try timeout, cancel, hedging | `caller/` (`CallerSide`, `Breakers`, `Budgets`) |
 //! | a call down the path and back up          | `simulation/call.rs`, `simulation/answer.rs` |
+//! | the same on a run that takes time         | `simulation/timed/` (`flow.rs`, `arrival.rs`, `hedge.rs`) |
 //! | per-request and per-node state            | `simulation/requests.rs`, `simulation/node_state.rs` |
 //! | sources and sequential operations         | `simulation/source.rs`, `simulation/operation.rs` |
 //! | the event queue                           | [`queue`]                              |
@@ -59,8 +61,17 @@
 //! | distinct ids per window                   | `observe/windows.rs`                   |
 //! | why a model or run is refused             | [`error`]                              |
 //!
-//! Data flows one way: `simulation` drives `policy`, `server` and
-//! `observe`; those never call back into `simulation`. Time is integer
+//! Data flows one way: `simulation` drives `caller`, `policy`, `server`
+//! and `observe`; those never call back into `simulation`. Both paths of
+//! `simulation` (zero-time and timed) call one `CallerSide` per node
+//! through the same methods, in a try's order: `first_try` (the request's
+//! retry loop opens), `breakers.admit` (the breaker decides),
+//! `sent`/`back` (a try in flight, timed only), `breakers.answered` (the
+//! breaker hears the answer and its duration), `retry_closed`,
+//! `budgets.next_try` (the wait before the next try, gated by the
+//! budget) and `leave`. A new breaker or budget kind is
+//! a variant in `policy/` and its syntax in the language; `caller/` and
+//! `simulation/` do not change. Time is integer
 //! ticks (`time.rs`).
 #![warn(missing_docs)]
 

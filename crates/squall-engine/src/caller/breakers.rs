@@ -116,7 +116,7 @@ impl Breakers {
     }
 
     /// Breaker `b` decides on a try at `tick`; a change of state is noted
-    /// in `log`.
+    /// in `log` when the run keeps one.
     #[inline]
     pub(crate) fn admit(&mut self, b: usize, tick: u64, log: Option<&mut BreakerLog>) -> Admission {
         let breaker = &mut self.list[b];
@@ -137,7 +137,8 @@ impl Breakers {
     }
 
     /// Breaker `b` hears the answer (`failed` or not) to a try it let go
-    /// in `epoch` that took `duration` ticks; the state after.
+    /// in `epoch` that took `duration` ticks (rounded up; 0 on the
+    /// zero-time path); the state after.
     #[inline]
     pub(crate) fn answered(
         &mut self,

@@ -143,8 +143,35 @@ impl Budgets {
         self.retries_open = self.retries_open.saturating_sub(1);
     }
 
+    /// The wait before the next try after failure `f` under `policy`
+    /// (the retry rule, [`retry::next_wait`]), or none; at a node with a
+    /// budget, the budget (`client`'s or the node's) grants or refuses the
+    /// retry.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn next_try(
+    #[inline(always)]
+    pub(crate) fn next_try(
+        &mut self,
+        policy: &RetrySpec,
+        request: &RequestSpec,
+        f: Failure,
+        tick: u64,
+        state: &mut RetryLoop,
+        gens: &mut [Generator],
+        client: Option<usize>,
+    ) -> Decision {
+        if self.own.is_none() {
+            return Decision {
+                wait: retry::next_wait(policy, request, f, tick, state, gens),
+                grant: NO_GRANT,
+                refused: false,
+            };
+        }
+        self.gated(policy, request, f, tick, state, gens, client)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn gated(
         &mut self,
         policy: &RetrySpec,
         request: &RequestSpec,
@@ -155,14 +182,9 @@ impl Budgets {
         client: Option<usize>,
     ) -> Decision {
         let load = self.load();
-        let budget = if self.own.is_some() {
-            self.pick(client)
-        } else {
-            None
-        };
-        let Some(budget) = budget else {
+        let Some(budget) = self.pick(client) else {
             return Decision {
-                wait: retry::next_wait(policy, request, f, tick, state, gens),
+                wait: None,
                 grant: NO_GRANT,
                 refused: false,
             };
@@ -200,5 +222,36 @@ impl Budgets {
         if let (Some(Answer::Ok), Some(b)) = (answer, self.pick(client)) {
             b.on_success((grant != NO_GRANT).then_some(Grant { cost: grant }));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::policy::budget::envoy::EnvoyBudget;
+    use crate::policy::budget::{Budget, Load};
+
+    #[test]
+    fn envoy_at_given_counts() {
+        // Envoy's rule with the default budget (20 %, at least 3): a retry
+        // starts iff active retries < max(floor(0.2 x (active + pending)), 3).
+        // 40 tries in flight: floor(8.0) = 8, so the 9th open retry is refused.
+        let mut b = Budget::Envoy(EnvoyBudget::default());
+        let at = |retries, active| Load {
+            active,
+            pending: 0,
+            active_retries: retries,
+        };
+        assert!(b.try_retry(0, false, at(7, 40)).is_some());
+        assert!(b.try_retry(0, false, at(8, 40)).is_none());
+        // 14 in flight: floor(2.8) = 2 < 3, so the floor of 3 holds.
+        assert!(b.try_retry(0, false, at(2, 14)).is_some());
+        assert!(b.try_retry(0, false, at(3, 14)).is_none());
+        // Queued tries count like served ones: 10 queued + 30 served is 40.
+        let split = Load {
+            active: 30,
+            pending: 10,
+            active_retries: 7,
+        };
+        assert!(b.try_retry(0, false, split).is_some());
     }
 }

@@ -5,7 +5,7 @@
 //! |----------------------------------------|-------------------------------|
 //! | breakers: the node's own, one per request path (`per path`), one per client of the sources entering it | [`Breakers`] (`breakers.rs`) |
 //! | retry budget: the node's own, one per client; the in-flight counts an Envoy budget reads | [`Budgets`] (`budget.rs`) |
-//! | the retry rule and backoff draw        | [`crate::policy::retry`], asked through [`CallerSide::next_try`] |
+//! | the retry rule and backoff draw        | [`crate::policy::retry`], asked through [`Budgets::next_try`] |
 //! | per-try timeout, cancel on timeout, hedging policy | [`CallerSide`] (read by the timed path) |
 //!
 //! Both engine paths (the zero-time path's `simulation/call.rs` and the
@@ -14,16 +14,16 @@
 //!
 //! 1. [`CallerSide::first_try`] — a request's retry loop opens at the
 //!    node (its budget hears of the request);
-//! 2. [`CallerSide::admit`] — a try asks the breaker whether it goes;
+//! 2. [`Breakers::admit`] — a try asks the breaker whether it goes;
 //! 3. [`CallerSide::sent`] / [`CallerSide::back`] — a try is in flight
 //!    downstream and comes back (the timed path only: on the zero-time
 //!    path a try is answered before anything else happens);
-//! 4. [`CallerSide::answered`] — the breaker hears the try's answer and
+//! 4. [`Breakers::answered`] — the breaker hears the try's answer and
 //!    how long it took (0 on the zero-time path);
 //! 5. [`CallerSide::retry_closed`] — a granted retry is no longer open
 //!    (Envoy's open retries);
-//! 6. [`CallerSide::next_try`] — after a failure: the wait before the
-//!    next try, gated by the budget, or `None`;
+//! 6. [`Budgets::next_try`] — after a failure: the wait before the
+//!    next try (the retry rule), gated by the budget, or `None`;
 //! 7. [`CallerSide::leave`] — the request leaves the node with its answer
 //!    (a success is credited to the budget).
 //!
@@ -39,13 +39,9 @@
 mod breakers;
 mod budget;
 
-use squall_lang::{HedgeSpec, Model, RequestSpec, RetrySpec};
+use squall_lang::{HedgeSpec, Model};
 
-use crate::observe::BreakerLog;
-use crate::outcome::{Answer, Failure};
-use crate::policy::breaker::{Admission, State};
-use crate::policy::retry::RetryLoop;
-use crate::rng::Generator;
+use crate::outcome::Answer;
 use crate::time::{Duration, Resolution};
 
 pub(crate) use breakers::Breakers;
@@ -115,18 +111,6 @@ impl CallerSide {
         self.budgets.first_try(tick, client);
     }
 
-    /// Breaker `scope` decides on a try at `tick`; a change of state is
-    /// noted in `log` when the run keeps one.
-    #[inline]
-    pub(crate) fn admit(
-        &mut self,
-        scope: usize,
-        tick: u64,
-        log: Option<&mut BreakerLog>,
-    ) -> Admission {
-        self.breakers.admit(scope, tick, log)
-    }
-
     /// A try goes downstream (the timed path).
     #[inline]
     pub(crate) fn sent(&mut self) {
@@ -139,48 +123,12 @@ impl CallerSide {
         self.budgets.back();
     }
 
-    /// Breaker `scope` hears the answer (`failed` or not) to a try it let
-    /// go in `epoch`, which took `duration` ticks (rounded up); the state
-    /// after.
-    #[inline]
-    pub(crate) fn answered(
-        &mut self,
-        scope: usize,
-        failed: bool,
-        duration: u64,
-        tick: u64,
-        epoch: u64,
-        log: Option<&mut BreakerLog>,
-    ) -> State {
-        self.breakers
-            .answered(scope, failed, duration, tick, epoch, log)
-    }
-
     /// A retry the budget granted is no longer open: on the timed path its
     /// answer came back or its request ended; the zero-time path closes it
     /// when the retry is sent (see `budget.rs`).
     #[inline]
     pub(crate) fn retry_closed(&mut self) {
         self.budgets.retry_closed();
-    }
-
-    /// The wait before the next try after failure `f` under `policy`, or
-    /// none; with a budget, the budget (`client`'s or the node's) grants
-    /// or refuses the retry.
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    pub(crate) fn next_try(
-        &mut self,
-        policy: &RetrySpec,
-        request: &RequestSpec,
-        f: Failure,
-        tick: u64,
-        state: &mut RetryLoop,
-        gens: &mut [Generator],
-        client: Option<usize>,
-    ) -> Decision {
-        self.budgets
-            .next_try(policy, request, f, tick, state, gens, client)
     }
 
     /// A request whose loop was `opened` here leaves the node, with

@@ -128,7 +128,7 @@ impl Runner<'_, '_> {
     #[inline]
     pub(super) fn breaker_admit(&mut self, node: usize, scope: usize, tick: u64) -> Admission {
         let log = self.obs.breakers.get_mut(node);
-        self.nodes[node].caller.admit(scope, tick, log)
+        self.nodes[node].caller.breakers.admit(scope, tick, log)
     }
 
     /// Breaker `scope` of `node` hears the answer (`failed` or not) to a
@@ -147,6 +147,7 @@ impl Runner<'_, '_> {
         let log = self.obs.breakers.get_mut(node);
         self.nodes[node]
             .caller
+            .breakers
             .answered(scope, failed, duration, tick, epoch, log)
     }
 
@@ -178,6 +179,7 @@ impl Runner<'_, '_> {
     /// under `policy` (both paths): the node's caller side, with the
     /// budget the request spends; a refusal is counted.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     pub(super) fn decide(
         &mut self,
         t: u64,
@@ -194,10 +196,15 @@ impl Runner<'_, '_> {
             None
         };
         let request = &self.sim.kinds[kind].request;
-        let d =
-            self.nodes[node]
-                .caller
-                .next_try(policy, request, f, t, state, &mut self.gens, client);
+        let d = self.nodes[node].caller.budgets.next_try(
+            policy,
+            request,
+            f,
+            t,
+            state,
+            &mut self.gens,
+            client,
+        );
         if d.refused {
             let i = self.obs.slots.index(t);
             self.obs.nodes[node].retries_refused[i] += 1;
@@ -382,6 +389,7 @@ impl Runner<'_, '_> {
     /// [`Decision`] on the request's retry loop; a grant is kept for
     /// [`Self::budget_leave`]).
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn retry_wait(
         &mut self,
         t: u64,

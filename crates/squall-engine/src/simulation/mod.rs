@@ -6,8 +6,9 @@
 //! deadline or a timed fault ([`takes_time`]) runs on the **timed path**
 //! (`timed/`: its module doc is the guide): events in nanoseconds, each try
 //! a call of its own, workers held while waiting, timeouts, orphans and
-//! cancellation. Both use the same server checks (`answer.rs`), retry rule
-//! ([`crate::policy::retry::next_wait`]), breakers and per-tick counters.
+//! cancellation. Both use the same server checks (`answer.rs`), the same
+//! caller side per node (`caller::CallerSide`: breakers,
+//! budgets, the retry rule) and per-tick counters.
 //!
 //! # How a run proceeds
 //!
@@ -72,9 +73,25 @@
 //! # Where the code lives
 //!
 //! This module is the event loop and the request's journey; the components
-//! it drives live beside it, in [`crate::policy`] (retry, backoff, breaker),
-//! `server/` (faults, capacity, scripts, composite responses) and
-//! [`crate::observe`] (what is counted). Here:
+//! it drives live beside it: `caller/` (a node's caller side, one
+//! `CallerSide` per node, which owns its breakers, retry budgets with the
+//! counts an Envoy budget reads, per-try timeout and hedging),
+//! [`crate::policy`] (the retry rule, backoff, the breaker and budget
+//! kinds), `server/` (faults, capacity, scripts, composite responses) and
+//! [`crate::observe`] (what is counted).
+//!
+//! Both paths call the caller side at the same moments of a try's life
+//! (`call.rs` here, `timed/flow.rs` on the timed path), through the
+//! helpers in `call.rs` that pick the request's breaker and budget (its
+//! client's own at its entry node, the path's under `per path`, else the
+//! node's): `first_try` when a request's retry loop opens at the node;
+//! `breaker_admit` (`Breakers::admit`) before each try, `refused` when
+//! the breaker says no; `breaker_record` (`Breakers::answered`) with
+//! the try's answer and duration (0 here); `decide`
+//! (`Budgets::next_try`) after a failure; `CallerSide::leave` when the
+//! request leaves the node. What stays per path is where a try's own
+//! state is kept (this path's request slab, the timed path's call slab)
+//! and how time passes. Here:
 //!
 //! * `builder` — [`SimulationBuilder`]: checks a model, prepares paths and
 //!   request kinds;
@@ -83,15 +100,17 @@
 //! * `runner` — the event loop, sources and the counting of calls;
 //! * `source` — how many requests a rate source sends per tick;
 //! * `clients` — the clients a source stands for (`clients N`): which one
-//!   a request belongs to, and their own breakers and budgets at the entry
-//!   node;
+//!   a request belongs to, and which of the entry node's per-client
+//!   breakers and budgets (held by its caller side) it uses;
 //! * `operation` — the running operation of a sequential source;
 //! * `call` — a call down the path and its answer back up: arrive, admit,
-//!   deliver, retry waits, finish;
+//!   deliver, retry waits, finish; and the caller-side helpers both paths
+//!   call;
 //! * `answer` — a node's own answer (faults, capacity, script, composite);
 //! * `requests` — the per-request slab (`keep`: which of its arrays a
 //!   model needs; `last_seen`: the last tick per request and node);
-//! * `node_state` — per-node state, one field per component.
+//! * `node_state` — per-node state, one field per component (its caller
+//!   side among them).
 
 mod accumulator;
 mod answer;

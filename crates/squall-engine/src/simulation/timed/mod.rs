@@ -118,6 +118,7 @@ mod flow;
 mod hedge;
 mod recorder;
 mod sequential;
+mod source_events;
 mod sources;
 mod trace;
 mod work_queue;
