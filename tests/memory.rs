@@ -47,3 +47,42 @@ fn peak_in_flight_does_not_grow_with_the_run() -> TestResult {
     );
     Ok(())
 }
+
+/// Issue 20: senders go under the invocation's memory budget like every
+/// other run. 10^7 records (the most a run holds) keep about 80 bytes
+/// each (the record, its place in the queue and a pending event) and 10^7
+/// logged attempts (one each, naive) about 40 bytes more: well over 1 GiB,
+/// so a budget of 100 MiB refuses the run before it starts, in `squall
+/// check` (`RunPlan::refusals`) and in `squall run` (`Study::run`),
+/// and the default budget (4 GiB) lets the check pass. On e2f06d5 both
+/// passed 100 MiB and the run took about 1.1 GB.
+#[test]
+fn senders_are_weighed_against_the_memory_budget() {
+    let s = load_text(
+        "big.squall",
+        r#"scenario "big" {
+  clock ms
+  run 1h
+  provider p { ceiling 5000/s  throttle 429 }
+  sender outbox to p { records 10000000  rate 5000/s  client naive }
+}"#,
+    )
+    .unwrap();
+    let refused = squall_report::RunPlan::every(&s).refusals(&s, Some(100));
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    let squall_report::StudyError::Memory { estimate, .. } = &refused[0].1 else {
+        panic!("{:?}", refused[0].1)
+    };
+    assert!(estimate.total > 1 << 30, "{estimate:?}");
+    let options = squall_report::StudyOptions {
+        memory_mib: Some(100),
+        ..Default::default()
+    };
+    assert!(matches!(
+        squall_report::Study::run(&s, options),
+        Err(squall_report::StudyError::Memory { .. })
+    ));
+    assert!(squall_report::RunPlan::every(&s)
+        .refusals(&s, None)
+        .is_empty());
+}

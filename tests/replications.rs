@@ -370,3 +370,61 @@ fn replications_round_trip_through_fmt() {
     assert!(formatted.contains("\n    replications 12\n"), "{formatted}");
     assert_eq!(fmt(&formatted), formatted);
 }
+
+/// A sender with random answers (1 % unknown codes, drawn per attempt),
+/// replicated 4 times.
+const SENDING: &str = r#"scenario "replicated sending" {
+  clock ms
+  run 2min
+  seed 3
+  provider p { ceiling 10/s  burst 5  throttle 429  unknown 1% as 418 }
+  sender outbox to p { records 1000  rate 8/s  client naive }
+  variant base "base" { }
+  report {
+    replications 4
+    table "sent" {
+      rows variants
+      column "delivered" = outbox.delivered :.1
+    }
+  }
+}"#;
+
+/// Issue 18: sending runs take `replications` like every other run. Each
+/// replication runs the senders again under its own seed (the run's
+/// replication seed, as a model's), so the unknown answers fall on other
+/// attempts, and a table reading a sender's number shows a mean and its
+/// interval over the 4. On e2f06d5 the senders ran once per variant and
+/// every replication read that one run.
+#[test]
+fn senders_run_once_per_replication_with_its_seed() {
+    let s = load_text("send.squall", SENDING).unwrap();
+    let study = Study::run(&s, StudyOptions::default()).unwrap();
+    let key = RunKey::Variant(0);
+    let mut seeds = vec![study.sending[0].spec.seed];
+    let mut delivered = vec![study.sending[0].obs.states.submitted];
+    for (i, replica) in study.replicas.iter().enumerate() {
+        let run = &replica[&key];
+        assert_eq!(run.sending.len(), 1);
+        let spec = &run.sending[0].spec;
+        assert_eq!(spec.seed, s.replication_seed(key, i + 1));
+        seeds.push(spec.seed);
+        delivered.push(run.sending[0].obs.states.submitted);
+    }
+    assert_eq!(seeds.len(), 4);
+    seeds.sort_unstable();
+    seeds.dedup();
+    assert_eq!(seeds.len(), 4, "one seed per replication");
+    // 8/s for 2 min is 961 attempts under a ceiling of 10/s: about 1 %
+    // of them (9.6 on average) answer 418 and are rejected, the rest are
+    // delivered. Four replications that all drew the same count would
+    // mean one run read four times.
+    assert!(
+        delivered.iter().any(|&d| d != delivered[0]),
+        "{delivered:?}"
+    );
+    let report = study.report();
+    let t = first_table(&report);
+    let i = interval(t, 0, 1);
+    let mean = delivered.iter().sum::<u64>() as f64 / 4.0;
+    assert!((i.mean - mean).abs() < 1e-9, "{i:?} against {mean}");
+}

@@ -104,11 +104,15 @@ impl Study<'_> {
                 sender,
                 metric,
             } => {
-                // A sending study runs once: every replication reads it.
+                // Every replication has its own senders' run: the first
+                // replication's are in the study, the others' in their runs.
                 let key = variant.map_or(ctx.run, RunKey::Variant);
                 let name = &self.scenario.senders.get(*sender)?.name.name;
-                self.sending
-                    .iter()
+                let runs = match r {
+                    0 => &self.sending,
+                    _ => &self.run_of(key, r)?.sending,
+                };
+                runs.iter()
                     .find(|s| s.key == key && s.sender == *name)?
                     .value(*metric)
             }

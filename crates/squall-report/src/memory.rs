@@ -69,17 +69,23 @@ pub(crate) const CALL_ROW: u64 = std::mem::size_of::<squall_engine::observe::Cal
 
 /// The invocation's peak: without reduction every run's series at once;
 /// with it, the series of the runs in progress (one per thread) and the
-/// totals of every run; `log` more for every run (a full call log).
+/// totals of every run; `log` more for every run (a full call log). Each
+/// model comes with the bytes of its senders' run
+/// ([`squall_engine::sending::estimate_bytes`]), held while it runs and
+/// kept once finished (the attempt log reads every attempt).
 pub(crate) fn estimate<'m>(
-    models: impl Iterator<Item = &'m Model>,
+    models: impl Iterator<Item = (&'m Model, u64)>,
     threads: usize,
     reduce: bool,
     log: u64,
 ) -> MemoryEstimate {
     let mut sizes: Vec<(u64, u64)> = models
-        .map(|m| {
+        .map(|(m, sending)| {
             let (running, kept) = run_bytes(m);
-            (running, kept.saturating_add(log))
+            (
+                running.saturating_add(sending),
+                kept.saturating_add(log).saturating_add(sending),
+            )
         })
         .collect();
     let runs = sizes.len();

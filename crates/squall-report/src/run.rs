@@ -15,6 +15,7 @@ use squall_engine::Observations;
 use squall_lang::{Model, Overrides, RunKey};
 
 use crate::counts::WindowCounts;
+use crate::sending::SendRun;
 
 /// One finished run.
 #[derive(Debug, Clone)]
@@ -30,6 +31,10 @@ pub struct Run {
     /// Once reduced: the totals of every named window of the model, in
     /// window order. `None`: the per-tick series are all there.
     pub kept: Option<Vec<WindowCounts>>,
+    /// Its senders' runs (`provider`/`sender` blocks), in declaration
+    /// order: run with the same overrides and seed, so every replication
+    /// and every sweep point has its own. Empty without senders.
+    pub sending: Vec<SendRun>,
 }
 
 impl Run {

@@ -12,7 +12,7 @@ use squall_lang::{RunKey, Scenario, Setting};
 pub use crate::error::StudyError;
 use crate::plan::{Keep, RunOptions, RunPlan};
 pub use crate::run::Run;
-use crate::sending::{run_senders, SendRun};
+use crate::sending::SendRun;
 
 /// A scenario and its finished runs.
 #[derive(Debug)]
@@ -29,8 +29,10 @@ pub struct Study<'s> {
     /// empty without. Tables and lines read every replication, other items
     /// the first (`runs`).
     pub replicas: Vec<BTreeMap<RunKey, Run>>,
-    /// Every sender's run (`provider`/`sender` blocks), by variant then
-    /// declaration; empty without senders.
+    /// Every sender's run (`provider`/`sender` blocks) of the first
+    /// replication of every run, by run then declaration; empty without
+    /// senders. Later replications keep theirs in their runs
+    /// ([`Run::sending`]).
     pub sending: Vec<SendRun>,
 }
 
@@ -59,7 +61,7 @@ impl<'s> Study<'s> {
     /// ([`RunPlan::report`]).
     pub fn run(scenario: &'s Scenario, options: StudyOptions) -> Result<Study<'s>, StudyError> {
         let plan = RunPlan::report(scenario, options.variants.as_deref());
-        let ran = plan.run_with(
+        let mut ran = plan.run_with(
             scenario,
             &RunOptions {
                 cli: &options.cli,
@@ -71,17 +73,7 @@ impl<'s> Study<'s> {
                 call_log: options.events,
             },
         )?;
-        // Senders run for every variant the plan ran: the selected ones,
-        // and those an `expect` or a `line` names.
-        let ran_variants: Vec<usize> = ran
-            .runs
-            .keys()
-            .filter_map(|k| match k {
-                RunKey::Variant(v) => Some(*v),
-                _ => None,
-            })
-            .collect();
-        let sending = run_senders(scenario, &options.cli, Some(&ran_variants))?;
+        let sending = take_sending(&mut ran.runs);
         Ok(Study {
             sending,
             scenario,
@@ -108,4 +100,12 @@ impl<'s> Study<'s> {
             .find(|&v| self.includes_variant(v))
             .map_or(RunKey::Variant(0), RunKey::Variant)
     }
+}
+
+/// The senders' runs of `runs` (the first replications), by run then
+/// declaration, moved out of them into the study.
+pub(crate) fn take_sending(runs: &mut BTreeMap<RunKey, Run>) -> Vec<SendRun> {
+    runs.values_mut()
+        .flat_map(|r| std::mem::take(&mut r.sending))
+        .collect()
 }

@@ -91,6 +91,17 @@ pub fn run_sending(spec: &SendSpec) -> Result<SendObservations, SimError> {
     Ok(out.remove(0))
 }
 
+/// The bytes a run of `specs` ([`run_senders`]) holds at its peak, at
+/// most: every sender's records, pending events and logged attempts (the
+/// attempt log keeps every attempt, so a finished run keeps them too).
+/// Nothing is simulated.
+pub fn estimate_bytes<'a>(specs: impl IntoIterator<Item = &'a SendSpec>) -> u64 {
+    specs
+        .into_iter()
+        .map(super::sender::bytes)
+        .fold(0, u64::saturating_add)
+}
+
 /// The label suffix of the `i`th component of its kind: none for the
 /// first, ` NAME` for the others (see the module doc).
 fn suffix(i: usize, name: &str) -> String {

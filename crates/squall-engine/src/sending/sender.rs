@@ -68,6 +68,30 @@ struct Record {
     answer: Option<Answer>,
 }
 
+/// The bytes a sender of `spec` holds at its peak, at most: every record
+/// (and its place in the queue, and a pending event on the calendar), and
+/// every attempt the log keeps. Attempts are bounded by the pool's bucket
+/// (its rate over the run, plus its burst) and by the records' attempt
+/// caps (one each for the naive client); the series bins are few (at
+/// most `MAX_BINS`, checked by the language).
+pub(super) fn bytes(spec: &SendSpec) -> u64 {
+    use std::mem::size_of;
+    let records = spec.records.count;
+    let per_record = match &spec.client {
+        ClientSpec::Naive { .. } => 1,
+        ClientSpec::Classified(c) => u64::from(c.max_attempts.max(1)),
+    };
+    let by_pool = spec.pool.rate * spec.ticks as f64 + spec.pool.burst.max(1.0);
+    let attempts = (records.saturating_mul(per_record) as f64).min(by_pool.ceil());
+    let event = size_of::<Event>() as u64 + 16;
+    let record = size_of::<Record>() as u64 + size_of::<u32>() as u64 + event;
+    let bins = spec.ticks.div_ceil(spec.bin.max(1)).max(1);
+    records
+        .saturating_mul(record)
+        .saturating_add((attempts as u64).saturating_mul(size_of::<AttemptRow>() as u64))
+        .saturating_add(bins.saturating_mul(size_of::<SendBin>() as u64))
+}
+
 /// One sender in a run.
 pub(super) struct Sender<'a> {
     spec: &'a SendSpec,

@@ -16,6 +16,12 @@ use crate::error::StudyError;
 use crate::memory::{estimate, MemoryEstimate, CALL_ROW};
 use crate::refusal::Refusal;
 use crate::run::Run;
+use crate::sending::{run_senders, sender_specs};
+
+/// The bytes a run's senders hold ([`squall_engine::sending::estimate_bytes`]).
+fn sending_bytes(specs: &[(String, squall_lang::model::sending::SendSpec)]) -> u64 {
+    squall_engine::sending::estimate_bytes(specs.iter().map(|(_, s)| s))
+}
 
 impl RunPlan {
     /// Resolves every run with the `cli` settings, then simulates them (each
@@ -62,11 +68,16 @@ impl RunPlan {
             models.push((k, 0, ov, m));
             models.extend(others);
         }
+        // Every run's senders, resolved with its overrides (and seed).
+        let models = models
+            .into_iter()
+            .map(|(k, r, ov, m)| Ok((k, r, sender_specs(s, &ov)?, ov, m)))
+            .collect::<Result<Vec<_>, StudyError>>()?;
         // A run past the engine's own limits, or whose own memory is past
         // the budget, is refused at the declaration that causes it, before
         // the invocation's budget is weighed.
         let budget = o.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
-        for (key, _, _, m) in &models {
+        for (key, _, _, _, m) in &models {
             builder(s, m, budget)
                 .build()
                 .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, *key, e))))?;
@@ -74,7 +85,12 @@ impl RunPlan {
         let reduce = o.keep == Keep::Report && !reads_ticks(s);
         let threads = o.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
         let log = o.call_log.map_or(0, |n| n as u64 * CALL_ROW);
-        let estimate = estimate(models.iter().map(|x| &x.3), threads, reduce, log);
+        let estimate = estimate(
+            models.iter().map(|x| (&x.4, sending_bytes(&x.2))),
+            threads,
+            reduce,
+            log,
+        );
         if estimate.total > budget.saturating_mul(1 << 20) {
             return Err(StudyError::Memory {
                 estimate,
@@ -87,7 +103,7 @@ impl RunPlan {
             models
                 .into_par_iter()
                 .filter(|_| o.stop.is_none_or(|f| !f.load(Ordering::SeqCst)))
-                .map(|(key, r, overrides, model)| {
+                .map(|(key, r, senders, overrides, model)| {
                     let mut b = builder(s, &model, budget);
                     if let Some(n) = o.call_log {
                         b = b.call_log(n);
@@ -96,12 +112,14 @@ impl RunPlan {
                         .build()
                         .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, key, e))))?;
                     let obs = sim.run()?;
+                    let sending = run_senders(key, senders)?;
                     let mut run = Run {
                         key,
                         overrides,
                         model,
                         obs,
                         kept: None,
+                        sending,
                     };
                     if reduce {
                         run.reduce();
@@ -149,10 +167,16 @@ impl RunPlan {
         let replications = s.report.replications.map_or(1, |n| n.max(1) as usize);
         let mut models = Vec::with_capacity(self.keys.len());
         for &k in &self.keys {
-            let (_, m) = resolve(s, k, cli)?;
-            models.extend(std::iter::repeat_n(m, replications));
+            let (o, m) = resolve(s, k, cli)?;
+            let sending = sending_bytes(&sender_specs(s, &o)?);
+            models.extend(std::iter::repeat_n((m, sending), replications));
         }
-        Ok(estimate(models.iter(), threads.max(1), reduce, 0))
+        Ok(estimate(
+            models.iter().map(|(m, b)| (m, *b)),
+            threads.max(1),
+            reduce,
+            0,
+        ))
     }
 
     /// The runs that would not start, without command-line settings: a run
@@ -167,9 +191,12 @@ impl RunPlan {
         for &k in &self.keys {
             let problem = match resolve(s, k, &[]) {
                 Err(e) => e,
-                Ok((_, m)) => match builder(s, &m, budget).build() {
-                    Ok(_) => continue,
+                Ok((o, m)) => match builder(s, &m, budget).build() {
                     Err(e) => StudyError::Refused(Box::new(Refusal::locate(s, k, e))),
+                    Ok(_) => match senders_over(s, &o, budget) {
+                        Some(e) => e,
+                        None => continue,
+                    },
                 },
             };
             if let StudyError::Refused(new) = &problem {
@@ -188,4 +215,21 @@ impl RunPlan {
         }
         out
     }
+}
+
+/// A run whose senders alone would hold more than the memory budget
+/// \[MiB\]: the invocation's refusal ([`StudyError::Memory`]) for that one
+/// run, as `squall run` would give it. `None` when it fits (or its senders
+/// do not resolve: [`RunPlan::refusals`] reports that with the model's).
+fn senders_over(s: &Scenario, o: &squall_lang::Overrides, budget: u64) -> Option<StudyError> {
+    let bytes = sending_bytes(&sender_specs(s, o).ok()?);
+    (bytes > budget.saturating_mul(1 << 20)).then_some(StudyError::Memory {
+        estimate: MemoryEstimate {
+            runs: 1,
+            per_run: bytes,
+            total: bytes,
+            reduced: false,
+        },
+        budget_mib: budget,
+    })
 }

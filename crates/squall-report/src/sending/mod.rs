@@ -18,6 +18,6 @@ pub mod utc;
 pub use attempt_log::{
     attempt_log_csv, write_attempt_log_sqlite, AttemptLogError, LogRow, RunLog, COLUMNS,
 };
-pub use send_run::{run_senders, SendRun};
+pub use send_run::{run_senders, sender_specs, SendRun};
 pub use tables::{codes_by_status, codes_table, per_bin_table, side_by_side, throttle_ratio};
 pub use utc::utc_text;

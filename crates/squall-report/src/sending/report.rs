@@ -60,13 +60,15 @@ impl Study<'_> {
             .collect()
     }
 
-    /// The runs of the selected variants (`--variant`), in order.
+    /// The runs of the selected variants (`--variant`), in order (a sweep
+    /// point's senders are read by the lines and tables that name them,
+    /// not printed).
     pub fn selected_sending(&self) -> Vec<&SendRun> {
         self.sending
             .iter()
             .filter(|r| match r.key {
                 RunKey::Variant(v) => self.includes_variant(v),
-                _ => true,
+                _ => false,
             })
             .collect()
     }

@@ -4,7 +4,7 @@
 
 use squall_engine::sending::{run_senders as run_all, SendObservations};
 use squall_lang::model::sending::SendSpec;
-use squall_lang::{RunKey, Scenario, SendMetric, Setting};
+use squall_lang::{Overrides, RunKey, Scenario, SendMetric};
 
 use crate::error::StudyError;
 
@@ -21,39 +21,39 @@ pub struct SendRun {
     pub obs: SendObservations,
 }
 
-/// Every sender of every variant in `variants` (all when `None`), in
-/// variant then declaration order. A variant's senders run together, in
-/// one run of the engine, so senders naming one provider share it. A
-/// scenario without senders has none.
-pub fn run_senders(
+/// The senders of the run `o` (its overrides carry its seed), resolved:
+/// `(name, study)` in declaration order; none without senders.
+pub fn sender_specs(
     scenario: &Scenario,
-    cli: &[Setting],
-    variants: Option<&[usize]>,
+    o: &Overrides,
+) -> Result<Vec<(String, SendSpec)>, StudyError> {
+    scenario
+        .sending(o)
+        .map_err(|l| StudyError::Invalid(scenario.diagnostics(l)))
+}
+
+/// Runs a run's senders together, in one run of the engine, so senders
+/// naming one provider share it: one [`SendRun`] per sender, in order.
+pub fn run_senders(
+    key: RunKey,
+    specs: Vec<(String, SendSpec)>,
 ) -> Result<Vec<SendRun>, StudyError> {
-    let mut out = Vec::new();
-    if scenario.senders.is_empty() {
-        return Ok(out);
+    if specs.is_empty() {
+        return Ok(Vec::new());
     }
-    for v in 0..scenario.variants.len() {
-        if variants.is_some_and(|s| !s.contains(&v)) {
-            continue;
-        }
-        let key = RunKey::Variant(v);
-        let specs = scenario
-            .sending(&scenario.overrides(key, cli))
-            .map_err(|l| StudyError::Invalid(scenario.diagnostics(l)))?;
-        let (names, specs): (Vec<String>, Vec<SendSpec>) = specs.into_iter().unzip();
-        let observed = run_all(&specs)?;
-        for ((sender, spec), obs) in names.into_iter().zip(specs).zip(observed) {
-            out.push(SendRun {
-                key,
-                sender,
-                spec,
-                obs,
-            });
-        }
-    }
-    Ok(out)
+    let (names, specs): (Vec<String>, Vec<SendSpec>) = specs.into_iter().unzip();
+    let observed = run_all(&specs)?;
+    Ok(names
+        .into_iter()
+        .zip(specs)
+        .zip(observed)
+        .map(|((sender, spec), obs)| SendRun {
+            key,
+            sender,
+            spec,
+            obs,
+        })
+        .collect())
 }
 
 /// Bad records among the first `n` with `share` bad: the engine spreads

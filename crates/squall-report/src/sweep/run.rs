@@ -47,7 +47,7 @@ pub fn run_sweep(
         .collect();
     let tables = sweep_tables(scenario, s);
     let plan = RunPlan::sweep(scenario, s, &|k| mine(Some(k), s, options.shard));
-    let ran = plan.run_with(
+    let mut ran = plan.run_with(
         scenario,
         &RunOptions {
             cli: &options.cli,
@@ -64,9 +64,9 @@ pub fn run_sweep(
         scenario,
         cli: options.cli.clone(),
         selected: None,
+        sending: crate::study::take_sending(&mut ran.runs),
         runs: ran.runs,
         replicas: ran.replicas,
-        sending: Vec::new(),
     };
     let base_ticks = scenario
         .model_for(RunKey::Variant(sweep.base), &options.cli)
