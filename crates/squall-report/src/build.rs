@@ -90,23 +90,52 @@ impl Study<'_> {
         }
         let expects = self.expectations();
         if !expects.is_empty() {
+            // Under a wall clock each value reads in its expression's unit
+            // (a 1 s recovery as 1 s, not 1000 ticks), named in a column.
+            // Only where some value has a unit: a table of counts and
+            // shares reads as before.
+            let wall = s.clock.tick_millis().is_some()
+                && s.report
+                    .expects
+                    .iter()
+                    .any(|e| crate::unit::unit_of(&e.lhs, s) != crate::unit::Unit::Plain);
+            let mut columns = vec!["expect".to_string(), "actual".to_string()];
+            if wall {
+                columns.push("unit".into());
+            }
+            columns.push("result".into());
             blocks.push(Block::Table(Table {
                 title: "expectations".into(),
-                columns: vec!["expect".into(), "actual".into(), "result".into()],
+                columns,
                 rows: expects
                     .iter()
-                    .map(|e| {
-                        vec![
-                            Cell::Text(format!("line {}: {}", e.line, e.text)),
-                            Cell::number(e.actual, 4),
-                            Cell::Text(if e.passed {
-                                "ok".into()
-                            } else if e.not_run {
-                                "not run".into()
-                            } else {
-                                "FAILED".into()
-                            }),
-                        ]
+                    .zip(&s.report.expects)
+                    .map(|(e, spec)| {
+                        let unit = crate::unit::unit_of(&spec.lhs, s);
+                        let shown = e
+                            .actual
+                            .filter(|_| wall)
+                            .and_then(|a| crate::unit::on_wall_clock(a, unit, s.clock));
+                        let mut row = vec![Cell::Text(format!("line {}: {}", e.line, e.text))];
+                        match shown {
+                            Some((v, symbol)) => {
+                                row.push(Cell::number(Some(v), 4));
+                                row.push(Cell::Text(symbol.into()));
+                            }
+                            None if wall => {
+                                row.push(Cell::number(e.actual, 4));
+                                row.push(Cell::Text(String::new()));
+                            }
+                            None => row.push(Cell::number(e.actual, 4)),
+                        }
+                        row.push(Cell::Text(if e.passed {
+                            "ok".into()
+                        } else if e.not_run {
+                            "not run".into()
+                        } else {
+                            "FAILED".into()
+                        }));
+                        row
                     })
                     .collect(),
             }));

@@ -158,7 +158,7 @@ impl Study<'_> {
             let opt = |x: Option<f64>, d: usize| x.map_or("—".to_string(), |x| to_fixed(x, d));
             let run = self.runs.get(&key);
             let (saturated, refused) = match (w.saturation, run) {
-                (Some(sat), Some(run)) => (sat.saturated(), sat.describe(run)),
+                (Some(sat), Some(run)) => (sat.saturated(), sat.describe(&bin_width(run))),
                 _ => (
                     w.saturated >= SATURATED_SHARE * w.ticks,
                     format!("calls refused in {} of {} {units}", w.saturated, w.ticks),
@@ -303,11 +303,17 @@ fn bottleneck_clause(run: &crate::study::Run, window: usize, node: usize) -> Str
             };
             format!(
                 "; the bottleneck on its path is `{name}`, {where_}, at its capacity limit ({})",
-                b.describe(run)
+                b.describe(&bin_width(run))
             )
         }
         _ => String::new(),
     }
+}
+
+/// The width of a run's series bins in the clock's words (`1 s`).
+fn bin_width(run: &crate::study::Run) -> String {
+    let width = run.obs.timed.as_ref().map_or(1, |t| t.bin_ticks);
+    span(run.model.clock, width)
 }
 
 fn key_variant(key: RunKey) -> Option<usize> {

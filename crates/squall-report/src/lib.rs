@@ -98,6 +98,7 @@ pub mod series;
 pub mod study;
 pub mod sweep;
 pub mod table;
+pub mod unit;
 pub mod words;
 
 pub use document::{Block, Cell, Report, Table};

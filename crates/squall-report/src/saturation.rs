@@ -19,7 +19,6 @@
 //! **bottleneck** of a path is the saturated node farthest down it, the
 //! one the others wait on.
 
-use crate::diagnose::span;
 use crate::run::Run;
 
 /// Share of a node's workers that, busy on average over a bin, counts as
@@ -53,12 +52,12 @@ impl Saturation {
         self.bins > 0 && self.at_limit as f64 >= SATURATED_SHARE * self.bins as f64
     }
 
-    /// The evidence in words, for a report line: `all 4 workers busy in 15
-    /// of 15 bins of 1 s, its queue growing in 14, calls refused for
-    /// capacity — queue full, rate limit, queue timeout — in 0`.
-    pub fn describe(&self, run: &Run) -> String {
-        let width = run.obs.timed.as_ref().map_or(1, |t| t.bin_ticks);
-        let of = format!("of {} bins of {}", self.bins, span(run.model.clock, width));
+    /// The evidence in words, for a report line, with the bins' width in
+    /// words (`1 s`): `all 4 workers busy in 15 of 15 bins of 1 s, its
+    /// queue growing in 14, calls refused for capacity — queue full, rate
+    /// limit, queue timeout — in 0`.
+    pub fn describe(&self, width: &str) -> String {
+        let of = format!("of {} bins of {width}", self.bins);
         let refused = "calls refused for capacity — queue full, rate limit, queue timeout — in";
         match self.workers {
             Some(w) => format!(

@@ -100,19 +100,30 @@ fn a_long_run_at_clock_ms_gives_a_small_chart() {
     let s = squall_lang::load("long.squall", text).unwrap_or_else(|e| panic!("{e:?}"));
     let study = Study::run(&s, StudyOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     let series = study.binned(squall_lang::Metric::CallRate, 1, MAX_BINS);
-    assert_eq!(series.bin_width, 200.0, "120 000 ticks in bins of 200 ms");
+    // Under `clock ms` the chart reads in seconds: 120 000 ticks in bins of
+    // 200 ms are 600 bins of 0.2 s; the fault's ticks 30 000..=60 000 span
+    // 29.999 s to 60 s (a tick t spans t - 1 to t). Each quotient of
+    // integers by 1000 is the double nearest the decimal: exact equality.
+    assert_eq!(series.bin_width, 0.2, "bins of 200 ms, in seconds");
     assert_eq!(series.bins(), 600);
     assert_eq!(
         series.faults,
         vec![FaultWindow {
-            start: 29_999.0,
-            end: 60_000.0,
+            start: 29.999,
+            end: 60.0,
             label: "slow".into()
         }]
     );
+    // Rates per second: db sees the 2 calls/ms the source sends (2 000/s)
+    // before the fault, exactly (a uniform source, capacity 3/ms).
+    assert_eq!(series.lines[0].values[10], Some(2000.0));
     let svg = series.to_svg();
     assert!(svg.len() < 64 * 1024, "{} bytes", svg.len());
-    texts(&svg);
+    let t = texts(&svg);
+    for want in ["time (s)", "calls per s"] {
+        assert!(t.iter().any(|x| x == want), "no {want:?} in {t:?}");
+    }
+    assert!(!t.iter().any(|x| x.contains("ms")), "{t:?}");
 }
 
 #[test]
@@ -160,12 +171,9 @@ fn a_timed_run_charts_the_engines_own_bins() {
     let db = 1;
     for metric in [squall_lang::Metric::P99, squall_lang::Metric::QueueMean] {
         let series = study.binned(metric, db, MAX_BINS);
-        // 20 000 ticks in 20 bins of the engine's 1 000 ticks.
-        assert_eq!(
-            (series.bin_width, series.bins()),
-            (1000.0, 20),
-            "{metric:?}"
-        );
+        // 20 000 ticks of 1 ms in 20 bins of 1 s (the chart reads in
+        // seconds under `clock ms`).
+        assert_eq!((series.bin_width, series.bins()), (1.0, 20), "{metric:?}");
         let v = &series.lines[0].values;
         let (before, slow) = (v[3].unwrap_or(f64::NAN), v[10].unwrap_or(f64::NAN));
         assert!(

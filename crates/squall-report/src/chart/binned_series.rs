@@ -80,6 +80,31 @@ impl BinnedSeries {
         self.start + self.bins() as f64 * self.bin_width
     }
 
+    /// The series with its time axis in seconds, `k` ticks a second (a
+    /// clock finer than a second): bins, start and fault windows divided by
+    /// `k`; with `rate`, the values are rates per tick and become rates per
+    /// second (times `k`).
+    pub fn in_seconds(mut self, k: f64, rate: bool) -> Self {
+        self.time_unit = "s".to_string();
+        self.start /= k;
+        self.bin_width /= k;
+        for f in &mut self.faults {
+            f.start /= k;
+            f.end /= k;
+        }
+        if rate {
+            for l in &mut self.lines {
+                for v in l.values.iter_mut().flatten() {
+                    *v *= k;
+                }
+            }
+            for l in &mut self.levels {
+                l.value *= k;
+            }
+        }
+        self
+    }
+
     /// The series as CSV: one row per bin, its start, then each line's value
     /// in full precision (empty for none), then each level's. The first heading names the
     /// time unit and the bin width: `bin start (rounds; bin width 5)`.

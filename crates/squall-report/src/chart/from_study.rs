@@ -102,6 +102,33 @@ pub fn value_label(metric: Metric, unit: &str, width: u64) -> String {
     }
 }
 
+/// True for a metric that is a rate per tick.
+fn is_rate(metric: Metric) -> bool {
+    matches!(
+        metric,
+        Metric::CallRate
+            | Metric::ServedRate
+            | Metric::UniqueRate
+            | Metric::EdgeRate
+            | Metric::DroppedRate
+    )
+}
+
+/// [`value_label`] for a chart read in seconds (module docs of
+/// [`BinnedSeries::in_seconds`]): rates per second, counts per bin of so
+/// many seconds, durations in the clock's `unit`.
+pub fn value_label_in_seconds(metric: Metric, unit: &str, width: u64, clock: Clock) -> String {
+    if is_rate(metric) {
+        return value_label(metric, "s", width);
+    }
+    let label = value_label(metric, unit, width);
+    let bin = format!("per {width}-{unit} bin");
+    match label.strip_suffix(&bin) {
+        Some(what) => format!("{what}per {} bin", crate::diagnose::span(clock, width)),
+        None => label,
+    }
+}
+
 /// The value of `metric` over ticks `from..=to` of a run.
 fn bin_value(obs: &Observations, metric: Metric, from: u64, to: u64, node: usize) -> Option<f64> {
     let unique = || {
@@ -323,10 +350,24 @@ impl Study<'_> {
             })
             .collect();
         let clock = self.scenario.clock;
+        // Under a clock finer than a second, a chart reads in seconds:
+        // time, rates per second and bins, durations still in the clock's
+        // unit (a latency in ms reads better than in thousandths of a
+        // second).
+        let per_second = clock
+            .tick_millis()
+            .filter(|&ms| ms < 1000)
+            .map(|ms| 1000.0 / ms as f64);
         let unit = clock.unit_name();
-        let mut what = value_label(metric, unit, grid.width);
+        let mut what = match per_second {
+            Some(_) => value_label_in_seconds(metric, unit, grid.width, clock),
+            None => value_label(metric, unit, grid.width),
+        };
         if grid.per > 1 && per_engine_bin(metric) == Some(Combine::Highest) {
-            let engine = format!("{} {unit}", grid.engine);
+            let engine = match per_second {
+                Some(_) => crate::diagnose::span(clock, grid.engine),
+                None => format!("{} {unit}", grid.engine),
+            };
             what = format!("{what}, highest of {} bins of {engine}", grid.per);
         }
         let title = if metric.needs_node() {
@@ -338,7 +379,11 @@ impl Study<'_> {
         } else {
             format!("{}: {what}", self.scenario.name)
         };
-        grid.series(title, what, axis_unit(clock), lines, fault_windows(&runs))
+        let series = grid.series(title, what, axis_unit(clock), lines, fault_windows(&runs));
+        match per_second {
+            Some(k) => series.in_seconds(k, is_rate(metric)),
+            None => series,
+        }
     }
 
     /// The name of node `node` (`?` for none).

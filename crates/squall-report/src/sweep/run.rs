@@ -285,7 +285,14 @@ fn measures_table(study: &Study<'_>, s: usize, shard: Option<Shard>) -> TableRow
         .map(|(n, _)| n.as_str())
         .collect::<Vec<_>>()
         .join(", ")];
-    columns.extend(scenario.report.measures.iter().map(|m| m.name.clone()));
+    // A measure with a unit under a wall clock says it: `recovery [ms]`.
+    columns.extend(scenario.report.measures.iter().map(|m| {
+        let unit = crate::unit::unit_of(&m.expr, scenario);
+        match crate::unit::raw_symbol(unit, scenario.clock) {
+            "" => m.name.clone(),
+            symbol => format!("{} [{symbol}]", m.name),
+        }
+    }));
     let count = sweep.point_count();
     let rows = (0..count)
         .filter(|&p| shard.is_none_or(|sh| sh.holds(p)))
