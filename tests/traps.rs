@@ -228,3 +228,39 @@ fn a_uniform_source_sends_rate_times_run_on_both_paths() -> TestResult {
     }
     Ok(())
 }
+
+/// A runaway with no retry policy to blame names what drives its work: a
+/// poison message received again at once up to a million times stops at
+/// the work budget with the work queue named, not with "no node retries,
+/// so the run is simply long" as on `main`. (Work budget 20 000 events;
+/// the first message is poison, worked 0.1 ms a receive: 100 000 receives
+/// in 10 s, each at least one event, pass that.)
+#[test]
+fn a_runaway_without_retries_names_what_drives_it() -> TestResult {
+    let text = r#"scenario "spin" {
+  clock ms
+  run 10s
+  work_budget 20_000
+  source shop { rate 10/s  enters orders }
+  chain orders
+  service orders {
+    consumers 1
+    work 0.1ms
+    poison 1
+    redeliver immediately
+    max_receives 1_000_000
+    dead_letter dlq
+  }
+}
+"#;
+    let s = load_text("spin.squall", text)?;
+    let err = match run_study(&s, Vec::new(), None) {
+        Ok(_) => panic!("the run should stop at its work budget"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("its work budget"), "{err}");
+    assert!(err.contains("work queue `orders`"), "{err}");
+    assert!(err.contains("up to 1000000 receives"), "{err}");
+    assert!(!err.contains("simply long"), "{err}");
+    Ok(())
+}

@@ -209,6 +209,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             attempts,
             ratio,
             product,
+            driver: crate::error::work_drivers(m),
         }
     }
 
