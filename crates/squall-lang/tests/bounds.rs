@@ -7,18 +7,7 @@
 
 use squall_lang::{MAX_HERD_ATTEMPT, MAX_HERD_CLIENTS, MAX_WAITS_ATTEMPTS};
 
-use crate::common::{at, load_text_err};
-
-/// The one diagnostic of `text` is at `needle` and starts with `says`.
-fn refused_at(text: &str, needle: &str, says: &str) {
-    let plain = load_text_err(text).to_plain();
-    let (line, col) = at(text, needle);
-    assert!(
-        plain.starts_with(&format!("test.squall:{line}:{col}: error: {says}")),
-        "{plain}"
-    );
-    assert_eq!(plain.matches(": error: ").count(), 1, "{plain}");
-}
+use crate::common::one_error;
 
 fn breaker(window: &str) -> String {
     format!(
@@ -35,12 +24,12 @@ fn a_resilience4j_time_window_is_at_most_a_day() {
         .unwrap_or_else(|d| panic!("a day loads:\n{}", d.to_plain()));
     squall_lang::load("ok.squall", &breaker("1440min"))
         .unwrap_or_else(|d| panic!("a day in minutes loads:\n{}", d.to_plain()));
-    refused_at(
+    one_error(
         &breaker("86401s"),
         "86401s",
         "a resilience4j time `window` is at most 86400 seconds (one bucket per second is kept), found 86401",
     );
-    refused_at(
+    one_error(
         &breaker("100000000s"),
         "100000000s",
         "a resilience4j time `window` is at most 86400 seconds",
@@ -61,7 +50,7 @@ fn a_waits_table_has_at_most_ten_thousand_rows() {
     let ok = report("waits \"w\" { policies [full]  attempts 10_000 }");
     squall_lang::load("ok.squall", &ok).unwrap_or_else(|d| panic!("{}", d.to_plain()));
     let text = report("waits \"w\" { policies [full]  attempts 1_000_000_000_000_000 }");
-    refused_at(
+    one_error(
         &text,
         "1_000_000_000_000_000",
         "`attempts` must be at most 10000, found 1000000000000000",
@@ -77,11 +66,11 @@ fn a_herd_is_bounded_in_clients_and_retry() {
     let ok = report("herd \"h\" { policy full  clients 100_000  attempt 1_000 }");
     squall_lang::load("ok.squall", &ok).unwrap_or_else(|d| panic!("{}", d.to_plain()));
     let text = report("herd \"h\" { policy full  clients 1_000_000_000_000 }");
-    refused_at(
+    one_error(
         &text,
         "1_000_000_000_000",
         "`clients` must be at most 100000, found 1000000000000",
     );
     let text = report("herd \"h\" { policy full  clients 10  attempt 1_001 }");
-    refused_at(&text, "1_001", "`attempt` must be at most 1000, found 1001");
+    one_error(&text, "1_001", "`attempt` must be at most 1000, found 1001");
 }
