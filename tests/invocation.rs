@@ -344,18 +344,22 @@ fn the_event_log_has_one_row_per_answered_call_on_both_engine_paths() {
             row(2.0, 2, "api", 1, "success", 0.0),
         ]
     );
-    // The timed path: a request arrives at 5 ms (after its tick 4) and at
-    // 9 ms; db answers after its 2 ms, api after its own 1 ms and db's 2.
+    // The timed path: `rate 0.25/ms` over ticks 1..12 sends 3 requests as
+    // the zero-time path does: its first tick counts at the start (credit
+    // 0.25 at 1 ms), so they come at 4, 8 and 12 ms; db answers after its
+    // 2 ms, api after its own 1 ms and db's 2: at 7 and 11 ms, and the
+    // third is still in flight at the run's end (13 ms). (Before the
+    // source's fix it sent 2, at 5 and 9 ms.)
     let (code, _, err) = run_in(&dir, &["run", "timed.squall", "--events", "timed.jsonl"]);
     assert_eq!(code, 0, "{err}");
     let text = std::fs::read_to_string(dir.join("timed.jsonl")).unwrap_or_default();
     assert_eq!(
         rows(&text),
         [
-            row(8.0, 1, "db", 1, "success", 2.0),
-            row(8.0, 1, "api", 1, "success", 3.0),
-            row(12.0, 2, "db", 1, "success", 2.0),
-            row(12.0, 2, "api", 1, "success", 3.0),
+            row(7.0, 1, "db", 1, "success", 2.0),
+            row(7.0, 1, "api", 1, "success", 3.0),
+            row(11.0, 2, "db", 1, "success", 2.0),
+            row(11.0, 2, "api", 1, "success", 3.0),
         ]
     );
 }

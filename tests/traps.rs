@@ -200,3 +200,67 @@ fn latency_of_nothing_served_is_na_and_fails_an_expectation() -> TestResult {
     assert_eq!(quiet_row.matches('—').count(), 3, "{quiet_row}");
     Ok(())
 }
+
+/// A uniform source sends `rate x run` requests, whether or not anything
+/// takes time. The path where nothing does adds a tick's rate when the
+/// tick starts; the timed path now counts a starting rate's first tick at
+/// once too. At 1/ms over 1 000 ms (ticks 1..=1000): one request at the
+/// start of each tick, 1 000. At 0.3/ms: the k-th request when `0.3 + 0.3
+/// t = k`, at `t = k / 0.3 - 1` ms after the start, for `t < 1000`: k = 1
+/// ..= 300, 300. On `main` the timed path (`latency 1ms`) started from no
+/// credit and sent 999 and 299, one fewer than the path where nothing takes
+/// time.
+#[test]
+fn a_uniform_source_sends_rate_times_run_on_both_paths() -> TestResult {
+    for (rate, want) in [("1/ms", 1000u64), ("0.3/ms", 300)] {
+        for latency in ["", "latency 1ms"] {
+            let text = format!(
+                "scenario \"count\" {{\n  clock ms\n  run 1000ms\n  source users {{ rate {rate}  enters db }}\n  chain db\n  service db {{ {latency} }}\n}}\n"
+            );
+            let s = load_text("count.squall", &text)?;
+            let study = run_study(&s, Vec::new(), None)?;
+            let run = study.runs.values().next().expect("one run");
+            assert_eq!(
+                run.obs.accounting.entered, want,
+                "rate {rate}, latency `{latency}`"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// A runaway with no retry policy to blame names what drives its work: a
+/// poison message received again at once up to a million times stops at
+/// the work budget with the work queue named, not with "no node retries,
+/// so the run is simply long" as on `main`. (Work budget 20 000 events;
+/// the first message is poison, worked 0.1 ms a receive: 100 000 receives
+/// in 10 s, each at least one event, pass that.)
+#[test]
+fn a_runaway_without_retries_names_what_drives_it() -> TestResult {
+    let text = r#"scenario "spin" {
+  clock ms
+  run 10s
+  work_budget 20_000
+  source shop { rate 10/s  enters orders }
+  chain orders
+  service orders {
+    consumers 1
+    work 0.1ms
+    poison 1
+    redeliver immediately
+    max_receives 1_000_000
+    dead_letter dlq
+  }
+}
+"#;
+    let s = load_text("spin.squall", text)?;
+    let err = match run_study(&s, Vec::new(), None) {
+        Ok(_) => panic!("the run should stop at its work budget"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("its work budget"), "{err}");
+    assert!(err.contains("work queue `orders`"), "{err}");
+    assert!(err.contains("up to 1000000 receives"), "{err}");
+    assert!(!err.contains("simply long"), "{err}");
+    Ok(())
+}

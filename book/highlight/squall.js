@@ -30,7 +30,7 @@
     "network_error none normal of on op optional path per phase poison " +
     "policies probes propagate pushback queue rate redeliver request " +
     "response retry retry_after route rows sd seconds sequential stale_for " +
-    "status step then think timeout to uniform unknown_attempts until " +
+    "status step then think timeout to unbounded uniform unknown_attempts until " +
     "variants vs wait weight windows within work workers x";
 
   // Units written after a number.

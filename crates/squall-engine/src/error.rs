@@ -58,7 +58,7 @@ pub enum SimError {
         count: usize,
     },
     /// The run handled more events than its work budget allows.
-    #[error("the run stopped at tick {tick} after {events} events, its work budget: {}", budget_cause(.node, *.attempts, *.ratio, *.product))]
+    #[error("the run stopped at tick {tick} after {events} events, its work budget: {}", budget_cause(.node, *.attempts, *.ratio, *.product, .driver))]
     WorkBudget {
         /// The budget \[events\].
         events: u64,
@@ -73,6 +73,10 @@ pub enum SimError {
         ratio: f64,
         /// The product of every node's tries.
         product: f64,
+        /// With no node retrying: what else in the model makes the work
+        /// (a work queue's redeliveries, hedges, a loop with no think
+        /// time), in words; empty when nothing but the rates does.
+        driver: String,
     },
     /// A source would send more requests than a run simulates.
     #[error("source `{name}` would send up to {requests:.0} requests; squall simulates at most 1000000000 per source and run (scale rates and capacities down together, or shorten the run)")]
@@ -146,11 +150,68 @@ pub enum SimError {
 }
 
 /// The second half of [`SimError::WorkBudget`]'s message.
-fn budget_cause(node: &str, attempts: u32, ratio: f64, product: f64) -> String {
+fn budget_cause(node: &str, attempts: u32, ratio: f64, product: f64, driver: &str) -> String {
     if node.is_empty() {
-        return "no node retries, so the run is simply long (shorten it)".to_string();
+        if !driver.is_empty() {
+            return format!("no node retries; the work comes from {driver}");
+        }
+        return "no node retries, hedges or redelivers, and every loop thinks, so the work is the sources' requests: the run is long for its rates (shorten it, or lower the rates)".to_string();
     }
     format!(
         "the retry policy of node `{node}` (attempts {attempts}) sends {ratio:.1} calls down per call it receives, and the tries of all layers multiply to {product:.0} per request (make fewer tries, or wait between them)"
     )
+}
+
+/// What drives the work of a run in which no node retries, in words for
+/// [`SimError::WorkBudget`]: each work queue that redelivers failed
+/// messages, each node that hedges, each closed loop whose clients do not
+/// think; joined with `; `. Empty when the model has none of these.
+pub(crate) fn work_drivers(m: &squall_lang::Model) -> String {
+    use squall_lang::{LatencySpec, Poison};
+    let mut out: Vec<String> = Vec::new();
+    for n in &m.nodes {
+        if let Some(q) = &n.work_queue {
+            let poison = match q.poison {
+                Some(Poison::First(1)) => "its poison message fails every receive and ".to_string(),
+                Some(Poison::First(k)) if k > 1 => {
+                    format!("its {k} poison messages fail every receive and ")
+                }
+                Some(Poison::Share(p)) if p > 0.0 => {
+                    "its poison messages fail every receive and ".to_string()
+                }
+                _ => String::new(),
+            };
+            let again = if q.redeliver.is_some() {
+                "after a wait"
+            } else {
+                "at once"
+            };
+            out.push(match q.max_receives {
+                Some(k) => format!(
+                    "work queue `{}`: {poison}each failed message is received again {again}, up to {k} receives (`max_receives`; lower it, or send to a `dead_letter` queue sooner)",
+                    n.name
+                ),
+                None => format!(
+                    "work queue `{}`: {poison}each failed message is received again {again}, without end (set `max_receives` and a `dead_letter` queue)",
+                    n.name
+                ),
+            });
+        }
+        if let Some(h) = &n.hedge {
+            out.push(format!(
+                "node `{}` hedges each call with up to {} tries (fewer tries, or a longer hedging delay)",
+                n.name, h.max_attempts
+            ));
+        }
+    }
+    for s in &m.sources {
+        let Some(c) = &s.clients else { continue };
+        if matches!(c.think, Some(LatencySpec::Constant(t)) if t <= 0.0) {
+            out.push(format!(
+                "source `{}`: each of its {} clients sends its next request the moment the last ends (`think 0`; give the clients a think time)",
+                s.name, c.count
+            ));
+        }
+    }
+    out.join("; ")
 }

@@ -141,10 +141,11 @@ fn a_poisson_ramp_sends_its_integral_on_average() {
 }
 
 /// A uniform step on the timed path keeps what the old rate made up: at
-/// 2 requests/s from tick 1 the first request comes at 501 ms; the rate
-/// steps to 4/s at 750 ms, when 249/500 of the next request is made up,
-/// so the rest (0.502 of a request at 0.004/ms) comes 125.5 ms later, at
-/// 875.5 ms, then every 250 ms: 1125.5 ms.
+/// 2 requests/s from tick 1 (its first tick counted at once, 0.002 of a
+/// request at 1 ms) the first request comes at 500 ms, in tick 500 as on
+/// the zero-time path; the rate steps to 4/s at 750 ms, when 250/500 of
+/// the next request is made up, so the rest (0.5 of a request at
+/// 0.004/ms) comes 125 ms later, at 875 ms, then every 250 ms: 1125 ms.
 #[test]
 fn a_uniform_step_keeps_the_share_made_up_before_it() {
     let source = SourceSpec {
@@ -168,7 +169,7 @@ fn a_uniform_step_keeps_the_share_made_up_before_it() {
     // Bins of one tick, so the per-bin series read as ticks.
     m.series_every = Some(1);
     let obs = run(&m);
-    assert_eq!(ticks_with(&obs.arrivals), vec![501, 875, 1125]);
+    assert_eq!(ticks_with(&obs.arrivals), vec![500, 875, 1125]);
 }
 
 fn closed_loop(n: u32, think_ms: f64, service_ms: f64, ticks: u64) -> Model {

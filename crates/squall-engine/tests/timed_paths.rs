@@ -135,46 +135,48 @@ fn ticks_of(series: &[u32]) -> Vec<u64> {
         .collect()
 }
 
-/// Requests every 5 ms (200/s, the first at 6 ms) against a token every
-/// 10 ms: request `k` arrives at `6 + 5k` and waits `5k` ms (the bucket's
-/// own test works the tokens), so it is answered at `6 + 10k`: waits grow
-/// linearly, 5 ms per request, the difference of the two gaps. In 200 ms,
-/// requests 0..=19 are answered (at 6, 16, ..., 196 ms); the other 19 of
-/// the 39 sent still wait at the end. Nothing is refused.
+/// Requests every 5 ms (200/s, the first at 5 ms: the source's first tick
+/// counts at once, 0.2 of a request at 1 ms, as on the zero-time path)
+/// against a token every 10 ms: request `k` arrives at `5 + 5k` and waits
+/// `5k` ms (the bucket's own test works the tokens), so it is answered at
+/// `5 + 10k`: waits grow linearly, 5 ms per request, the difference of the
+/// two gaps. In 200 ms (ticks 1..200, up to 201 ms), requests 0..=19 are
+/// answered (at 5, 15, ..., 195 ms); the other 20 of the 40 sent (200 ms x
+/// 0.2/ms) still wait at the end. Nothing is refused.
 #[test]
 fn a_constant_arrival_above_the_rate_waits_longer_and_longer() {
     let obs = run_text(&limited("200/s", "wait"));
-    let want: Vec<u64> = (0..20).map(|k| 6 + 10 * k).collect();
+    let want: Vec<u64> = (0..20).map(|k| 5 + 10 * k).collect();
     assert_eq!(ticks_of(&obs.completed), want);
-    assert_eq!(obs.accounting.entered, 39);
-    assert_eq!(obs.accounting.in_flight, 19);
+    assert_eq!(obs.accounting.entered, 40);
+    assert_eq!(obs.accounting.in_flight, 20);
     assert_eq!(obs.accounting.dropped, 0);
     let t = obs.timed.as_ref().unwrap();
     assert_eq!(t.nodes[0].run.throttled, 0);
-    assert_eq!(t.calls.queued, 19);
+    assert_eq!(t.calls.queued, 20);
 }
 
-/// Below the rate (50/s: every 20 ms from 21 ms) a token is always there:
-/// every request is answered the moment it arrives.
+/// Below the rate (50/s: every 20 ms from 20 ms, ten in 200 ms) a token is
+/// always there: every request is answered the moment it arrives.
 #[test]
 fn below_the_rate_nothing_waits() {
     let obs = run_text(&limited("50/s", "wait"));
-    let want: Vec<u64> = (0..9).map(|k| 21 + 20 * k).collect();
+    let want: Vec<u64> = (0..10).map(|k| 20 + 20 * k).collect();
     assert_eq!(ticks_of(&obs.completed), want);
     assert_eq!(ticks_of(&obs.arrivals), want);
 }
 
-/// With `wait max 12ms` the waits go 0, 5, 10 ms; the fourth request (21
+/// With `wait max 12ms` the waits go 0, 5, 10 ms; the fourth request (20
 /// ms) would wait 15 and is throttled at once, taking no token, so the
-/// fifth (26 ms) waits 10 again (answered at 36), the sixth (31 ms) is
+/// fifth (25 ms) waits 10 again (answered at 35), the sixth (30 ms) is
 /// throttled, and so on: every other request from the fourth on.
 #[test]
 fn a_longest_wait_throttles_the_calls_that_would_wait_longer() {
     let obs = run_text(&limited("200/s", "wait max 12ms"));
     let completed = ticks_of(&obs.completed);
-    assert_eq!(&completed[..5], &[6, 16, 26, 36, 46]);
+    assert_eq!(&completed[..5], &[5, 15, 25, 35, 45]);
     let dropped = ticks_of(&obs.dropped);
-    assert_eq!(&dropped[..3], &[21, 31, 41]);
+    assert_eq!(&dropped[..3], &[20, 30, 40]);
     let t = obs.timed.as_ref().unwrap();
     assert_eq!(t.nodes[0].run.throttled, obs.accounting.dropped);
 }

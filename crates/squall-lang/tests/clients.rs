@@ -4,7 +4,7 @@
 
 use squall_lang::{Arrivals, ClientsSpec, LatencySpec, Overrides, SourceSpec};
 
-use crate::common::{at, load_text_err};
+use crate::common::one_error;
 
 fn scenario(sources: &str) -> String {
     format!("scenario \"c\" {{\n  clock ms\n  run 10s\n  chain app -> db\n{sources}\n}}\n")
@@ -16,16 +16,6 @@ fn sources_of(text: &str) -> Vec<SourceSpec> {
     s.model(&Overrides::default())
         .unwrap_or_else(|d| panic!("does not resolve:\n{}", d.to_plain()))
         .sources
-}
-
-fn one_error(text: &str, needle: &str, says: &str) {
-    let plain = load_text_err(text).to_plain();
-    let (line, col) = at(text, needle);
-    assert!(
-        plain.starts_with(&format!("test.squall:{line}:{col}: error: {says}")),
-        "{plain}"
-    );
-    assert_eq!(plain.matches(": error: ").count(), 1, "{plain}");
 }
 
 #[test]

@@ -65,6 +65,18 @@ pub fn at(text: &str, needle: &str) -> (usize, usize) {
     (line, col)
 }
 
+/// `text` (named `test.squall`) fails with exactly one diagnostic, at the
+/// first `needle`, whose message starts with `says`.
+pub fn one_error(text: &str, needle: &str, says: &str) {
+    let plain = load_text_err(text).to_plain();
+    let (line, col) = at(text, needle);
+    assert!(
+        plain.starts_with(&format!("test.squall:{line}:{col}: error: {says}")),
+        "{plain}"
+    );
+    assert_eq!(plain.matches(": error: ").count(), 1, "{plain}");
+}
+
 /// `(line, column)` of every diagnostic, in order.
 pub fn positions(d: &Diagnostics) -> Vec<(usize, usize)> {
     d.list.iter().map(|x| x.span.line_col(&d.source)).collect()

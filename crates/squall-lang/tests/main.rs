@@ -14,9 +14,12 @@
 //! - [`traps`]: readings once taken silently (`queue N` then `timeout D`,
 //!   `workers N` alone, fractional duration params), now read one way or
 //!   refused where written.
+//! - [`bounds`]: settings whose size becomes memory or work before a run
+//!   (a resilience4j time window, `waits`, `herd`), refused past a bound.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
 
+mod bounds;
 mod clients;
 mod common;
 mod errors;

@@ -219,6 +219,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             attempts,
             ratio,
             product,
+            driver: crate::error::work_drivers(m),
         }
     }
 

@@ -3,7 +3,7 @@
 //!
 //! | kind           | settings (default)                                              |
 //! |----------------|-----------------------------------------------------------------|
-//! | `resilience4j` | `window_calls` (100, COUNT_BASED) or `window` (TIME_BASED, in 1 s buckets), `minimum_calls` (100), `failure_rate` (50), `slow_call_rate` (100), `slow_call_duration` (60 s), `wait_open` (60 s), `open_jitter` (0), `half_open_calls` (10), `automatic_half_open` (0) |
+//! | `resilience4j` | `window_calls` (100, COUNT_BASED) or `window` (TIME_BASED, in 1 s buckets, at most a day), `minimum_calls` (100), `failure_rate` (50), `slow_call_rate` (100), `slow_call_duration` (60 s), `wait_open` (60 s), `open_jitter` (0), `half_open_calls` (10), `automatic_half_open` (0) |
 //! | `polly`        | `failure_ratio` (0.1), `minimum_throughput` (100, at least 2), `sampling` (30 s), `break_duration` (5 s), `open_jitter` (0) |
 //!
 //! Under `clock round` the wall-clock defaults do not exist: the durations
@@ -14,6 +14,10 @@ use super::Cx;
 use crate::ast::KindBlockAst;
 use crate::decl::Scenario;
 use crate::model::LibraryBreakerSpec;
+
+/// The most buckets a resilience4j time window keeps: a day of one-second
+/// buckets (about 2.8 MB per breaker).
+pub const MAX_WINDOW_BUCKETS: u64 = 86_400;
 
 impl Scenario {
     pub(super) fn library_breaker(
@@ -42,6 +46,23 @@ impl Scenario {
                 } else {
                     0
                 };
+                // One bucket per second (per round) is kept for the whole
+                // window, per breaker: bounded before anything is built.
+                let buckets = window.div_ceil(bucket);
+                if buckets > MAX_WINDOW_BUCKETS {
+                    let unit = if second.is_some() { "second" } else { "round" };
+                    cx.errs.push(
+                        crate::diagnostic::Diagnostic::new(
+                            format!(
+                                "a resilience4j time `window` is at most {MAX_WINDOW_BUCKETS} {unit}s (one bucket per {unit} is kept), found {buckets}"
+                            ),
+                            set.span_of("window"),
+                        )
+                        .label("window too long")
+                        .help("shorten the window, or count calls instead: `window_calls 100`"),
+                    );
+                    return None;
+                }
                 Some(LibraryBreakerSpec::Resilience4j {
                     window_calls,
                     window,

@@ -149,7 +149,12 @@ impl Validator {
                             }
                             let attempts = match &w.attempts {
                                 None => Some(6),
-                                Some(v) => self.literal_count(v, "`attempts`", 1),
+                                Some(v) => self.literal_count_upto(
+                                    v,
+                                    "`attempts`",
+                                    (1, MAX_WAITS_ATTEMPTS),
+                                    "a `waits` table prints a row per retry",
+                                ),
                             };
                             let rng = self.rng_index(rngs, w.rng.as_ref());
                             if let (Some(attempts), Some(rng)) = (attempts, rng) {
@@ -174,7 +179,12 @@ impl Validator {
                                 }
                             };
                             let clients = match &h.clients {
-                                Some(v) => self.literal_count(v, "`clients`", 1),
+                                Some(v) => self.literal_count_upto(
+                                    v,
+                                    "`clients`",
+                                    (1, MAX_HERD_CLIENTS),
+                                    "each client draws its wake-up, and the histogram prints a `#` per client",
+                                ),
                                 None => {
                                     self.err(
                                         Diagnostic::new("a `herd` needs `clients N`", h.span)
@@ -184,7 +194,12 @@ impl Validator {
                                 }
                             };
                             let attempt = match &h.attempt {
-                                Some(v) => self.literal_count(v, "`attempt`", 1),
+                                Some(v) => self.literal_count_upto(
+                                    v,
+                                    "`attempt`",
+                                    (1, MAX_HERD_ATTEMPT),
+                                    "each client draws every wait up to this retry",
+                                ),
                                 None => Some(1),
                             };
                             let bucket = match &h.bucket {
@@ -358,6 +373,27 @@ impl Validator {
                 .help("each replication repeats every run; 10 to 30 give a usable interval"),
             ),
         }
+    }
+
+    /// A count in `min..=max` written as a number; `why` says why it has
+    /// that bound.
+    fn literal_count_upto(
+        &mut self,
+        v: &Value,
+        what: &str,
+        (min, max): (u64, u64),
+        why: &str,
+    ) -> Option<u64> {
+        let n = self.literal_count(v, what, min)?;
+        if n > max {
+            self.err(
+                Diagnostic::new(format!("{what} must be at most {max}, found {n}"), v.span)
+                    .label("too large")
+                    .help(why.to_string()),
+            );
+            return None;
+        }
+        Some(n)
     }
 
     pub(super) fn literal_count(&mut self, v: &Value, what: &str, min: u64) -> Option<u64> {

@@ -40,13 +40,21 @@ impl Runner<'_, '_> {
         let mut pending = false;
         let src = &mut self.timed.sources;
         if spec.arrivals == Arrivals::Uniform {
-            // A request just sent starts a new one from nothing; a change
-            // of rate keeps what was made up at the old rate.
-            src.credit[s] = if src.pending[s] {
-                0.0
-            } else {
-                src.credit[s] + res.in_ticks(now.since(src.since[s])) * src.rate[s]
-            };
+            // What was made up since the last event, at the rate in force
+            // then; a request just sent takes one whole request of it. (Not
+            // reset to 0: the gap was rounded to a unit, and what the
+            // rounding gave or took is made good on the next gap instead of
+            // drifting, so `rate x run` requests are sent over a long run.)
+            let sent = if src.pending[s] { 1.0 } else { 0.0 };
+            src.credit[s] += res.in_ticks(now.since(src.since[s])) * src.rate[s] - sent;
+            // A rate that starts (at the run's start, or after a stretch
+            // at 0) counts its first tick at once, as the path where
+            // nothing takes time adds a tick's rate when the tick starts:
+            // `rate 1/ms` over 1000 ms sends 1000 on both paths, the first
+            // at the start (not 999 from the second tick on).
+            if src.rate[s] == 0.0 {
+                src.credit[s] += rate;
+            }
             src.since[s] = now;
             src.rate[s] = rate;
         }
@@ -55,7 +63,11 @@ impl Runner<'_, '_> {
                 Arrivals::Uniform => (1.0 - src.credit[s]).max(0.0) / rate,
                 Arrivals::Poisson => -(1.0 - self.sources.stream(s).next_f64()).ln() / rate,
             };
-            let gap = res.duration(gap).max(Duration::from_units(1));
+            // No gap only for a uniform request already made up (at a
+            // start, or when a change of rate completed it); sending it
+            // takes its credit, so the gaps that follow are not empty.
+            let least = u64::from(gap > 0.0 || spec.arrivals == Arrivals::Poisson);
+            let gap = res.duration(gap).max(Duration::from_units(least));
             let next = now.after(gap);
             if next <= change {
                 at = next;

@@ -30,6 +30,13 @@ use serde::Serialize;
 /// run, and past a thousand the interval narrows only by `1/sqrt(N)` while
 /// the work grows by `N`.
 pub const MAX_REPLICATIONS: u32 = 1000;
+/// The most retries a `waits` table shows (a row each).
+pub const MAX_WAITS_ATTEMPTS: u64 = 10_000;
+/// The most clients a `herd` draws (a wake-up and a `#` each).
+pub const MAX_HERD_CLIENTS: u64 = 100_000;
+/// The highest retry a `herd` looks at (each client draws every wait up
+/// to it).
+pub const MAX_HERD_ATTEMPT: u64 = 1_000;
 
 /// The report a scenario asks for, with every name bound.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
