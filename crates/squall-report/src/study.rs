@@ -59,7 +59,7 @@ impl<'s> Study<'s> {
     /// ([`RunPlan::report`]).
     pub fn run(scenario: &'s Scenario, options: StudyOptions) -> Result<Study<'s>, StudyError> {
         let plan = RunPlan::report(scenario, options.variants.as_deref());
-        let ran = plan.run_with(
+        let mut ran = plan.run_with(
             scenario,
             &RunOptions {
                 cli: &options.cli,
@@ -71,6 +71,9 @@ impl<'s> Study<'s> {
                 call_log: options.events,
             },
         )?;
+        if let Some(e) = ran.first_failure() {
+            return Err(e);
+        }
         // Senders run for every variant the plan ran: the selected ones,
         // and those an `expect` or a `line` names.
         let ran_variants: Vec<usize> = ran
