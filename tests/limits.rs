@@ -102,3 +102,46 @@ fn a_run_too_long_to_count_is_refused_once_at_its_run_line() {
         format!("{path}:2:7: error: variant `x` and 1 other run: {counters}\n")
     );
 }
+
+/// The runaway with `tries` attempts at each of its ten layers, swept over
+/// three values: 1 and 2 make at most 11 and 2 047 calls per request (five
+/// requests: about 10 000 events, a tenth of the budget of 100 000), 10
+/// makes 10^10 tries per request and stops at the budget.
+fn swept_runaway() -> String {
+    runaway("  work_budget 100_000\n  param tries = 1\n")
+        .replace("attempts 10", "attempts $tries")
+        .replace(
+            "  fault down",
+            "  window all 1..5\n  sweep tries \"tries\" { tries in [1, 10, 2] }\n  report { measure bottom_calls = all.bottom.calls }\n  fault down",
+        )
+}
+
+#[test]
+fn a_sweep_point_past_the_work_budget_keeps_the_other_points_and_names_itself() {
+    let file = scratch("swept.squall", &swept_runaway());
+    let path = file.to_str().unwrap_or_default();
+    let out = scratch("swept.md", "");
+    let out_path = out.to_str().unwrap_or_default();
+    let o = squall(&["sweep", path, "--jobs", "2", "--out", out_path]);
+    let err = stderr(&o);
+    // Not 0: a point failed; the message names it by number and settings.
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("point 2 of sweep `tries` (tries=10)"), "{err}");
+    assert!(err.contains("its work budget"), "{err}");
+    assert!(err.contains("wrote the 2 finished points"), "{err}");
+    // The finished points' rows are written, the failed one's not; the
+    // report says which point failed.
+    let text = std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{e}"));
+    let points: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("-----"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(points, ["1", "2"], "{text}");
+    assert!(
+        text.contains("failed point 2 (tries=10): the run stopped"),
+        "{text}"
+    );
+}

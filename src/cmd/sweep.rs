@@ -181,6 +181,38 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
             + &draw(&rows, args.charts.as_deref(), format, args.out.as_deref())?
     };
     util::write_output(args.out.as_deref(), &text)?;
+    if !rows.failed.is_empty() {
+        // The finished points are written; each failed one is named with
+        // its settings, and the sweep fails.
+        let sweep = &rows.study.sweep;
+        for f in &rows.failed {
+            eprintln!(
+                "error: point {} of sweep `{sweep}` ({}): {}",
+                f.point + 1,
+                f.settings,
+                f.error
+            );
+        }
+        eprintln!(
+            "wrote the {} finished points{}; the {} failed point{} {} no rows",
+            rows.points_run.len(),
+            args.out
+                .as_ref()
+                .map(|p| format!(" to `{}`", p.display()))
+                .unwrap_or_default(),
+            rows.failed.len(),
+            if rows.failed.len() == 1 { "" } else { "s" },
+            if rows.failed.len() == 1 {
+                "has"
+            } else {
+                "have"
+            },
+        );
+        if rows.failed.iter().any(|f| f.work_budget) {
+            eprintln!("help: `--work-budget` sets the work budget for this invocation");
+        }
+        return Err(EXIT_INVALID);
+    }
     match rows.interrupted {
         None => Ok(()),
         Some(missing) => {

@@ -49,20 +49,67 @@ fn run_bytes(m: &Model) -> (u64, u64) {
     if squall_engine::simulation::takes_time(m) {
         let e = squall_engine::simulation::estimate(m);
         (
-            e.peak_bytes(),
+            e.peak_bytes().saturating_add(held_bytes(m)),
             reduced_bytes(m).saturating_add(e.series_bytes),
         )
     } else {
-        (series_bytes(m), reduced_bytes(m))
+        (
+            series_bytes(m).saturating_add(held_bytes(m)),
+            reduced_bytes(m),
+        )
     }
 }
 
-/// The bytes a reduced run keeps of its counters: one set of totals per
-/// window.
+/// The bytes a reduced run keeps: one set of totals per window, and what
+/// every finished run keeps however short (its [`held_bytes`]).
 fn reduced_bytes(m: &Model) -> u64 {
     let per_window = 64 + 128 * m.nodes.len() as u64;
-    m.windows.len() as u64 * per_window
+    (m.windows.len() as u64 * per_window).saturating_add(held_bytes(m))
 }
+
+/// What a finished run holds besides its counters: the record itself (in
+/// its map), the
+/// model it ran (its nodes, sources, faults, windows and their names) and
+/// the parts of its observations that do not shrink (one series record and
+/// one unique count per window for each node, its name again). Nested
+/// parts of a declaration (a retry policy's lists, a route's steps) are
+/// counted at [`NESTED`] bytes per declaration. A study of a million runs
+/// holds a million of these: gigabytes the budget must see.
+pub(crate) fn held_bytes(m: &Model) -> u64 {
+    use std::mem::size_of;
+    let names = m.name.len()
+        + m.nodes.iter().map(|n| 2 * n.name.len()).sum::<usize>()
+        + m.sources.iter().map(|x| x.name.len()).sum::<usize>()
+        + m.faults.iter().map(|x| x.name.len()).sum::<usize>()
+        + m.windows.iter().map(|x| x.name.len()).sum::<usize>()
+        + m.rngs.iter().map(|x| x.name.len()).sum::<usize>()
+        + m.backoffs.iter().map(|x| x.0.len()).sum::<usize>();
+    let nodes = m.nodes.len()
+        * (size_of::<squall_lang::NodeSpec>()
+            + size_of::<squall_engine::observe::NodeSeries>()
+            + 8 * m.windows.len());
+    let declarations = m.nodes.len()
+        + m.sources.len()
+        + m.faults.len()
+        + m.windows.len()
+        + m.rngs.len()
+        + m.backoffs.len();
+    // A finished run's record sits in a sorted map whose nodes fill about
+    // half their room: twice the record.
+    let fixed = 2 * size_of::<crate::run::Run>()
+        + nodes
+        + m.sources.len() * size_of::<squall_lang::SourceSpec>()
+        + m.faults.len() * size_of::<squall_lang::FaultSpec>()
+        + m.windows.len() * size_of::<squall_lang::WindowSpec>()
+        + m.rngs.len() * size_of::<squall_lang::RngSpec>()
+        + m.backoffs.len() * size_of::<(String, squall_lang::Backoff)>()
+        + declarations * NESTED;
+    (fixed + names) as u64
+}
+
+/// Bytes counted per declaration for what it holds on the heap beyond its
+/// own record (lists, nested policies, allocator rounding).
+const NESTED: usize = 256;
 
 /// The bytes of one row of a call log.
 pub(crate) const CALL_ROW: u64 = std::mem::size_of::<squall_engine::observe::CallRow>() as u64;
@@ -72,22 +119,23 @@ pub(crate) const CALL_ROW: u64 = std::mem::size_of::<squall_engine::observe::Cal
 /// totals of every run; `log` more for every run (a full call log). Each
 /// model comes with the bytes of its senders' run
 /// ([`squall_engine::sending::estimate_bytes`]), held while it runs and
-/// kept once finished (the attempt log reads every attempt).
+/// kept once finished (the attempt log reads every attempt), and with the
+/// number of runs it stands for (its replications).
 pub(crate) fn estimate<'m>(
-    models: impl Iterator<Item = (&'m Model, u64)>,
+    models: impl Iterator<Item = (&'m Model, u64, usize)>,
     threads: usize,
     reduce: bool,
     log: u64,
 ) -> MemoryEstimate {
-    let mut sizes: Vec<(u64, u64)> = models
-        .map(|(m, sending)| {
-            let (running, kept) = run_bytes(m);
-            (
-                running.saturating_add(sending),
-                kept.saturating_add(log).saturating_add(sending),
-            )
-        })
-        .collect();
+    let mut sizes: Vec<(u64, u64)> = Vec::new();
+    for (m, sending, n) in models {
+        let (running, kept) = run_bytes(m);
+        let size = (
+            running.saturating_add(sending),
+            kept.saturating_add(log).saturating_add(sending),
+        );
+        sizes.extend(std::iter::repeat_n(size, n));
+    }
     let runs = sizes.len();
     let per_run = sizes.iter().map(|x| x.0).max().unwrap_or(0);
     let total = if reduce {

@@ -73,6 +73,9 @@ impl<'s> Study<'s> {
                 call_log: options.events,
             },
         )?;
+        if let Some(e) = ran.first_failure() {
+            return Err(e);
+        }
         let sending = take_sending(&mut ran.runs);
         Ok(Study {
             sending,

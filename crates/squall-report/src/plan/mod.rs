@@ -90,6 +90,18 @@ pub struct Finished {
     /// Runs not made because the work was stopped (`RunOptions::stop`):
     /// 0 when every run finished.
     pub skipped: usize,
+    /// Runs that started and failed (past their work budget), with their
+    /// replication (0 for the first) and why, in the plan's order; the
+    /// other runs went on and are in `runs`. Empty when none failed.
+    pub failed: Vec<(RunKey, usize, StudyError)>,
+}
+
+impl Finished {
+    /// The first failed run's error (in the plan's order), if any run
+    /// failed: for callers that need every run.
+    pub fn first_failure(&mut self) -> Option<StudyError> {
+        (!self.failed.is_empty()).then(|| self.failed.swap_remove(0).2)
+    }
 }
 
 /// What a plan keeps of each run as it finishes.

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
-use squall_lang::{RunKey, Scenario, Setting};
+use squall_lang::{Model, Overrides, RunKey, Scenario, Setting};
 
 use super::{
     builder, reads_ticks, resolve, Finished, Keep, Progress, RunOptions, RunPlan,
@@ -26,7 +26,8 @@ fn sending_bytes(specs: &[(String, squall_lang::model::sending::SendSpec)]) -> u
 impl RunPlan {
     /// Resolves every run with the `cli` settings, then simulates them (each
     /// as many times as the report's `replications`) in parallel on `jobs`
-    /// threads (`None`: one per core), keeping every per-tick series.
+    /// threads (`None`: one per core), keeping every per-tick series. A run
+    /// that fails fails the whole (the first in the plan's order).
     pub fn run(
         &self,
         s: &Scenario,
@@ -34,7 +35,7 @@ impl RunPlan {
         jobs: Option<usize>,
         progress: Progress<'_>,
     ) -> Result<Finished, StudyError> {
-        self.run_with(
+        let mut finished = self.run_with(
             s,
             &RunOptions {
                 cli,
@@ -45,39 +46,37 @@ impl RunPlan {
                 stop: None,
                 call_log: None,
             },
-        )
+        )?;
+        match finished.first_failure() {
+            Some(e) => Err(e),
+            None => Ok(finished),
+        }
     }
 
     /// Resolves every run with the settings, checks the invocation's memory
     /// estimate against its budget ([`StudyError::Memory`] before anything
     /// runs), then simulates the runs in parallel, reducing each as it
-    /// finishes when `keep` says so.
+    /// finishes when `keep` says so. A run that fails while it runs (past
+    /// its work budget) is listed in [`Finished::failed`] and the others
+    /// go on.
     pub fn run_with(&self, s: &Scenario, o: &RunOptions<'_>) -> Result<Finished, StudyError> {
         let replications = s.report.replications.map_or(1, |n| n.max(1) as usize);
-        let mut models = Vec::with_capacity(self.keys.len() * replications);
+        // Every run is resolved and weighed before any starts, one at a time
+        // and kept only as its sizes: a study of millions of runs is refused
+        // by its estimate, not by the memory of its models. A run past the
+        // engine's own limits, or whose own memory is past the budget, is
+        // refused at the declaration that causes it, before the invocation's
+        // budget is weighed. Replications differ in their seed alone, which
+        // neither limits nor sizes read: one model (and its senders) stands
+        // for all of a run's.
+        let budget = o.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
+        let mut models = Vec::with_capacity(self.keys.len());
         for &k in &self.keys {
             let (ov, m) = resolve(s, k, o.cli)?;
-            let others = (1..replications)
-                .map(|r| {
-                    let mut ov = ov.clone();
-                    ov.seed = Some(s.replication_seed(k, r));
-                    let m = s.model(&ov).map_err(StudyError::Invalid)?;
-                    Ok((k, r, ov, m))
-                })
-                .collect::<Result<Vec<_>, StudyError>>()?;
-            models.push((k, 0, ov, m));
-            models.extend(others);
+            let sending = sending_bytes(&sender_specs(s, &ov)?);
+            models.push((k, m, sending));
         }
-        // Every run's senders, resolved with its overrides (and seed).
-        let models = models
-            .into_iter()
-            .map(|(k, r, ov, m)| Ok((k, r, sender_specs(s, &ov)?, ov, m)))
-            .collect::<Result<Vec<_>, StudyError>>()?;
-        // A run past the engine's own limits, or whose own memory is past
-        // the budget, is refused at the declaration that causes it, before
-        // the invocation's budget is weighed.
-        let budget = o.memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
-        for (key, _, _, _, m) in &models {
+        for (key, m, _) in &models {
             builder(s, m, budget)
                 .build()
                 .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, *key, e))))?;
@@ -86,33 +85,57 @@ impl RunPlan {
         let threads = o.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
         let log = o.call_log.map_or(0, |n| n as u64 * CALL_ROW);
         let estimate = estimate(
-            models.iter().map(|x| (&x.4, sending_bytes(&x.2))),
+            models.iter().map(|(_, m, b)| (m, *b, replications)),
             threads,
             reduce,
             log,
         );
+        drop(models);
         if estimate.total > budget.saturating_mul(1 << 20) {
             return Err(StudyError::Memory {
                 estimate,
                 budget_mib: budget,
             });
         }
-        let total = models.len();
+        // Each run's model is made where it runs, and dropped with it
+        // unless it is kept.
+        let runs: Vec<(RunKey, usize)> = self
+            .keys
+            .iter()
+            .flat_map(|&k| (0..replications).map(move |r| (k, r)))
+            .collect();
+        let model_of = |k: RunKey, r: usize| -> Result<(Overrides, Model), StudyError> {
+            let (mut ov, m) = resolve(s, k, o.cli)?;
+            if r == 0 {
+                return Ok((ov, m));
+            }
+            ov.seed = Some(s.replication_seed(k, r));
+            let m = s.model(&ov).map_err(StudyError::Invalid)?;
+            Ok((ov, m))
+        };
+        let total = runs.len();
         let done = AtomicUsize::new(0);
-        let simulate = || -> Result<Vec<(usize, Run)>, StudyError> {
-            models
-                .into_par_iter()
+        // A run that fails (past its work budget) does not stop the others:
+        // every run that can finish does, and the failures are returned
+        // with them, in the plan's order (the same whatever the threads).
+        type Ran = Result<(usize, Run), (RunKey, usize, StudyError)>;
+        let simulate = || -> Vec<Ran> {
+            runs.into_par_iter()
                 .filter(|_| o.stop.is_none_or(|f| !f.load(Ordering::SeqCst)))
-                .map(|(key, r, senders, overrides, model)| {
+                .map(|(key, r)| {
+                    let failed = |e: StudyError| (key, r, e);
+                    let (overrides, model) = model_of(key, r).map_err(failed)?;
+                    // The run's senders, resolved with its overrides (and seed).
+                    let senders = sender_specs(s, &overrides).map_err(failed)?;
                     let mut b = builder(s, &model, budget);
                     if let Some(n) = o.call_log {
                         b = b.call_log(n);
                     }
-                    let sim = b
-                        .build()
-                        .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, key, e))))?;
-                    let obs = sim.run()?;
-                    let sending = run_senders(key, senders)?;
+                    let sim = b.build().map_err(|e| {
+                        failed(StudyError::Refused(Box::new(Refusal::locate(s, key, e))))
+                    })?;
+                    let obs = sim.run().map_err(|e| failed(e.into()))?;
+                    let sending = run_senders(key, senders).map_err(failed)?;
                     let mut run = Run {
                         key,
                         overrides,
@@ -130,20 +153,30 @@ impl RunPlan {
                 })
                 .collect()
         };
-        let runs = match o.jobs {
-            None => simulate()?,
+        let ran = match o.jobs {
+            None => simulate(),
             Some(n) => {
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(n.max(1))
                     .build()
                     .map_err(|e| StudyError::Pool(e.to_string()))?;
-                pool.install(simulate)?
+                pool.install(simulate)
             }
         };
+        let attempted = ran.len();
+        let mut runs = Vec::with_capacity(attempted);
+        let mut failed = Vec::new();
+        for x in ran {
+            match x {
+                Ok(run) => runs.push(run),
+                Err(f) => failed.push(f),
+            }
+        }
         let mut out = Finished {
             runs: BTreeMap::new(),
             replicas: (1..replications).map(|_| BTreeMap::new()).collect(),
-            skipped: total - runs.len(),
+            skipped: total - attempted,
+            failed,
         };
         for (r, run) in runs {
             let map = match r.checked_sub(1) {
@@ -169,10 +202,10 @@ impl RunPlan {
         for &k in &self.keys {
             let (o, m) = resolve(s, k, cli)?;
             let sending = sending_bytes(&sender_specs(s, &o)?);
-            models.extend(std::iter::repeat_n((m, sending), replications));
+            models.push((m, sending));
         }
         Ok(estimate(
-            models.iter().map(|(m, b)| (m, *b)),
+            models.iter().map(|(m, b)| (m, *b, replications)),
             threads.max(1),
             reduce,
             0,

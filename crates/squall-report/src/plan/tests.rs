@@ -149,13 +149,16 @@ fn a_reduced_run_keeps_the_same_bytes_however_long_it_ran() {
 fn an_invocation_over_its_memory_budget_is_refused_before_it_runs() {
     let s = squall_lang::load("long.squall", &long(50_000)).unwrap_or_else(|e| panic!("{e:?}"));
     let plan = RunPlan::report(&s, None);
-    // Two runs of 50 001 ticks, 4 + 2 x 7 counters of 4 bytes a tick.
+    // Two runs of 50 001 ticks, 4 + 2 x 7 counters of 4 bytes a tick, and
+    // what each holds besides (its record, model and observations).
     let full = plan
         .memory(&s, &[], 1, false)
         .unwrap_or_else(|e| panic!("{e}"));
+    let (_, m) = resolve(&s, RunKey::Variant(0), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let held = crate::memory::held_bytes(&m);
     assert_eq!(full.runs, 2);
-    assert_eq!(full.per_run, 50_001 * 72);
-    assert_eq!(full.total, 2 * 50_001 * 72);
+    assert_eq!(full.per_run, 50_001 * 72 + held);
+    assert_eq!(full.total, 2 * (50_001 * 72 + held));
     // Reduced on one thread: one run's counters at a time, plus totals.
     let reduced = plan
         .memory(&s, &[], 1, true)
@@ -205,7 +208,10 @@ fn the_invocation_estimate_of_a_timed_run_is_the_engines_own() {
         .unwrap_or_else(|e| panic!("{e}"));
     // Not the 10 001 ticks x (4 + 2 x 7) counters of a round model: the
     // engine's estimated peak, the one `squall check --estimate` prints.
-    assert_eq!(full.per_run, engine.peak_bytes());
+    assert_eq!(
+        full.per_run,
+        engine.peak_bytes() + crate::memory::held_bytes(&m)
+    );
     assert_ne!(full.per_run, series_bytes(&m));
     assert!(engine.in_flight_bytes > 40 << 20, "{engine:?}");
 }

@@ -111,6 +111,8 @@ pub fn merge(parts: Vec<(String, SweepRows)>) -> Result<SweepRows, MergeError> {
     points_run.sort_unstable();
     Ok(SweepRows {
         shard: None,
+        // Every row is here: no point failed.
+        failed: Vec::new(),
         points_run,
         tables,
         ..first

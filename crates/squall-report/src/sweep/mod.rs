@@ -58,8 +58,8 @@ pub use merge_error::MergeError;
 pub(crate) use run::sweep_table;
 pub use run::{run_sweep, SweepOptions};
 pub use shard::{
-    read_shard, text_hash, ParamAxis, ParamValue, RowEntry, Shard, StoredCell, StudyId, SweepRows,
-    TableRows, SHARD_VERSION,
+    read_shard, text_hash, FailedPoint, ParamAxis, ParamValue, RowEntry, Shard, StoredCell,
+    StudyId, SweepRows, TableRows, SHARD_VERSION,
 };
 
 /// The sweep `--vary` replaces when no `--sweep` is named: the first sweep

@@ -8,9 +8,13 @@
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
+use squall_engine::SimError;
 use squall_lang::{AxisSpec, RunKey, Scenario, Setting, TableSpec};
 
-use super::{text_hash, RowEntry, Shard, StoredCell, StudyId, SweepRows, TableRows, SHARD_VERSION};
+use super::{
+    text_hash, FailedPoint, RowEntry, Shard, StoredCell, StudyId, SweepRows, TableRows,
+    SHARD_VERSION,
+};
 use crate::eval::Ctx;
 use crate::plan::{sweep_tables, Keep, RunOptions, RunPlan};
 use crate::study::{Study, StudyError};
@@ -47,7 +51,7 @@ pub fn run_sweep(
         .collect();
     let tables = sweep_tables(scenario, s);
     let plan = RunPlan::sweep(scenario, s, &|k| mine(Some(k), s, options.shard));
-    let mut ran = plan.run_with(
+    let ran = plan.run_with(
         scenario,
         &RunOptions {
             cli: &options.cli,
@@ -59,7 +63,33 @@ pub fn run_sweep(
             call_log: None,
         },
     )?;
-    let skipped = ran.skipped;
+    // A point that failed (past its work budget) leaves the others' rows;
+    // a variant the columns read that failed fails the sweep.
+    let mut ran = ran;
+    if let Some(at) = ran
+        .failed
+        .iter()
+        .position(|(k, _, _)| point_of(*k, s).is_none())
+    {
+        return Err(ran.failed.swap_remove(at).2);
+    }
+    let mut failed: Vec<FailedPoint> = ran
+        .failed
+        .iter()
+        .filter_map(|(k, _, e)| {
+            let p = point_of(*k, s)?;
+            Some(FailedPoint {
+                point: p,
+                settings: point_settings(scenario, s, p),
+                error: failure_text(e),
+                work_budget: matches!(e, StudyError::Sim(SimError::WorkBudget { .. })),
+            })
+        })
+        .collect();
+    // Once per point, whatever its replications or variants.
+    failed.sort_by_key(|f| f.point);
+    failed.dedup_by_key(|f| f.point);
+    let skipped = ran.skipped + ran.failed.len();
     let study = Study {
         scenario,
         cli: options.cli.clone(),
@@ -146,7 +176,13 @@ pub fn run_sweep(
     if !settings.is_empty() {
         meta.push(("set".to_string(), settings.join("; ")));
     }
-    if skipped > 0 {
+    for f in &failed {
+        meta.push((
+            "failed".to_string(),
+            format!("point {} ({}): {}", f.point + 1, f.settings, f.error),
+        ));
+    }
+    if ran.skipped > 0 {
         meta.push((
             "interrupted".to_string(),
             format!(
@@ -172,7 +208,12 @@ pub fn run_sweep(
         meta,
         params: super::data::param_axes(scenario, s),
         shard: options.shard,
-        interrupted: (skipped > 0).then(|| planned - points_run.len()),
+        interrupted: (ran.skipped > 0).then(|| {
+            planned
+                .saturating_sub(points_run.len())
+                .saturating_sub(failed.len())
+        }),
+        failed,
         points_run,
         tables: out_tables,
     })
@@ -220,6 +261,28 @@ pub(crate) fn sweep_table(
         label_columns,
         point_label: point_label(study, t, s),
         rows: entries,
+    }
+}
+
+/// Point `p` of sweep `s` as the settings it makes: `name=value, ...`.
+fn point_settings(scenario: &Scenario, s: usize, p: usize) -> String {
+    scenario.sweeps[s]
+        .point(p)
+        .map(|point| {
+            point
+                .iter()
+                .map(|(n, v)| format!("{n}={}", squall_lang::format::value_text(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .unwrap_or_default()
+}
+
+/// A failed run's error in words, with its place when it has one.
+fn failure_text(e: &StudyError) -> String {
+    match e {
+        StudyError::Sim(e) => e.to_string(),
+        other => other.to_string(),
     }
 }
 

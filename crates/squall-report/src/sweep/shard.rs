@@ -220,8 +220,26 @@ pub struct SweepRows {
     /// rows are missing. `None` when every point ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupted: Option<usize>,
+    /// Points whose run failed (past its work budget), in order: their
+    /// rows are missing, the other points' are here. Empty when none did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed: Vec<FailedPoint>,
     /// The tables.
     pub tables: Vec<TableRows>,
+}
+
+/// A point of a sweep whose run failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FailedPoint {
+    /// The point (0-based).
+    pub point: usize,
+    /// Its settings: `name=value, ...`.
+    pub settings: String,
+    /// Why it failed, in words.
+    pub error: String,
+    /// It ran past its work budget.
+    #[serde(default)]
+    pub work_budget: bool,
 }
 
 impl SweepRows {

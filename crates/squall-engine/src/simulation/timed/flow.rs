@@ -18,6 +18,10 @@ use super::super::{event::Event, runner::Runner, SimError};
 use super::calls::{Phase, NONE};
 use super::recorder::Count;
 
+/// Events between two looks at the work budget and the queue's stale
+/// timers (the budget's own event is always looked at).
+const LOOK_EVERY: u64 = 1024;
+
 pub(super) fn fail(kind: FailKind) -> Answer {
     Answer::Fail(Failure {
         kind,
@@ -51,12 +55,18 @@ impl Runner<'_, '_> {
             }
         }
         let end = self.timed.end;
+        // The work budget and the queue's stale timers are looked at every
+        // `LOOK_EVERY` events, and at the event past the budget exactly.
+        let mut look_at = 0u64;
         while let Some((t, ev)) = self.timed.events.pop_before(end.units()) {
-            self.timed.drop_stale_wakes();
             self.obs.events += 1;
             let now = Time::from_units(t);
-            if self.obs.events > self.sim.max_events {
-                return Err(self.over_budget(res.tick_of(now)));
+            if self.obs.events >= look_at {
+                if self.obs.events > self.sim.max_events {
+                    return Err(self.over_budget(res.tick_of(now)));
+                }
+                self.timed.drop_stale_wakes();
+                look_at = (self.obs.events + LOOK_EVERY).min(self.sim.max_events.saturating_add(1));
             }
             match ev {
                 Event::Source { source } => {
