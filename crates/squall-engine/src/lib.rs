@@ -47,6 +47,8 @@
 //! | retry: classification, limits, deadline   | [`policy::retry`]                      |
 //! | backoff waits (and the one sampler)       | [`policy::backoff`]                    |
 //! | circuit breaker                           | [`policy::breaker`]                    |
+//! | a node as a server, on every path         | `server/node.rs` (`ServerSide`; map in `server/mod.rs`) |
+//! | workers, queue and its discipline         | `server/station.rs`                    |
 //! | capacity per tick                         | `server/capacity.rs`                   |
 //! | failing faults                            | `server/fault.rs`                      |
 //! | scripted routes                           | `server/script.rs`                     |

@@ -1,27 +1,56 @@
-//! The server side of a call: how a node answers by itself, without
-//! calling downstream.
+//! The server side of a call: what a node does to a call by itself,
+//! without calling downstream, on every path.
 //!
-//! A call that reaches a node meets, in this order:
+//! # Who owns what
 //!
-//! 1. [`fault`] — a fault with `fail` active at this tick answers with its
+//! | type | file | owns |
+//! |---|---|---|
+//! | [`node::ServerSide`] | `node.rs` | one per node: everything below, and the calls in service; the methods every path calls |
+//! | [`fault::Failing`] | `fault.rs` | the faults that answer with a failure |
+//! | [`capacity::Capacity`] | `capacity.rs` | the per-tick capacity window and the faults that change it |
+//! | [`script::Script`] | `script.rs` | where each scripted route stands |
+//! | [`composite::Assembly`] | `composite.rs` | a composite response's fields and its degradation policy (the ledger is the server side's) |
+//! | [`token_bucket::TokenBucket`] | `token_bucket.rs` | the rate limit's tokens |
+//! | [`station::Station`] | `station.rs` | workers and the queue, with its [`station::Discipline`] |
+//! | [`latency::Latency`] | `latency.rs` | a service-time distribution |
+//!
+//! # The order a call meets them
+//!
+//! 1. the timed faults' error shares (one draw per fault in force, from
+//!    the fault's own stream);
+//! 2. [`fault`]: a fault with `fail` active at this tick answers with its
 //!    response (the last declared active one wins);
-//! 2. [`capacity`] — the node's per-tick capacity (a fault may change it);
+//! 3. [`capacity`]: the node's per-tick capacity (a fault may change it);
 //!    with none left the call is refused;
-//! 3. at the bottom of a path only: [`composite`] — a node with a composite
+//! 4. the rate limit: a token, a throttle, or a wait for a token;
+//! 5. at the bottom of a path: [`composite`] — a node with a composite
 //!    response fans out to its fields and assembles them under its
 //!    degradation policy; otherwise [`script`] — the first scripted route
 //!    matching the request's method and path answers (404 when none does;
-//!    success when the node has no routes).
+//!    success when the node has no routes);
+//! 6. the workers: served at once, queued (FIFO today; see
+//!    [`station::Discipline`]), or refused as overflow; a `workers` fault
+//!    changes their number at its start and at its end;
+//! 7. the service time: one draw from the node's latency, with the load
+//!    term and the latency faults in force.
 //!
-//! A node that is not at the bottom passes the call on to its downstream.
-//! The event loop ([`crate::simulation`]) makes the calls and counts what
-//! each node saw; these modules hold each component's state and rules.
-//! Times are ticks.
+//! Steps 1, 4, 6 and 7 exist only when calls take time; the zero-time
+//! path's calls meet 2, 3 and 5 ([`node::ServerSide::refuse`],
+//! [`node::ServerSide::answer`]). A node that is not at the bottom passes
+//! the call on to its downstream. The event loops ([`crate::simulation`]:
+//! `answer.rs` on the zero-time path, `timed/arrival.rs` when calls take
+//! time) call [`node::ServerSide`] and keep the observations and the
+//! events; they decide nothing about the server. Times are ticks, or
+//! engine units where calls take time.
+//!
+//! A new server behaviour (a queue discipline, a fault kind) is a change
+//! here and in the language, not in `simulation/`.
 
 pub(crate) mod capacity;
 pub(crate) mod composite;
 pub(crate) mod fault;
 pub(crate) mod latency;
+pub(crate) mod node;
 pub(crate) mod script;
 pub(crate) mod station;
 pub(crate) mod token_bucket;

@@ -1,11 +1,17 @@
-//! A service station: a pool of workers and a bounded FIFO queue.
+//! A service station: a pool of workers and a bounded queue with its
+//! [`Discipline`].
 //!
 //! A call that arrives is served at once when a worker is free
 //! ([`Station::arrive`] answers [`Admission::Serve`]), waits in the queue
 //! when there is room ([`Admission::Queued`]), or is refused
 //! ([`Admission::Overflow`]: its own outcome, not the per-tick capacity's).
 //! When a call leaves service, [`Station::finish`] hands the worker to the
-//! oldest queued call still waiting, or frees it.
+//! queued call still waiting that the discipline picks (FIFO: the oldest),
+//! or frees it.
+//!
+//! A new discipline is a variant of [`Discipline`] and its arm in
+//! [`Station::next`] (entries join at the back; the discipline picks
+//! which one leaves), plus its keyword in the language.
 //!
 //! A queued call can leave early (its queue timeout fired, its caller
 //! cancelled it): the runner calls [`Station::leave_queue`] and the entry
@@ -28,7 +34,16 @@ pub enum Admission {
     Overflow,
 }
 
-/// Workers and a FIFO queue of `T` (the runner's handle on a queued call).
+/// The order in which queued calls take a free worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Discipline {
+    /// First in, first out: the oldest queued call (the only discipline
+    /// the language has today).
+    #[default]
+    Fifo,
+}
+
+/// Workers and a queue of `T` (the runner's handle on a queued call).
 #[derive(Debug, Clone)]
 pub struct Station<T> {
     workers: u32,
@@ -36,18 +51,28 @@ pub struct Station<T> {
     room: u64,
     queue: VecDeque<T>,
     live_queued: u64,
+    discipline: Discipline,
 }
 
 impl<T: Copy> Station<T> {
     /// `workers` workers (`u32::MAX`: no limit) and room for `room` waiting
-    /// calls.
-    pub fn new(workers: u32, room: u64) -> Self {
+    /// calls, taken in the order of `discipline`.
+    pub fn new(workers: u32, room: u64, discipline: Discipline) -> Self {
         Station {
             workers,
             busy: 0,
             room,
             queue: VecDeque::new(),
             live_queued: 0,
+            discipline,
+        }
+    }
+
+    /// The entry the discipline takes next, live or not.
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        match self.discipline {
+            Discipline::Fifo => self.queue.pop_front(),
         }
     }
 
@@ -70,7 +95,7 @@ impl<T: Copy> Station<T> {
         self.live_queued = self.live_queued.saturating_sub(1);
     }
 
-    /// A call leaves service: the oldest live queued call takes the worker
+    /// A call leaves service: the next live queued call takes the worker
     /// (returned), or the worker is freed.
     pub fn finish(&mut self, mut is_live: impl FnMut(T) -> bool) -> Option<T> {
         if self.busy > self.workers {
@@ -78,7 +103,7 @@ impl<T: Copy> Station<T> {
             self.busy -= 1;
             return None;
         }
-        while let Some(c) = self.queue.pop_front() {
+        while let Some(c) = self.next() {
             if is_live(c) {
                 self.live_queued -= 1;
                 return Some(c);
@@ -107,12 +132,12 @@ impl<T: Copy> Station<T> {
     }
 
     /// A worker is free to take a queued call after `set_workers` raised
-    /// the number: the oldest live call, which takes it.
+    /// the number: the next live call, which takes it.
     pub fn take_free(&mut self, mut is_live: impl FnMut(T) -> bool) -> Option<T> {
         if self.busy >= self.workers {
             return None;
         }
-        while let Some(c) = self.queue.pop_front() {
+        while let Some(c) = self.next() {
             if is_live(c) {
                 self.live_queued -= 1;
                 self.busy += 1;
@@ -129,7 +154,7 @@ mod tests {
 
     #[test]
     fn serve_queue_overflow_fifo() {
-        let mut s = Station::new(2, 2);
+        let mut s = Station::new(2, 2, Discipline::Fifo);
         assert_eq!(s.arrive(1), Admission::Serve);
         assert_eq!(s.arrive(2), Admission::Serve);
         assert_eq!(s.arrive(3), Admission::Queued);
@@ -145,7 +170,7 @@ mod tests {
 
     #[test]
     fn dead_entries_are_skipped_and_free_their_room() {
-        let mut s = Station::new(1, 2);
+        let mut s = Station::new(1, 2, Discipline::Fifo);
         s.arrive(1);
         s.arrive(2);
         s.arrive(3);
@@ -161,7 +186,7 @@ mod tests {
 
     #[test]
     fn fewer_workers_then_more() {
-        let mut s = Station::new(2, 10);
+        let mut s = Station::new(2, 10, Discipline::Fifo);
         s.arrive(1);
         s.arrive(2);
         s.set_workers(1);
@@ -182,7 +207,7 @@ mod tests {
 
     #[test]
     fn no_room_means_refused_when_busy() {
-        let mut s = Station::new(1, 0);
+        let mut s = Station::new(1, 0, Discipline::Fifo);
         assert_eq!(s.arrive(1), Admission::Serve);
         assert_eq!(s.arrive(2), Admission::Overflow);
     }

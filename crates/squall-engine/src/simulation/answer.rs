@@ -1,12 +1,14 @@
-//! A node's own answer, given without calling downstream.
+//! A node's own answer on the zero-time path, given without calling
+//! downstream: the event loop's side of the node's
+//! [`ServerSide`](crate::server::node::ServerSide).
 //!
-//! [`Runner::own_answer`] asks the node's server components in order (see
-//! [`crate::server`]): a failing fault, then its capacity (a refusal is
-//! counted), and at the bottom of a path its composite response or its
+//! [`Runner::own_answer`] asks the server side whether it refuses the call
+//! (a failing fault, no capacity: a refusal is counted here), and at the
+//! bottom of a path for its answer: its composite response or its
 //! scripted routes. [`Runner::assemble`] makes the calls a composite
 //! response fans out to, one per field, each counted at the field's node.
 
-use crate::outcome::{Answer, FailKind, Failure};
+use crate::outcome::Answer;
 use crate::server::composite::Assembly;
 
 use super::runner::Runner;
@@ -34,22 +36,16 @@ impl Runner<'_, '_> {
     }
 
     /// The answer of a node that does not serve the call at all: a failing
-    /// fault in force, or no per-tick capacity left.
+    /// fault in force, or no per-tick capacity left (counted).
     #[inline(always)]
-    pub(super) fn refusal(&mut self, t: u64, node: usize, field: usize) -> Option<Answer> {
+    fn refusal(&mut self, t: u64, node: usize, field: usize) -> Option<Answer> {
         let m = self.sim.model;
-        if let Some(answer) = self.nodes[node].failing.answer(&m.faults, t, field) {
-            return Some(answer);
-        }
-        if !self.nodes[node].capacity.take(t, &m.faults) {
-            let i = self.obs.slots.index(t);
-            self.obs.nodes[node].refused[i] += 1;
-            return Some(Answer::Fail(Failure {
-                kind: FailKind::Refused,
-                not_before: None,
-            }));
-        }
-        None
+        let obs = &mut self.obs;
+        let count = || {
+            let i = obs.slots.index(t);
+            obs.nodes[node].refused[i] += 1;
+        };
+        self.nodes[node].server.refuse(&m.faults, t, field, count)
     }
 
     /// The answer of a node at the bottom of a path that serves the call:
@@ -61,13 +57,13 @@ impl Runner<'_, '_> {
         }
         let request = &self.sim.kinds[self.requests.kind[slot as usize] as usize].request;
         self.nodes[node]
-            .script
+            .server
             .answer(&m.nodes[node].routes, request, t)
     }
 
     /// A composite response: fetch every field from its node, fall back on
     /// the ledger where the policy allows, and answer or drop by the policy.
-    pub(super) fn assemble(&mut self, t: u64, slot: u32, node: usize) -> Answer {
+    fn assemble(&mut self, t: u64, slot: u32, node: usize) -> Answer {
         let sim = self.sim;
         let Some(spec) = &sim.model.nodes[node].composite else {
             return Answer::Ok;
@@ -82,7 +78,8 @@ impl Runner<'_, '_> {
             // Logged at the start of the tick the fetch is made in.
             let at = t.saturating_mul(self.timed.per_tick());
             self.log_call(at, slot, f.source, 1, answer, 0);
-            assembly.add(spec, i, answer, t, &mut self.nodes[node].ledger);
+            let ledger = self.nodes[node].server.ledger_mut();
+            assembly.add(spec, i, answer, t, ledger);
         }
         let i = self.obs.slots.index(t);
         assembly.finish(spec, i, self.obs.nodes[node].composite.as_mut())

@@ -59,7 +59,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
         let timed = Timed::new(m, sim.seed, sim.force_timed);
         let mut nodes: Vec<NodeState> = (0..m.nodes.len())
-            .map(|i| NodeState::new(m, i, sim.scopes, timed.on))
+            .map(|i| NodeState::new(m, i, sim.scopes, timed.on, sim.seed))
             .collect();
         let clients = Clients::new(m, sim.seed, &mut nodes);
         let keep = Keep {
@@ -178,7 +178,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         }
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
         for (i, n) in self.nodes.iter().enumerate() {
-            self.obs.route_calls[i].clone_from(&n.script.calls);
+            self.obs.route_calls[i] = n.server.route_calls().to_vec();
         }
         Ok(self.obs)
     }

@@ -236,7 +236,7 @@ impl Runner<'_, '_> {
                 kind: FailKind::Timeout,
                 not_before: None,
             }));
-            assembly.add(spec, i, a, tick, &mut self.nodes[node].ledger);
+            assembly.add(spec, i, a, tick, self.nodes[node].server.ledger_mut());
         }
         let ti = self.obs.slots.index(tick);
         let answer = assembly.finish(spec, ti, self.obs.nodes[node].composite.as_mut());

@@ -118,7 +118,7 @@ impl Runner<'_, '_> {
         }
         self.obs.accounting.in_flight = open;
         for (i, n) in self.nodes.iter().enumerate() {
-            self.obs.route_calls[i].clone_from(&n.script.calls);
+            self.obs.route_calls[i] = n.server.route_calls().to_vec();
         }
         let recorder = std::mem::take(&mut self.timed.recorder);
         self.obs.timed = Some(recorder.finish(end));

@@ -123,15 +123,11 @@ mod sources;
 mod trace;
 mod work_queue;
 
-use squall_lang::{Model, RateLimitSpec};
+use squall_lang::Model;
 
 use crate::observe::Slots;
 use crate::queue::{BucketWidth, EventQueue};
-use crate::rng::Stream;
-use crate::server::latency::Latency;
-use crate::server::station::Station;
-use crate::server::token_bucket::TokenBucket;
-use crate::time::{Duration, Resolution, Time};
+use crate::time::{Resolution, Time};
 
 use super::event::Event;
 
@@ -188,24 +184,6 @@ pub fn takes_time(model: &Model) -> bool {
         || model.nodes.iter().any(|n| n.work_queue.is_some())
 }
 
-/// A node as a server on the timed path (its caller side is
-/// [`crate::caller::CallerSide`], shared with the zero-time path).
-#[derive(Debug, Clone)]
-pub(super) struct Server {
-    latency: Option<Latency>,
-    stream: Stream,
-    /// The worker pool; `None`: no limit.
-    station: Option<Station<(u32, u32)>>,
-    workers: u32,
-    queue_timeout: Option<Duration>,
-    bucket: Option<TokenBucket>,
-    limit: Option<RateLimitSpec>,
-    /// Calls holding a worker.
-    in_service: u32,
-    /// Timed faults on this node (indices into the model's faults).
-    faults: Vec<usize>,
-}
-
 /// The state of a run that takes time (empty on the zero-time path).
 #[derive(Debug, Default)]
 pub(super) struct Timed {
@@ -213,8 +191,6 @@ pub(super) struct Timed {
     res: Resolution,
     end: Time,
     calls: Calls,
-    servers: Vec<Server>,
-    fault_streams: Vec<Stream>,
     /// Per request slot: calls that refer to it (+1 while it is open),
     /// its start and its deadline.
     refs: Vec<u32>,
@@ -267,35 +243,6 @@ impl Timed {
             return Timed::default();
         }
         let res = Resolution::fine(model.clock);
-        let servers = model
-            .nodes
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                let s = n.server.clone().unwrap_or_default();
-                let workers = s.workers.unwrap_or(u32::MAX);
-                Server {
-                    latency: s.latency.as_ref().map(|l| Latency::new(l, s.per_call, res)),
-                    stream: Stream::new(seed, &format!("latency/{i}")),
-                    station: s.workers.map(|w| Station::new(w, s.queue.unwrap_or(0))),
-                    workers,
-                    queue_timeout: s.queue_timeout.map(|q| res.duration(q)),
-                    bucket: s
-                        .rate_limit
-                        .as_ref()
-                        .map(|r| TokenBucket::new(r.rate, r.burst, res)),
-                    limit: s.rate_limit.clone(),
-                    in_service: 0,
-                    faults: model
-                        .faults
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, f)| f.node == i && !f.timed.is_empty())
-                        .map(|(k, _)| k)
-                        .collect(),
-                }
-            })
-            .collect();
         let start = res.at_tick(model.start);
         let end = res.at_tick(model.ticks.saturating_add(1));
         let windows: Vec<(Time, Time)> = model
@@ -310,10 +257,6 @@ impl Timed {
             res,
             end,
             calls: Calls::default(),
-            servers,
-            fault_streams: (0..model.faults.len())
-                .map(|k| Stream::new(seed, &format!("fault/{k}")))
-                .collect(),
             refs: Vec::new(),
             started: Vec::new(),
             deadline: Vec::new(),

@@ -1,0 +1,378 @@
+//! [`ServerSide`]: a node as a server, the one component that decides what
+//! happens to a call that reaches the node, on every path.
+//!
+//! It owns the node's server state: its failing faults ([`Failing`]), its
+//! per-tick capacity window ([`Capacity`]), its scripted routes
+//! ([`Script`]) and composite ledger, and, when calls take time, the timed
+//! faults in force (error shares with their own streams, latency factors
+//! and additions, worker counts), its rate limit ([`TokenBucket`]), its
+//! workers and queue with its discipline ([`Station`]), and its service
+//! time ([`Latency`]) with the calls in service its load term reads.
+//!
+//! The event loops call it; they keep the observations and schedule the
+//! events, and decide nothing about the server themselves:
+//!
+//! | method | zero-time path | timed path | what it decides |
+//! |---|---|---|---|
+//! | [`refuse`](ServerSide::refuse) | every call | (inside `arrive`) | a failing fault, no capacity left |
+//! | [`arrive`](ServerSide::arrive) | — | every call | error share, then `refuse`, then the rate limit: pass, refused, throttled or a wait for a token |
+//! | [`answer`](ServerSide::answer) | a leaf | a leaf | the scripted answer |
+//! | [`join`](ServerSide::join) | — | past the limit | served now, queued (until when) or overflow |
+//! | [`service_time`](ServerSide::service_time) | — | a call takes a worker | its service time |
+//! | [`release`](ServerSide::release) | — | a call leaves its worker | the queued call that takes it (by the discipline) |
+//! | [`leave_queue`](ServerSide::leave_queue) | — | a queued call gives up | its room is free |
+//! | [`set_workers`](ServerSide::set_workers), [`take_free`](ServerSide::take_free) | — | a `workers` fault starts or ends | the worker count in force, and the queued calls that take new workers |
+//!
+//! On the zero-time path a node has no error share, rate limit, workers or
+//! latency (any of them puts the model on the timed path), so that path
+//! calls `refuse` directly: the step of `arrive` that applies to it.
+//!
+//! A new queue discipline is a variant of [`Discipline`] (`station.rs`)
+//! and its keyword in the language; nothing here or in the event loops
+//! changes.
+
+use squall_lang::{FaultSpec, Model, RateLimitSpec, RequestSpec, RouteSpec};
+
+use crate::outcome::{Answer, FailKind, Failure};
+use crate::rng::Stream;
+use crate::time::{Duration, Resolution, Time, NEVER};
+
+use super::capacity::Capacity;
+use super::fault::Failing;
+use super::latency::Latency;
+use super::script::Script;
+use super::station::{Admission, Discipline, Station};
+use super::token_bucket::TokenBucket;
+
+/// The event loop's handle on a queued call: `(call, generation)`.
+pub(crate) type Handle = (u32, u32);
+
+/// What the server side does with a call that arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arrival {
+    /// On to the workers.
+    Pass,
+    /// Answered at once: a failing fault, an error share, or a wait for a
+    /// token that would pass the deadline the node knows.
+    Refused(Answer),
+    /// No per-tick capacity left (answers [`REFUSED`]).
+    NoCapacity,
+    /// No token: the rate limit's throttle.
+    Throttled(Answer),
+    /// A token owed: on to the workers at this moment.
+    Wait(Time),
+}
+
+/// The answer of a call refused for capacity.
+pub(crate) const REFUSED: Answer = Answer::Fail(Failure {
+    kind: FailKind::Refused,
+    not_before: None,
+});
+
+/// What the workers do with a call past the rate limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Join {
+    /// A worker took it.
+    Serve,
+    /// It waits in the queue, at most until `until` (its queue timeout).
+    Queued { until: Option<Time> },
+    /// No worker and no room: refused as overflow.
+    Overflow,
+}
+
+/// A node's timed rate limit: its bucket and its rules.
+#[derive(Debug, Clone)]
+struct Limit {
+    bucket: TokenBucket,
+    spec: RateLimitSpec,
+}
+
+/// One node's server side.
+#[derive(Debug, Clone)]
+pub(crate) struct ServerSide {
+    failing: Failing,
+    capacity: Capacity,
+    script: Script,
+    /// Tick of each composite field's last fresh value (the ledger).
+    ledger: Vec<u64>,
+    /// Service time and the stream it draws from (`latency/<node>`).
+    latency: Option<Latency>,
+    stream: Stream,
+    /// Workers and queue; `None`: no limit.
+    pool: Option<Station<Handle>>,
+    /// Workers when no fault changes them.
+    workers: u32,
+    queue_timeout: Option<Duration>,
+    limit: Option<Limit>,
+    /// Calls holding a worker (the load term reads it).
+    in_service: u32,
+    /// The faults on this node that change time, with the stream of each
+    /// (`fault/<index>`, for its error share).
+    timed_faults: Vec<(usize, Stream)>,
+}
+
+impl ServerSide {
+    /// The server side of node `i` of `model`; `res` is the run's
+    /// resolution when calls take time (`None` on the zero-time path).
+    pub(crate) fn new(model: &Model, i: usize, seed: u64, res: Option<Resolution>) -> Self {
+        let n = &model.nodes[i];
+        let mut side = ServerSide {
+            failing: Failing::new(model, i),
+            capacity: Capacity::new(model, i),
+            script: Script::new(n.routes.len()),
+            ledger: vec![NEVER; n.composite.as_ref().map_or(0, |c| c.fields.len())],
+            latency: None,
+            stream: Stream::new(seed, &format!("latency/{i}")),
+            pool: None,
+            workers: u32::MAX,
+            queue_timeout: None,
+            limit: None,
+            in_service: 0,
+            timed_faults: Vec::new(),
+        };
+        let Some(res) = res else {
+            return side;
+        };
+        let s = n.server.clone().unwrap_or_default();
+        side.latency = s.latency.as_ref().map(|l| Latency::new(l, s.per_call, res));
+        side.pool = s
+            .workers
+            .map(|w| Station::new(w, s.queue.unwrap_or(0), Discipline::Fifo));
+        side.workers = s.workers.unwrap_or(u32::MAX);
+        side.queue_timeout = s.queue_timeout.map(|q| res.duration(q));
+        side.limit = s.rate_limit.map(|r| Limit {
+            bucket: TokenBucket::new(r.rate, r.burst, res),
+            spec: r,
+        });
+        side.timed_faults = model
+            .faults
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.node == i && !f.timed.is_empty())
+            .map(|(k, _)| (k, Stream::new(seed, &format!("fault/{k}"))))
+            .collect();
+        side
+    }
+
+    /// The answer of a node that does not take the call: a failing fault
+    /// in force at tick `t`, or [`REFUSED`] when no per-tick capacity is
+    /// left, after calling `no_capacity` (the caller counts it); `None`:
+    /// the node takes the call. `field`: the composite field the call
+    /// fetches, 0 otherwise.
+    #[inline(always)]
+    pub(crate) fn refuse(
+        &mut self,
+        faults: &[FaultSpec],
+        t: u64,
+        field: usize,
+        no_capacity: impl FnOnce(),
+    ) -> Option<Answer> {
+        if let Some(answer) = self.failing.answer(faults, t, field) {
+            return Some(answer);
+        }
+        if !self.capacity.take(t, faults) {
+            no_capacity();
+            return Some(REFUSED);
+        }
+        None
+    }
+
+    /// A call arrives at `now` (`deadline`: the one the node knows):
+    /// the timed faults' error shares (one draw per fault in force, in
+    /// declaration order), then [`refuse`](Self::refuse), then the rate
+    /// limit.
+    pub(crate) fn arrive(
+        &mut self,
+        faults: &[FaultSpec],
+        now: Time,
+        res: Resolution,
+        field: usize,
+        deadline: Option<Time>,
+    ) -> Arrival {
+        let tick = res.tick_of(now);
+        for (k, stream) in &mut self.timed_faults {
+            let f = &faults[*k];
+            if let Some((share, code)) = f.timed.errors {
+                if f.from <= tick && tick <= f.to && stream.next_f64() < share {
+                    return Arrival::Refused(Answer::Fail(Failure {
+                        kind: FailKind::Status(code),
+                        not_before: None,
+                    }));
+                }
+            }
+        }
+        let mut full = false;
+        if let Some(a) = self.refuse(faults, tick, field, || full = true) {
+            return if full {
+                Arrival::NoCapacity
+            } else {
+                Arrival::Refused(a)
+            };
+        }
+        self.rate_limit(now, res, deadline)
+    }
+
+    /// The token bucket: a call passes with a token; without one it
+    /// answers the throttle, or, at a limiter that waits, waits for its
+    /// token unless that wait would pass the longest wait (then the
+    /// throttle) or the deadline the node knows (then *deadline exceeded*).
+    fn rate_limit(&mut self, now: Time, res: Resolution, deadline: Option<Time>) -> Arrival {
+        let Some(Limit { bucket, spec }) = self.limit.as_mut() else {
+            return Arrival::Pass;
+        };
+        let wait = if spec.wait {
+            let own = spec.max_wait.map(|m| res.duration(m));
+            let left = deadline.map(|d| d.since(now));
+            let max = match (own, left) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            match bucket.reserve(now, max) {
+                Ok(w) if w.is_zero() => return Arrival::Pass,
+                Ok(w) => return Arrival::Wait(now.after(w)),
+                Err(w) => {
+                    let within_own = own.is_none_or(|o| w.is_some_and(|w| w <= o));
+                    if left.is_some() && within_own {
+                        return Arrival::Refused(Answer::Fail(Failure {
+                            kind: FailKind::Deadline,
+                            not_before: None,
+                        }));
+                    }
+                    w
+                }
+            }
+        } else {
+            match bucket.take(now) {
+                Ok(()) => return Arrival::Pass,
+                Err(w) => w,
+            }
+        };
+        let k = res.per_tick();
+        let not_before = if spec.retry_after {
+            wait.map(|w| now.after(w).units().div_ceil(k))
+        } else {
+            None
+        };
+        Arrival::Throttled(Answer::Fail(Failure {
+            kind: FailKind::Status(spec.status),
+            not_before,
+        }))
+    }
+
+    /// The scripted answer `routes` give `request` at tick `t` (a leaf's).
+    #[inline]
+    pub(crate) fn answer(&mut self, routes: &[RouteSpec], request: &RequestSpec, t: u64) -> Answer {
+        self.script.answer(routes, request, t)
+    }
+
+    /// Calls each scripted route answered over the run.
+    pub(crate) fn route_calls(&self) -> &[u64] {
+        &self.script.calls
+    }
+
+    /// The composite ledger: the tick of each field's last fresh value.
+    pub(crate) fn ledger_mut(&mut self) -> &mut [u64] {
+        &mut self.ledger
+    }
+
+    /// Call `call`, past the rate limit at `now`, meets the workers.
+    pub(crate) fn join(&mut self, now: Time, call: Handle) -> Join {
+        let admission = match self.pool.as_mut() {
+            None => Admission::Serve,
+            Some(st) => st.arrive(call),
+        };
+        match admission {
+            Admission::Serve => {
+                self.in_service += 1;
+                Join::Serve
+            }
+            Admission::Queued => Join::Queued {
+                until: self.queue_timeout.map(|q| now.after(q)),
+            },
+            Admission::Overflow => Join::Overflow,
+        }
+    }
+
+    /// A queued call leaves the queue without service.
+    pub(crate) fn leave_queue(&mut self) {
+        if let Some(st) = self.pool.as_mut() {
+            st.leave_queue();
+        }
+    }
+
+    /// A call leaves its worker: the next live queued call (by the
+    /// discipline) takes it and is returned, or the worker is free.
+    pub(crate) fn release(&mut self, is_live: impl FnMut(Handle) -> bool) -> Option<Handle> {
+        self.in_service -= 1;
+        let next = self.pool.as_mut()?.finish(is_live);
+        if next.is_some() {
+            self.in_service += 1;
+        }
+        next
+    }
+
+    /// True when the node has a worker pool.
+    pub(crate) fn has_pool(&self) -> bool {
+        self.pool.is_some()
+    }
+
+    /// Sets the workers in force at tick `t`: the last declared `workers`
+    /// fault in force, or the node's own. Calls in service keep their
+    /// workers; a lowered count takes effect as they leave, a raised one
+    /// through [`take_free`](Self::take_free).
+    pub(crate) fn set_workers(&mut self, faults: &[FaultSpec], t: u64) {
+        let Some(st) = self.pool.as_mut() else {
+            return;
+        };
+        let mut workers = self.workers;
+        for (k, _) in &self.timed_faults {
+            let f = &faults[*k];
+            if let Some(w) = f.timed.workers {
+                if f.from <= t && t <= f.to {
+                    workers = w;
+                }
+            }
+        }
+        st.set_workers(workers);
+    }
+
+    /// A free worker (after a raise) takes the next live queued call,
+    /// which is returned.
+    pub(crate) fn take_free(&mut self, is_live: impl FnMut(Handle) -> bool) -> Option<Handle> {
+        let next = self.pool.as_mut()?.take_free(is_live);
+        if next.is_some() {
+            self.in_service += 1;
+        }
+        next
+    }
+
+    /// The service time of a call that starts at `now` holding a worker:
+    /// one draw from the node's latency (plus the load term per other call
+    /// in service), times the factors and plus the additions of the
+    /// latency faults in force.
+    pub(crate) fn service_time(
+        &mut self,
+        faults: &[FaultSpec],
+        now: Time,
+        res: Resolution,
+    ) -> Duration {
+        let tick = res.tick_of(now);
+        let others = self.in_service.saturating_sub(1);
+        let mut d = match &self.latency {
+            Some(l) => l.sample_loaded(&mut self.stream, others).units() as f64,
+            None => 0.0,
+        };
+        for (k, _) in &self.timed_faults {
+            let f = &faults[*k];
+            if f.from <= tick && tick <= f.to {
+                if let Some(x) = f.timed.latency_factor {
+                    d *= x;
+                }
+                if let Some(a) = f.timed.latency_add {
+                    d += res.duration(a).units() as f64;
+                }
+            }
+        }
+        Resolution::TICKS.duration(d)
+    }
+}
