@@ -43,7 +43,8 @@ pub use aws_adaptive::AwsAdaptive;
 pub use classify::{Classifier, CodeClass, CodeMatch, ProviderCode};
 pub use next_attempt::{next_attempt_at, FullJitter, RetryAfter};
 pub use observations::{AttemptRow, FinalStates, SendBin, SendObservations};
-pub use run::{estimate_bytes, run_senders, run_sending, tick_seconds, MAX_RECORDS};
+pub use run::{estimate_bytes, run_senders, run_sending, MAX_RECORDS};
+pub use sender::tick_seconds;
 pub use spec::{
     ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordsSpec, RetryAfterForm, SendSpec,
     WindowCap,

@@ -63,26 +63,16 @@
 //! Adaptive rates think in seconds: a tick of `clock ms` is 0.001 s, of
 //! `clock s` 1 s, and a round counts as a second.
 
-use squall_lang::Clock;
-
 use crate::error::SimError;
 use crate::queue::EventQueue;
 use crate::time::{Resolution, Time};
 
 use super::observations::SendObservations;
 use super::provider::Provider;
-use super::sender::{Event, Sender};
+use super::sender::{tick_seconds, Event, Sender};
 use super::spec::SendSpec;
 
 pub use squall_lang::model::sending::MAX_RECORDS;
-
-/// Seconds in one tick of `clock` (a round counts as one).
-pub fn tick_seconds(clock: Clock) -> f64 {
-    match clock {
-        Clock::Ms => 0.001,
-        Clock::S | Clock::Round => 1.0,
-    }
-}
 
 /// Runs one sender against its own provider to its end: [`run_senders`]
 /// with one sender.

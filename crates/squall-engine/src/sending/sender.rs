@@ -12,6 +12,8 @@
 
 use std::collections::VecDeque;
 
+use squall_lang::Clock;
+
 use crate::error::SimError;
 use crate::queue::EventQueue;
 use crate::rng::Stream;
@@ -23,9 +25,16 @@ use super::classify::{CodeClass, ProviderCode};
 use super::next_attempt::{next_attempt_at, FullJitter, RetryAfter};
 use super::observations::{AttemptRow, FinalStates, SendBin, SendObservations};
 use super::provider::Provider;
-use super::run::tick_seconds;
 use super::spec::{ClientSpec, SendSpec};
 use super::state::SendState;
+
+/// Seconds in one tick of `clock` (a round counts as one).
+pub fn tick_seconds(clock: Clock) -> f64 {
+    match clock {
+        Clock::Ms => 0.001,
+        Clock::S | Clock::Round => 1.0,
+    }
+}
 
 /// What happens to a sender, on the run's one calendar.
 #[derive(Debug, Clone, Copy)]
