@@ -207,15 +207,21 @@ fn latency_of_nothing_served_is_na_and_fails_an_expectation() -> TestResult {
 /// once too. At 1/ms over 1 000 ms (ticks 1..=1000): one request at the
 /// start of each tick, 1 000. At 0.3/ms: the k-th request when `0.3 + 0.3
 /// t = k`, at `t = k / 0.3 - 1` ms after the start, for `t < 1000`: k = 1
-/// ..= 300, 300. On `main` the timed path (`latency 1ms`) started from no
-/// credit and sent 999 and 299, one fewer than the path where nothing takes
-/// time.
+/// ..= 300, 300. At 4/ms over 100 ms: 4 at the start of each of the 100
+/// ticks, 400; timed, the first at once and the rest 0.25 ms apart (0,
+/// 0.25, ..., 99.75), 400. On `main` the timed path (`latency 1ms`) started
+/// from no credit and sent 999 and 299, one fewer than the path where
+/// nothing takes time (and 399 at 4/ms).
 #[test]
 fn a_uniform_source_sends_rate_times_run_on_both_paths() -> TestResult {
-    for (rate, want) in [("1/ms", 1000u64), ("0.3/ms", 300)] {
+    for (rate, run, want) in [
+        ("1/ms", "1000ms", 1000u64),
+        ("0.3/ms", "1000ms", 300),
+        ("4/ms", "100ms", 400),
+    ] {
         for latency in ["", "latency 1ms"] {
             let text = format!(
-                "scenario \"count\" {{\n  clock ms\n  run 1000ms\n  source users {{ rate {rate}  enters db }}\n  chain db\n  service db {{ {latency} }}\n}}\n"
+                "scenario \"count\" {{\n  clock ms\n  run {run}\n  source users {{ rate {rate}  enters db }}\n  chain db\n  service db {{ {latency} }}\n}}\n"
             );
             let s = load_text("count.squall", &text)?;
             let study = run_study(&s, Vec::new(), None)?;

@@ -5,7 +5,6 @@
 use squall_engine::SimError;
 use squall_lang::Diagnostics;
 
-use crate::memory::MemoryEstimate;
 use crate::refusal::Refusal;
 
 /// A problem running a study.
@@ -79,4 +78,21 @@ fn memory_text(e: &MemoryEstimate, budget_mib: u64) -> String {
         if e.runs == 1 { "" } else { "s" },
         mib(e.per_run),
     )
+}
+
+/// What a plan would hold in memory at most, estimated before it runs:
+/// the per-tick counters of the runs in progress (for a run that takes
+/// time, the engine's estimate of its peak), and what every finished run
+/// keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemoryEstimate {
+    /// Runs (every replication counted).
+    pub runs: usize,
+    /// The largest run's per-tick counters (for a run that takes time, its
+    /// estimated peak) \[bytes\].
+    pub per_run: u64,
+    /// The whole invocation at its peak \[bytes\].
+    pub total: u64,
+    /// Whether finished runs are reduced to their window totals.
+    pub reduced: bool,
 }

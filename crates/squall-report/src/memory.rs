@@ -1,25 +1,12 @@
 //! What a plan's runs hold in memory, estimated before they run: the
 //! figure the invocation's memory budget is weighed against, and the data
-//! of the refusal when it is past it ([`crate::StudyError::Memory`]).
+//! of the refusal when it is past it ([`crate::StudyError::Memory`], whose
+//! [`MemoryEstimate`] lives beside the error so that errors need no
+//! estimating).
 
 use squall_lang::Model;
 
-/// What a plan would hold in memory at most, estimated before it runs:
-/// the per-tick counters of the runs in progress (for a run that takes
-/// time, the engine's estimate of its peak), and what every finished run
-/// keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MemoryEstimate {
-    /// Runs (every replication counted).
-    pub runs: usize,
-    /// The largest run's per-tick counters (for a run that takes time, its
-    /// estimated peak) \[bytes\].
-    pub per_run: u64,
-    /// The whole invocation at its peak \[bytes\].
-    pub total: u64,
-    /// Whether finished runs are reduced to their window totals.
-    pub reduced: bool,
-}
+pub use crate::error::MemoryEstimate;
 
 /// The bytes of a model's per-tick series: 4 system counters, 7 per node
 /// and 6 more for a composite response (one of them 8 bytes wide), one

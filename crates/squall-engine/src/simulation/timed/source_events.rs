@@ -51,9 +51,13 @@ impl Runner<'_, '_> {
             // at 0) counts its first tick at once, as the path where
             // nothing takes time adds a tick's rate when the tick starts:
             // `rate 1/ms` over 1000 ms sends 1000 on both paths, the first
-            // at the start (not 999 from the second tick on).
+            // at the start (not 999 from the second tick on). At most one
+            // request's worth: a rate above one a tick sends its first at
+            // once and the rest `1/rate` apart (`rate 4/ms` over 100 ms:
+            // 400, not the 4 at once plus 399 that adding the whole tick's
+            // rate gave).
             if src.rate[s] == 0.0 {
-                src.credit[s] += rate;
+                src.credit[s] += rate.min(1.0);
             }
             src.since[s] = now;
             src.rate[s] = rate;
