@@ -118,12 +118,14 @@ impl RunPlan {
         // A run that fails (past its work budget) does not stop the others:
         // every run that can finish does, and the failures are returned
         // with them, in the plan's order (the same whatever the threads).
-        type Ran = Result<(usize, Run), (RunKey, usize, StudyError)>;
+        // A failure is boxed: it is rare, and the run it stands beside is
+        // what the result should be sized for.
+        type Ran = Result<(usize, Run), Box<(RunKey, usize, StudyError)>>;
         let simulate = || -> Vec<Ran> {
             runs.into_par_iter()
                 .filter(|_| o.stop.is_none_or(|f| !f.load(Ordering::SeqCst)))
                 .map(|(key, r)| {
-                    let failed = |e: StudyError| (key, r, e);
+                    let failed = |e: StudyError| Box::new((key, r, e));
                     let (overrides, model) = model_of(key, r).map_err(failed)?;
                     // The run's senders, resolved with its overrides (and seed).
                     let senders = sender_specs(s, &overrides).map_err(failed)?;
@@ -169,7 +171,7 @@ impl RunPlan {
         for x in ran {
             match x {
                 Ok(run) => runs.push(run),
-                Err(f) => failed.push(f),
+                Err(f) => failed.push(*f),
             }
         }
         let mut out = Finished {
