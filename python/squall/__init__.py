@@ -264,8 +264,9 @@ def sweep(
     ``vary`` maps each param to its values; points are the cross product,
     first param outermost. The frame has one column per varied param (a
     number, a duration in the clock's ticks, a rate per tick, or text) and
-    the report's sweep columns (or one per ``measure``); with several sweep
-    tables, one long frame with a ``table`` column. Each point has its own
+    the report's sweep columns (or one per ``measure``, named as the sweep
+    table heads it: a measure with a unit carries it, ``"db_rate [/s]"``);
+    with several sweep tables, one long frame with a ``table`` column. Each point has its own
     random stream (derived from the seed and the point's values), so the
     frame is the same for any ``jobs``.
 

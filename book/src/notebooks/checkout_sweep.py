@@ -56,7 +56,8 @@ df = df.astype({"attempts": int, "budget": int})
 
 pd.set_option("display.width", 120)
 print("one row per point (attempts x budget):")
-print(df[["attempts", "budget", "tries", "db_calls_per_s", "completed_share", "wasted_calls"]].round(3).to_string(index=False))
+# A measure with a unit names it in its column, as the sweep table does.
+print(df[["attempts", "budget", "tries", "db_calls_per_s [/s]", "completed_share", "wasted_calls"]].round(3).to_string(index=False))
 
 # Analysis: tries per request at the database, one row per tries setting,
 # one column per budget.
