@@ -5,22 +5,7 @@
 
 use squall_lang::{Metric, RunKey};
 
-use crate::support::{eval_metric, load_text, node, run_study, window, TestResult};
-
-/// Erlang C: the probability that an arrival waits in an M/M/c queue with
-/// offered load `a = lambda / mu` (the textbook formula, written out here
-/// rather than shared with the engine's tests so that each stands alone).
-fn erlang_c(c: u32, a: f64) -> f64 {
-    let (mut term, mut sum) = (1.0, 0.0);
-    for k in 0..c {
-        if k > 0 {
-            term *= a / f64::from(k);
-        }
-        sum += term;
-    }
-    let top = term * a / f64::from(c) * f64::from(c) / (f64::from(c) - a);
-    top / (sum + top)
-}
+use crate::support::{erlang_c, eval_metric, load_text, node, run_study, window, TestResult};
 
 /// `workers 4` with no `queue` line at utilisation 0.8 (Poisson 3.2/ms,
 /// exponential service of mean 1 ms): the calls that find every worker busy

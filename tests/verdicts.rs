@@ -5,7 +5,7 @@
 
 use squall_lang::{Metric, RunKey};
 
-use crate::support::{eval_metric, load_text, node, run_study, window};
+use crate::support::{erlang_c, eval_metric, load_text, node, run_study, window};
 
 /// Seven calls at 1..7 ms and one at 20 ms, each served in 15 ms by a
 /// node with a worker for each. Window `late` (16..25 ms) holds one call
@@ -339,11 +339,7 @@ fn p_wait_and_wq_match_erlang_c_for_m_m_4() -> Result<(), Box<dyn std::error::Er
     };
     // Erlang C and Little's law, above.
     let a = 3.2_f64;
-    let tail = a.powi(4) / 24.0 / (1.0 - 0.8);
-    let head: f64 = (0..4)
-        .map(|k| a.powi(k) / (1..=k).product::<i32>().max(1) as f64)
-        .sum();
-    let c = tail / (head + tail);
+    let c = erlang_c(4, a);
     assert!((c - 0.5964).abs() < 5e-5, "Erlang C {c}");
     check(Metric::PWait, c);
     // Wq in ticks (ms): C / (4μ - λ) with μ = 0.1/ms, λ = 0.32/ms.

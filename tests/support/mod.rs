@@ -75,3 +75,19 @@ pub fn setting(name: &str, value: &str) -> Setting {
         origin: Some(format!("--set {name}={value}")),
     }
 }
+
+/// Erlang C: the probability that an arrival waits in an M/M/c queue with
+/// `c` servers and offered load `a = lambda / mu` (the textbook formula,
+/// `(a^c / c! * c / (c - a)) / (sum_{k<c} a^k / k! + a^c / c! * c / (c - a))`;
+/// the engine's queueing tests keep their own copy, in their own crate).
+pub fn erlang_c(c: u32, a: f64) -> f64 {
+    let (mut term, mut sum) = (1.0, 0.0);
+    for k in 0..c {
+        if k > 0 {
+            term *= a / f64::from(k);
+        }
+        sum += term;
+    }
+    let top = term * a / f64::from(c) * f64::from(c) / (f64::from(c) - a);
+    top / (sum + top)
+}

@@ -15,6 +15,7 @@ use crate::chart::from_study::metric_name;
 use crate::chart::MAX_BINS;
 use crate::eval::timed_bin;
 use crate::study::Study;
+use crate::unit::{metric_unit, Unit};
 use crate::{csv, escape};
 
 /// End-to-end metrics per bin, in column order.
@@ -45,28 +46,10 @@ const PER_NODE: [Metric; 21] = [
     Metric::WastedBusy,
 ];
 
-/// True for a metric whose value is a duration (in ticks).
-fn is_duration(m: Metric) -> bool {
-    matches!(
-        m,
-        Metric::P50
-            | Metric::P90
-            | Metric::P99
-            | Metric::P999
-            | Metric::LatencyMax
-            | Metric::LatencyMean
-            | Metric::WastedBusy
-            | Metric::Wq
-            | Metric::E2eP50
-            | Metric::E2eP99
-            | Metric::E2eMean
-    )
-}
-
 /// A column's name: the metric's, a duration's with the clock's unit.
 fn column(prefix: &str, m: Metric, unit: &str) -> String {
     let name = metric_name(m);
-    if is_duration(m) {
+    if metric_unit(m) == Unit::Ticks {
         format!("{prefix}{name}_{unit}")
     } else {
         format!("{prefix}{name}")

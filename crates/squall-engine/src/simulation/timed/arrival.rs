@@ -88,16 +88,7 @@ impl Runner<'_, '_> {
                 self.timed.recorder.queue(node, now, 1);
                 // One wake: the queue timeout or the deadline, whichever
                 // comes first.
-                let wake = match (until, deadline) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                };
-                if let Some(at) = wake {
-                    self.timed
-                        .events
-                        .schedule(at.units(), Event::Wake { call: c, gen })?;
-                }
-                Ok(())
+                self.wake_at_first(c, gen, until, deadline)
             }
             Join::Overflow => {
                 self.timed.recorder.count(node, Count::Overflow, now, 1);

@@ -188,6 +188,28 @@ impl Runner<'_, '_> {
         (call.node as usize, source, call.leaf)
     }
 
+    /// Wakes call `c` at generation `gen` at the earlier of `a` and `b`
+    /// (a timer and the deadline the node knows), or not at all when
+    /// neither is set: one wake per wait, whichever comes first.
+    pub(super) fn wake_at_first(
+        &mut self,
+        c: u32,
+        gen: u32,
+        a: Option<Time>,
+        b: Option<Time>,
+    ) -> Result<(), SimError> {
+        let wake = match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(at) = wake {
+            self.timed
+                .events
+                .schedule(at.units(), Event::Wake { call: c, gen })?;
+        }
+        Ok(())
+    }
+
     /// The deadline the node of `c` knows, if any.
     pub(super) fn known_deadline(&self, c: u32) -> Option<Time> {
         let call = self.timed.calls.get(c);

@@ -31,7 +31,7 @@ use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::retry::{classify, Class};
 use crate::time::Time;
 
-use super::super::{event::Event, runner::Runner, SimError};
+use super::super::{runner::Runner, SimError};
 use super::calls::{Phase, NONE};
 
 fn fail(kind: FailKind) -> Answer {
@@ -93,15 +93,7 @@ impl Runner<'_, '_> {
         // moves on, the timer goes stale with the generation.
         let gen = self.timed.calls.enter(c, Phase::Waiting);
         let next = (tries < spec.max_attempts).then(|| now.after(self.timed.res.ticks(spec.delay)));
-        let wake = match (next, deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        if let Some(at) = wake {
-            self.timed
-                .events
-                .schedule(at.units(), Event::Wake { call: c, gen })?;
-        }
+        self.wake_at_first(c, gen, next, deadline)?;
         self.arrive_timed(now, child)
     }
 
