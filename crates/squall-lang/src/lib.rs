@@ -46,6 +46,8 @@ pub mod decl;
 pub mod diagnostic;
 pub mod format;
 pub mod model;
+mod needs;
+mod not_a;
 pub mod parse;
 pub mod resolve;
 pub mod seed;

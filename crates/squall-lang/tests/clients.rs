@@ -88,7 +88,7 @@ fn a_variant_ramp_without_its_span_is_refused_too() {
 #[test]
 fn thinking_without_clients_is_refused() {
     let text = scenario("  source a { think exponential mean 40ms  enters app }");
-    one_error(&text, "think", "source `a` thinks but has no clients");
+    one_error(&text, "think", "source `a` needs `clients`: it thinks");
 }
 
 #[test]

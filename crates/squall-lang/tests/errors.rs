@@ -297,15 +297,15 @@ const EXACT: &[Exact] = &[
     case(
         "client-retry-after-that-cannot-be-parsed",
         "\"yesterday\"",
-        "Retry-After `yesterday` is neither a delay nor a date squall can read",
-        Some("write a delay such as `2s`, or an HTTP date such as `Wed, 14 Jan 2026 09:00:02 GMT`"),
+        "`yesterday` is not a Retry-After squall can read",
+        Some("write a delay such as `2s`, or an HTTP date (`Wed, 14 Jan 2026 09:00:00 GMT`) or RFC 3339 (`2026-01-14T09:00:00Z`)"),
     ),
     // a Retry-After date without an epoch
     case(
         "client-retry-after-date-without-an-epoch",
         "\"Wed",
         "a Retry-After date needs the scenario's `epoch` and a wall clock",
-        Some("add `epoch \"Wed, 14 Jan 2026 09:00:00 GMT\"` (the time of tick 0) and `clock ms` or `clock s`"),
+        Some("add `epoch \"2026-01-14T09:00:00Z\"` (the UTC time of tick 0) and `clock ms` or `clock s`"),
     ),
     // a Retry-After date before the epoch
     case(
@@ -521,7 +521,7 @@ const EXACT: &[Exact] = &[
     case(
         "degradation-stale-fallback-without-a-ledger",
         "response",
-        "`stale_fallback` serves last known values, so it needs a `ledger`",
+        "`stale_fallback` needs a `ledger`: it serves last known values",
         Some("add `ledger { entries 5000  stale_for 60s }` to the response"),
     ),
     // a ledger without stale_for

@@ -227,7 +227,7 @@ const MISTAKES: &[(&str, &str, &str, &str)] = &[
     (
         "jitter 500ms cap 60s",
         "jitter 500ms 60s",
-        "`jitter` needs `cap` here",
+        "`jitter` needs `cap`",
         "jitter 500ms cap 60s",
     ),
     ("latency 80ms", "latency 80", "has no unit", "80ms"),

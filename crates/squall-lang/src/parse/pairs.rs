@@ -6,6 +6,7 @@ use pest::iterators::{Pair, Pairs};
 
 use crate::ast::Ident;
 use crate::diagnostic::{Diagnostic, Result};
+use crate::not_a::NotA;
 use crate::span::Span;
 
 use super::grammar::Rule;
@@ -87,12 +88,9 @@ pub(super) fn string(pair: Pair<'_, Rule>) -> String {
 
 pub(super) fn number(pair: &Pair<'_, Rule>) -> Result<f64> {
     let text: String = pair.as_str().chars().filter(|c| *c != '_').collect();
-    let n = text.parse::<f64>().map_err(|_| {
-        Diagnostic::new(
-            format!("`{}` is not a number", pair.as_str()),
-            pair.as_span().into(),
-        )
-    })?;
+    let n = text
+        .parse::<f64>()
+        .map_err(|_| NotA::new(pair.as_str(), "a number").at(pair.as_span().into()))?;
     // Past about 1.8e308 a literal reads as infinity, which every later
     // stage would print as `inf` (or `null` in JSON) and compare as larger
     // than anything: refuse it here, where its place is known.

@@ -5,7 +5,8 @@
 use pest::iterators::Pair;
 
 use crate::ast::{CodeItem, CodeLit, Ident, SendBlockAst, SendKind, SendPart, SendSetting};
-use crate::diagnostic::{Diagnostic, Result};
+use crate::diagnostic::Result;
+use crate::not_a::NotA;
 use crate::span::Span;
 
 use super::grammar::Rule;
@@ -101,9 +102,10 @@ fn code(text: &str, span: Span) -> Result<CodeLit> {
         None => (text.parse::<u32>(), false),
     };
     let code = parsed.map_err(|_| {
-        Diagnostic::new(format!("`{text}` is not a code squall can hold"), span)
+        NotA::new(text, "a code squall can hold")
             .label("too large")
             .help("an HTTP status such as `429`, or a protocol code in hex such as `0x58`")
+            .at(span)
     })?;
     Ok(CodeLit { code, hex, span })
 }

@@ -6,6 +6,7 @@ use pest::iterators::Pair;
 
 use crate::ast::{Ident, Timed, TimedPart};
 use crate::diagnostic::{Diagnostic, Result};
+use crate::not_a::NotA;
 use crate::span::Span;
 
 use super::grammar::Rule;
@@ -66,10 +67,7 @@ pub(super) fn parse_timed(pair: Pair<'_, Rule>) -> Result<Timed> {
                     Some(hex) => u32::from_str_radix(hex, 16),
                     None => text.parse::<u32>(),
                 }
-                .map_err(|_| {
-                    Diagnostic::new(format!("`{text}` is not a status code"), pspan)
-                        .label("not a status code")
-                })?;
+                .map_err(|_| NotA::status_code(text).at(pspan))?;
                 parts.push(TimedPart::Code(code, pspan));
             }
             _ => parts.push(TimedPart::Word(Ident {

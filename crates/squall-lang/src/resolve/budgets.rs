@@ -18,6 +18,7 @@ use crate::ast::{KindBlockAst, Value};
 use crate::decl::Scenario;
 use crate::diagnostic::Diagnostic;
 use crate::model::BudgetSpec;
+use crate::needs::{Need, Needs};
 use crate::units;
 
 impl Scenario {
@@ -66,12 +67,10 @@ impl Scenario {
                     (None, Some(s)) => 10 * s,
                     (None, None) => {
                         cx.errs.push(
-                            Diagnostic::new(
-                                "a `finagle` budget under `clock round` needs its `ttl` in rounds",
-                                b.span,
-                            )
-                            .label("no `ttl`")
-                            .help("its default, 10 s, has no length in rounds: write e.g. `ttl 10 rounds`"),
+                            Needs::new("a `finagle` budget under `clock round`", Need::Words("its `ttl` in rounds"))
+                                .label("no `ttl`")
+                                .help("its default, 10 s, has no length in rounds: write e.g. `ttl 10 rounds`")
+                                .at(b.span),
                         );
                         return None;
                     }
@@ -89,12 +88,10 @@ impl Scenario {
                     None => {
                         let span = field("min_retries_per_sec").map_or(b.span, |v| v.span);
                         cx.errs.push(
-                            Diagnostic::new(
-                                "`min_retries_per_sec` needs a wall clock; a round has no seconds",
-                                span,
-                            )
-                            .label("per second, under `clock round`")
-                            .help("use `clock ms` or `clock s`, or write `min_retries_per_sec 0`"),
+                            Needs::new("`min_retries_per_sec`", Need::WallClock)
+                                .because("a round has no seconds")
+                                .help("write `min_retries_per_sec 0`")
+                                .at(span),
                         );
                         return None;
                     }

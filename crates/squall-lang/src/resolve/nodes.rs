@@ -9,6 +9,7 @@ use crate::model::{
     Backoff, CompositeSpec, Degradation, FieldSpec, LedgerSpec, Method, NodeSpec, RouteSpec,
     StepSpec,
 };
+use crate::needs::{Need, Needs};
 use crate::units;
 
 impl Scenario {
@@ -191,12 +192,11 @@ impl Scenario {
         let (marker, policy, ledger) = (marker?, policy?, ledger?);
         if policy == Degradation::StaleFallback && ledger.is_none() {
             cx.errs.push(
-                Diagnostic::new(
-                    "`stale_fallback` serves last known values, so it needs a `ledger`",
-                    r.span,
-                )
-                .label("no ledger to fall back on")
-                .help("add `ledger { entries 5000  stale_for 60s }` to the response"),
+                Needs::new("`stale_fallback`", Need::AKey("ledger"))
+                    .because("it serves last known values")
+                    .label("no ledger to fall back on")
+                    .help("add `ledger { entries 5000  stale_for 60s }` to the response")
+                    .at(r.span),
             );
             return None;
         }

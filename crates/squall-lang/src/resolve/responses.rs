@@ -6,6 +6,8 @@ use crate::ast::{ResponseAst, RetryAfterAst};
 use crate::decl::Scenario;
 use crate::diagnostic::Diagnostic;
 use crate::model::{ResponseSpec, RetryAfter};
+use crate::needs::{Need, Needs};
+use crate::not_a::NotA;
 use crate::units;
 
 impl Scenario {
@@ -20,10 +22,7 @@ impl Scenario {
                 span,
             } => {
                 let Some(code) = crate::date::parse_status(code) else {
-                    cx.errs.push(
-                        Diagnostic::new(format!("`{code}` is not a status code"), *span)
-                            .label("not a status"),
-                    );
+                    cx.errs.push(NotA::status_code(code).at(*span));
                     return None;
                 };
                 let retry_after = match retry_after {
@@ -35,21 +34,14 @@ impl Scenario {
                     }
                     Some(RetryAfterAst::Date(text, dspan)) => {
                         let Some(at) = crate::date::parse_date(text) else {
-                            cx.errs.push(
-                                Diagnostic::new(
-                                    format!("Retry-After `{text}` is not a date squall can read"),
-                                    *dspan,
-                                )
-                                .label("cannot parse"),
-                            );
+                            cx.errs.push(NotA::retry_after(text).at(*dspan));
                             return None;
                         };
                         let (Some(epoch), Some(tick_ms)) = (self.epoch, self.clock.tick_millis())
                         else {
                             cx.errs.push(
-                                Diagnostic::new("a Retry-After date needs the scenario's `epoch` and a wall clock", *dspan)
-                                    .label("a date, but no epoch")
-                                    .help("add `epoch \"Wed, 14 Jan 2026 09:00:00 GMT\"` (the time of tick 0) and `clock ms` or `clock s`"),
+                                Needs::new("a Retry-After date", Need::Epoch { wall_clock: true })
+                                    .at(*dspan),
                             );
                             return None;
                         };

@@ -9,6 +9,8 @@ use crate::diagnostic::Diagnostic;
 use crate::model::{
     CallerSpec, DeadlineSpec, LatencySpec, RateLimitSpec, ServerSpec, TimedFault, UNBOUNDED_QUEUE,
 };
+use crate::needs::{Need, Needs};
+use crate::not_a::NotA;
 use crate::units;
 
 use super::Cx;
@@ -62,8 +64,14 @@ impl Scenario {
                         .map(|w| u32::try_from(w).unwrap_or(u32::MAX));
                     if server.workers == Some(0) {
                         cx.errs.push(
-                            Diagnostic::new("a node needs at least one worker", t.span)
-                                .label("no workers"),
+                            Needs::new(
+                                "a node",
+                                Need::AtLeastOne {
+                                    one: "worker",
+                                    many: "workers",
+                                },
+                            )
+                            .at(t.span),
                         );
                     }
                 }
@@ -141,9 +149,11 @@ impl Scenario {
             return self.duration(t, "", what, cx).map(LatencySpec::Constant);
         };
         let need = |cx: &mut Cx<'_>, words: &str| {
+            let who = format!("`{key} {}`", kind.name);
             cx.errs.push(
-                Diagnostic::new(format!("`{key} {}` needs {words}", kind.name), t.span)
-                    .label("incomplete distribution"),
+                Needs::new(&who, Need::Words(words))
+                    .label("incomplete distribution")
+                    .at(t.span),
             );
         };
         let d = |cx: &mut Cx<'_>, w: &str| self.duration(t, w, &format!("`{w}`"), cx);
@@ -155,8 +165,9 @@ impl Scenario {
                 };
                 if p50 <= 0.0 || p99 < p50 {
                     cx.errs.push(
-                        Diagnostic::new("a lognormal needs 0 < p50 <= p99", t.span)
-                            .label("p99 below p50"),
+                        Needs::new("a lognormal", Need::Words("0 < p50 <= p99"))
+                            .label("p99 below p50")
+                            .at(t.span),
                     );
                     return None;
                 }
@@ -176,8 +187,9 @@ impl Scenario {
                 };
                 if high < low {
                     cx.errs.push(
-                        Diagnostic::new("a uniform latency needs low <= high", t.span)
-                            .label("high below low"),
+                        Needs::new("a uniform latency", Need::Words("low <= high"))
+                            .label("high below low")
+                            .at(t.span),
                     );
                     return None;
                 }
@@ -206,12 +218,10 @@ impl Scenario {
                                 .map(|q| q / 100.0);
                             let Some(share) = share else {
                                 cx.errs.push(
-                                    Diagnostic::new(
-                                        format!("`{}` is not a percentile from `p0` to `p100`", w.name),
-                                        w.span,
-                                    )
-                                    .label("not a percentile")
-                                    .help("write the table as `latency table p0 1ms p50 5ms p100 200ms`"),
+                                    NotA::new(&w.name, "a percentile from `p0` to `p100`")
+                                        .label("not a percentile")
+                                        .help("write the table as `latency table p0 1ms p50 5ms p100 200ms`")
+                                        .at(w.span),
                                 );
                                 return None;
                             };

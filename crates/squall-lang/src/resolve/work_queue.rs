@@ -10,6 +10,8 @@ use crate::ast::{BackoffAst, Ident, Timed, TimedPart};
 use crate::decl::{NodeDecl, Scenario};
 use crate::diagnostic::Diagnostic;
 use crate::model::{Backoff, LatencySpec, Poison, WorkQueueSpec};
+use crate::needs::{Need, Needs};
+use crate::not_a::NotA;
 use crate::units;
 
 /// The settings only a work queue takes.
@@ -57,8 +59,14 @@ impl Scenario {
         let consumers = self.whole(c, "", "a number of consumers", cx)?;
         if consumers == 0 {
             cx.errs.push(
-                Diagnostic::new("a work queue needs at least one consumer", c.span)
-                    .label("no consumers"),
+                Needs::new(
+                    "a work queue",
+                    Need::AtLeastOne {
+                        one: "consumer",
+                        many: "consumers",
+                    },
+                )
+                .at(c.span),
             );
             return None;
         }
@@ -172,12 +180,10 @@ impl Scenario {
                     "a work queue takes `consumers`, `work`, `poison`, `redeliver`, `max_receives` and `dead_letter`"
                 };
                 cx.errs.push(
-                    Diagnostic::new(
-                        format!("`{}` is not a work queue's setting", t.key.name),
-                        t.span,
-                    )
-                    .label(format!("on work queue `{}`", n.name))
-                    .help(hint),
+                    NotA::new(&t.key.name, "a work queue's setting")
+                        .label(format!("on work queue `{}`", n.name))
+                        .help(hint)
+                        .at(t.span),
                 );
             }
         }

@@ -2,8 +2,10 @@
 //! `response` block against its fan-out.
 
 use crate::ast::*;
-use crate::diagnostic::{did_you_mean, Diagnostic};
+use crate::diagnostic::Diagnostic;
 use crate::model::*;
+use crate::needs::{Need, Needs};
+use crate::not_a::NotA;
 
 use super::Validator;
 use crate::decl::NodeDecl;
@@ -44,18 +46,18 @@ impl Validator {
         }
         if r.attempts.is_none() {
             self.err(
-                Diagnostic::new("a retry policy needs `attempts`", r.span)
-                    .label("no `attempts`")
-                    .help("e.g. `retry { attempts 3  backoff fixed 4 rounds }`"),
+                Needs::new("a retry policy", Need::Key("attempts"))
+                    .help("e.g. `retry { attempts 3  backoff fixed 4 rounds }`")
+                    .at(r.span),
             );
         }
         match &r.backoff {
             None => {
                 if r.attempts.is_some() {
                     self.err(
-                        Diagnostic::new("a retry policy needs `backoff`", r.span)
-                            .label("no `backoff`")
-                            .help("e.g. `backoff fixed 4 rounds` or `backoff full_jitter 200ms x 2 cap 5s`"),
+                        Needs::new("a retry policy", Need::Key("backoff"))
+                            .help("e.g. `backoff fixed 4 rounds` or `backoff full_jitter 200ms x 2 cap 5s`")
+                            .at(r.span),
                     );
                 }
             }
@@ -70,12 +72,9 @@ impl Validator {
         if let Some(id) = &r.retry_after {
             if !["honor", "ignore"].contains(&id.name.as_str()) {
                 self.err(
-                    Diagnostic::new(
-                        format!("`retry_after {}` is not a choice", id.name),
-                        id.span,
-                    )
-                    .label("expected `honor` or `ignore`")
-                    .maybe_help(did_you_mean(&id.name, ["honor", "ignore"])),
+                    NotA::new(&format!("retry_after {}", id.name), "a choice")
+                        .label("expected `honor` or `ignore`")
+                        .among(id.span, &id.name, ["honor", "ignore"]),
                 );
             }
         }
@@ -102,19 +101,11 @@ impl Validator {
         } = r
         {
             if crate::date::parse_status(code).is_none() {
-                self.err(
-                    Diagnostic::new(format!("`{code}` is not a status code"), *span)
-                        .label("not a status")
-                        .help("write a decimal status such as `503` or a hexadecimal code such as `0x58`"),
-                );
+                self.err(NotA::status_code(code).at(*span));
             }
             if let Some(RetryAfterAst::Date(text, dspan)) = retry_after {
                 if crate::date::parse_date(text).is_none() {
-                    self.err(
-                        Diagnostic::new(format!("Retry-After `{text}` is neither a delay nor a date squall can read"), *dspan)
-                            .label("cannot parse")
-                            .help("write a delay such as `2s`, or an HTTP date such as `Wed, 14 Jan 2026 09:00:02 GMT`"),
-                    );
+                    self.err(NotA::retry_after(text).at(*dspan));
                 }
             }
         }
@@ -159,9 +150,15 @@ impl Validator {
         }
         if r.fields.is_empty() {
             self.err(
-                Diagnostic::new("a `response` needs at least one `field`", r.span)
-                    .label("no fields")
-                    .help("e.g. `field status from projection core 180 B`"),
+                Needs::new(
+                    "a `response`",
+                    Need::AtLeastOne {
+                        one: "`field`",
+                        many: "fields",
+                    },
+                )
+                .help("e.g. `field status from projection core 180 B`")
+                .at(r.span),
             );
         }
         let mut names: Vec<&str> = Vec::new();
@@ -243,12 +240,11 @@ impl Validator {
         if let Some(l) = &r.ledger {
             if l.stale_for.is_none() {
                 self.err(
-                    Diagnostic::new(
-                        "a `ledger` needs `stale_for`: how old a value it may serve",
-                        l.span,
-                    )
-                    .label("no staleness bound")
-                    .help("e.g. `ledger { entries 5000  stale_for 60s }`"),
+                    Needs::new("a `ledger`", Need::Key("stale_for"))
+                        .because("how old a value it may serve")
+                        .label("no staleness bound")
+                        .help("e.g. `ledger { entries 5000  stale_for 60s }`")
+                        .at(l.span),
                 );
             }
         }

@@ -5,6 +5,7 @@
 
 use crate::ast::{Ident, RateAst, Timed};
 use crate::diagnostic::Diagnostic;
+use crate::needs::{Need, Needs};
 
 use super::Validator;
 
@@ -15,9 +16,10 @@ impl Validator {
             return true;
         };
         self.err(
-            Diagnostic::new("a ramp needs the time it spans", to.span)
+            Needs::new("a ramp", Need::Words("the time it spans"))
                 .label("`to` without `during`")
-                .help("write e.g. `rate 100/s to 300/s during 60s..120s`"),
+                .help("write e.g. `rate 100/s to 300/s during 60s..120s`")
+                .at(to.span),
         );
         false
     }
@@ -33,13 +35,12 @@ impl Validator {
         other: bool,
     ) {
         if let (Some(t), None) = (think, clients) {
+            let who = format!("source `{}`", name.name);
             self.err(
-                Diagnostic::new(
-                    format!("source `{}` thinks but has no clients", name.name),
-                    t.span,
-                )
-                .label("a closed loop needs its number of clients")
-                .help("add e.g. `clients 50`"),
+                Needs::new(&who, Need::Key("clients"))
+                    .because("it thinks, and a closed loop needs its number of clients")
+                    .help("add e.g. `clients 50`")
+                    .at(t.span),
             );
         }
         if let Some(t) = think {

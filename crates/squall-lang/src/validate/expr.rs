@@ -7,6 +7,8 @@
 use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
+use crate::needs::{Need, Needs as Lacks};
+use crate::not_a::NotA;
 use crate::span::Span;
 use crate::unknown::Unknown;
 
@@ -14,35 +16,19 @@ use super::{Context, Names, Needs, Validator, FUNCTIONS};
 
 impl Validator {
     pub(super) fn check_context(&mut self, needs: Needs, ctx: Context, span: Span) {
-        if needs.variant && !ctx.variant {
-            self.err(
-                Diagnostic::new(
-                    format!("this value needs a variant, and {} has none", ctx.what),
-                    span,
-                )
-                .label("which variant?")
-                                    .help("name it first, e.g. `storm.during.db.call_rate` or `storm.recovery`; in a `line`, name the line's variant: `line storm \"...\"`"),
-            );
-        }
-        if needs.window && !ctx.window {
-            self.err(
-                Diagnostic::new(
-                    format!("this value needs a window, and {} has none", ctx.what),
-                    span,
-                )
-                .label("which window?")
-                .help("name it in the path, e.g. `during.db.call_rate`"),
-            );
-        }
-        if needs.node && !ctx.node {
-            self.err(
-                Diagnostic::new(
-                    format!("this value needs a node, and {} has none", ctx.what),
-                    span,
-                )
-                .label("at which node?")
-                .help("name it in the path, e.g. `db.call_rate`, or give the table `at db`"),
-            );
+        let parts = [
+            (needs.variant && !ctx.variant, "variant", "name it first, e.g. `storm.during.db.call_rate` or `storm.recovery`; in a `line`, name the line's variant: `line storm \"...\"`"),
+            (needs.window && !ctx.window, "window", "name it in the path, e.g. `during.db.call_rate`"),
+            (needs.node && !ctx.node, "node", "name it in the path, e.g. `db.call_rate`, or give the table `at db`"),
+        ];
+        for (missing, part, help) in parts {
+            if missing {
+                let context = Need::Context {
+                    part,
+                    context: ctx.what,
+                };
+                self.err(Lacks::new("this value", context).help(help).at(span));
+            }
         }
     }
 
@@ -422,9 +408,9 @@ impl Validator {
                 }
                 if names.clock.tick_millis().is_none() {
                     self.err(
-                        Diagnostic::new("`per_second` needs a wall clock", name.span)
-                            .label("the file's clock is `round`")
-                            .help("write the rate per round, or set `clock ms` or `clock s`"),
+                        Lacks::new("`per_second`", Need::WallClock)
+                            .help("write the rate per round")
+                            .at(name.span),
                     );
                     return None;
                 }
@@ -443,12 +429,10 @@ impl Validator {
                         );
                         if !rate {
                             self.err(
-                                Diagnostic::new(
-                                    format!("`{}` is not a rate per tick", last.name),
-                                    last.span,
-                                )
-                                .label("`per_second` turns a rate per tick into one per second")
-                                .help("e.g. `per_second(call_rate)`, `per_second(served_rate)`, `per_second(edge_rate)`"),
+                                NotA::new(&last.name, "a rate per tick")
+                                    .label("`per_second` turns a rate per tick into one per second")
+                                    .help("e.g. `per_second(call_rate)`, `per_second(served_rate)`, `per_second(edge_rate)`")
+                                    .at(last.span),
                             );
                             return None;
                         }
@@ -503,11 +487,14 @@ impl Validator {
                 }
                 if args.is_empty() {
                     self.err(
-                        Diagnostic::new(
-                            format!("`{}` needs at least one argument", name.name),
-                            span,
+                        Lacks::new(
+                            &format!("`{}`", name.name),
+                            Need::AtLeastOne {
+                                one: "argument",
+                                many: "arguments",
+                            },
                         )
-                        .label("no arguments"),
+                        .at(span),
                     );
                     return None;
                 }

@@ -6,6 +6,7 @@
 use crate::ast::{BreakerAst, KindBlockAst};
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::{BudgetSpec, HedgeSpec, LibraryBackoff, LibraryBreakerSpec, Pushback};
+use crate::needs::{Need, Needs};
 use crate::twice::Twice;
 use crate::unknown::Unknown;
 
@@ -16,17 +17,11 @@ impl Validator {
         self.check_kind_block(b, "budget", BudgetSpec::KINDS);
         for req in BudgetSpec::required_of(&b.kind.name) {
             if !b.fields.iter().any(|(n, _)| n.name == *req) {
-                self.err(
-                    Diagnostic::new(
-                        format!("a `{}` budget needs `{req}`", b.kind.name),
-                        b.span,
-                    )
-                    .label(format!("no `{req}`"))
-                    .help(match b.kind.name.as_str() {
-                        "grpc" => "gRPC's throttling has no defaults, e.g. `budget grpc { max_tokens 10  token_ratio 0.1 }`",
-                        _ => "e.g. `budget token_bucket { size 5  per_call 0.1 }`",
-                    }),
-                );
+                let help = match b.kind.name.as_str() {
+                    "grpc" => "gRPC's throttling has no defaults, e.g. `budget grpc { max_tokens 10  token_ratio 0.1 }`",
+                    _ => "e.g. `budget token_bucket { size 5  per_call 0.1 }`",
+                };
+                self.needs_setting(b, "budget", req, help);
             }
         }
     }
@@ -37,14 +32,7 @@ impl Validator {
         self.check_kind_block(b, "backoff", LibraryBackoff::KINDS);
         for req in LibraryBackoff::required_of(&b.kind.name) {
             if !b.fields.iter().any(|(n, _)| n.name == *req) {
-                self.err(
-                    Diagnostic::new(
-                        format!("a `{}` backoff needs `{req}`", b.kind.name),
-                        b.span,
-                    )
-                    .label(format!("no `{req}`"))
-                    .help("gRFC A6 gives its backoff no defaults, e.g. `backoff grpc { initial 100ms  multiplier 2  max 1s }`"),
-                );
+                self.needs_setting(b, "backoff", req, "gRFC A6 gives its backoff no defaults, e.g. `backoff grpc { initial 100ms  multiplier 2  max 1s }`");
             }
         }
     }
@@ -55,15 +43,19 @@ impl Validator {
         if HedgeSpec::KINDS.iter().any(|(k, _)| *k == b.kind.name)
             && !b.fields.iter().any(|(n, _)| n.name == "max_attempts")
         {
-            self.err(
-                Diagnostic::new(
-                    format!("a `{}` hedge needs `max_attempts`", b.kind.name),
-                    b.span,
-                )
-                .label("no `max_attempts`")
-                .help("e.g. `hedge grpc { max_attempts 3  hedging_delay 50ms }`"),
+            self.needs_setting(
+                b,
+                "hedge",
+                "max_attempts",
+                "e.g. `hedge grpc { max_attempts 3  hedging_delay 50ms }`",
             );
         }
+    }
+
+    /// A library `block` `b` lacks its required setting `key`.
+    fn needs_setting(&mut self, b: &KindBlockAst, block: &str, key: &str, help: &str) {
+        let who = format!("a `{}` {block}", b.kind.name);
+        self.err(Needs::new(&who, Need::Key(key)).help(help).at(b.span));
     }
 
     /// `pushback KIND { ... }`.
@@ -76,16 +68,17 @@ impl Validator {
         let example = "e.g. `breaker { after 3 failures  cooldown 5s }`";
         if b.after.is_none() {
             self.err(
-                Diagnostic::new("a `breaker` needs `after N failures`", b.span)
+                Needs::new("a `breaker`", Need::Key("after N failures"))
                     .label("no threshold")
-                    .help(example),
+                    .help(example)
+                    .at(b.span),
             );
         }
         if b.cooldown.is_none() {
             self.err(
-                Diagnostic::new("a `breaker` needs a `cooldown`", b.span)
-                    .label("no cooldown")
-                    .help(example),
+                Needs::new("a `breaker`", Need::AKey("cooldown"))
+                    .help(example)
+                    .at(b.span),
             );
         }
     }

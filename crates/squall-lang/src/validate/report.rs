@@ -4,6 +4,7 @@
 use crate::ast::*;
 use crate::diagnostic::Diagnostic;
 use crate::model::*;
+use crate::needs::{Need, Needs as Lacks};
 use crate::template::{parse_template, Piece};
 use crate::units;
 
@@ -137,14 +138,9 @@ impl Validator {
                             }
                             if w.policies.is_empty() {
                                 self.err(
-                                    Diagnostic::new(
-                                        "a `waits` table needs `policies [..]`",
-                                        w.span,
-                                    )
-                                    .label("no policies")
-                                    .help(
-                                        "name backoff policies declared with `backoff NAME = ...`",
-                                    ),
+                                    Lacks::new("a `waits` table", Need::Key("policies [..]"))
+                                        .help("name backoff policies declared with `backoff NAME = ...`")
+                                        .at(w.span),
                                 );
                             }
                             let attempts = match &w.attempts {
@@ -171,9 +167,9 @@ impl Validator {
                                 Some(p) => self.backoff_index(backoffs, p),
                                 None => {
                                     self.err(
-                                            Diagnostic::new("a `herd` needs a `policy`", h.span)
-                                                .label("no policy")
-                                                .help("e.g. `policy full` naming `backoff full = full_jitter 200ms x 2 cap 5s`"),
+                                            Lacks::new("a `herd`", Need::AKey("policy"))
+                                                .help("e.g. `policy full` naming `backoff full = full_jitter 200ms x 2 cap 5s`")
+                                                .at(h.span),
                                         );
                                     None
                                 }
@@ -187,8 +183,9 @@ impl Validator {
                                 ),
                                 None => {
                                     self.err(
-                                        Diagnostic::new("a `herd` needs `clients N`", h.span)
-                                            .label("how many clients?"),
+                                        Lacks::new("a `herd`", Need::Key("clients N"))
+                                            .label("how many clients?")
+                                            .at(h.span),
                                     );
                                     None
                                 }
@@ -288,23 +285,19 @@ impl Validator {
                                 Some(w) => self.window(windows, w),
                                 None => {
                                     self.err(
-                                        Diagnostic::new(
-                                            "an `isolation` table needs a `window`",
-                                            iso.span,
-                                        )
-                                        .label("which window?")
-                                        .help("e.g. `window measured`"),
+                                        Lacks::new("an `isolation` table", Need::AKey("window"))
+                                            .label("which window?")
+                                            .help("e.g. `window measured`")
+                                            .at(iso.span),
                                     );
                                     None
                                 }
                             };
                             if iso.variants.is_empty() {
                                 self.err(
-                                    Diagnostic::new(
-                                        "an `isolation` table needs `variants [..]`",
-                                        iso.span,
-                                    )
-                                    .label("no rows"),
+                                    Lacks::new("an `isolation` table", Need::Key("variants [..]"))
+                                        .label("no rows")
+                                        .at(iso.span),
                                 );
                             }
                             if let (Some(node), Some(window)) = (node, window) {

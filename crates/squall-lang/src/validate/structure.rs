@@ -13,6 +13,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use crate::ast::*;
 use crate::diagnostic::Diagnostic;
 use crate::model::*;
+use crate::not_a::NotA;
 use crate::span::Span;
 use crate::twice::Twice;
 
@@ -61,13 +62,11 @@ impl Validator {
                         }
                     };
                     if clock.is_some() {
-                        self.err(
-                            Twice::Clock.at(id.span),
-                        );
+                        self.err(Twice::Clock.at(id.span));
                     }
                     clock = Some((c, id.span));
                 }
-                                Item::Warmup(v) => {
+                Item::Warmup(v) => {
                     if warmup.is_some() {
                         self.err(Twice::Setting { keyword: "warmup" }.at(v.span));
                     }
@@ -92,11 +91,7 @@ impl Validator {
                         }
                         epoch = Some(ms);
                     }
-                    None => self.err(
-                        Diagnostic::new(format!("`{text}` is not a date squall can read"), *span)
-                            .label("not a date")
-                            .help("write an HTTP date (`Wed, 14 Jan 2026 09:00:00 GMT`) or RFC 3339 (`2026-01-14T09:00:00Z`)"),
-                    ),
+                    None => self.err(NotA::date(text).at(*span)),
                 },
                 Item::Rng(decl) => {
                     if rngs.iter().any(|r: &RngAst| r.name.name == decl.name.name) {
@@ -125,14 +120,20 @@ impl Validator {
                     rngs.push(decl.clone());
                 }
                 Item::Backoff(name, b) => {
-                    if backoffs.iter().any(|(n, _): &(String, BackoffAst)| *n == name.name) {
+                    if backoffs
+                        .iter()
+                        .any(|(n, _): &(String, BackoffAst)| *n == name.name)
+                    {
                         self.declared_twice("backoff", name);
                         continue;
                     }
                     backoffs.push((name.name.clone(), b.clone()));
                 }
                 Item::Policy(name, r) => {
-                    if policies.iter().any(|(n, _): &(String, RetryAst)| *n == name.name) {
+                    if policies
+                        .iter()
+                        .any(|(n, _): &(String, RetryAst)| *n == name.name)
+                    {
                         self.declared_twice("policy", name);
                         continue;
                     }
@@ -140,24 +141,23 @@ impl Validator {
                 }
                 Item::Run(v) => {
                     if run.is_some() || run_range.is_some() {
-                        self.err(
-                            Twice::Setting { keyword: "run" }.at(v.span),
-                        );
+                        self.err(Twice::Setting { keyword: "run" }.at(v.span));
                     }
                     run = Some(v.clone());
                 }
                 Item::Seed(s, span) => {
                     if seed.is_some() {
-                        self.err(
-                            Twice::Setting { keyword: "seed" }.at(*span),
-                        );
+                        self.err(Twice::Setting { keyword: "seed" }.at(*span));
                     }
                     seed = Some(*s);
                 }
                 Item::WorkBudget(n, _, span) => {
                     if work_budget.is_some() {
                         self.err(
-                            Twice::Setting { keyword: "work_budget" }.at(*span),
+                            Twice::Setting {
+                                keyword: "work_budget",
+                            }
+                            .at(*span),
                         );
                     }
                     work_budget = Some(*n);
@@ -176,7 +176,7 @@ impl Validator {
                         params.insert(name.name.clone(), value.clone());
                     }
                 }
-                                Item::Chain(ids, fan) => {
+                Item::Chain(ids, fan) => {
                     let mut prev: Option<usize> = None;
                     let last = ids.len();
                     for (k, id) in ids.iter().chain(fan.iter()).enumerate() {
@@ -203,7 +203,7 @@ impl Validator {
                                 nodes.len() - 1
                             }
                         };
-                                                if k >= last {
+                        if k >= last {
                             // A fan-out target: called by the chain's last node.
                             if let Some(p) = prev {
                                 self.link_fanout(&mut nodes, &mut graph, &gidx, p, i, id.span);

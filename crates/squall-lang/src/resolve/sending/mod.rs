@@ -46,6 +46,7 @@ use crate::decl::{Overrides, Scenario};
 use crate::diagnostic::Diagnostic;
 use crate::model::sending::*;
 use crate::model::Clock;
+use crate::needs::{Need, Needs};
 use crate::unknown::Unknown;
 
 use reader::{Reader, REPEATABLE};
@@ -70,12 +71,9 @@ impl Scenario {
         }
         if self.clock == Clock::Round {
             errs.push(
-                Diagnostic::new(
-                    "a sender needs a wall clock",
-                    self.senders[0].name.span,
-                )
-                .label("under `clock round`")
-                .help("write `clock ms` (or `clock s`): rates, latencies and Retry-After are in time"),
+                Needs::new("a sender", Need::WallClock)
+                    .because("rates, latencies and Retry-After are in time")
+                    .at(self.senders[0].name.span),
             );
             return Err(errs);
         }

@@ -4,6 +4,7 @@
 use crate::ast::{SendBlockAst, SendSetting};
 use crate::diagnostic::Diagnostic;
 use crate::model::sending::*;
+use crate::needs::{Need, Needs};
 use crate::units;
 
 use super::reader::{positive, Parts, Reader};
@@ -73,9 +74,7 @@ impl Reader<'_> {
         if retry_after == RetryAfterForm::Date && self.s.epoch.is_none() {
             if let Some(s) = Self::find(&settings, "retry_after") {
                 self.errs.push(
-                    Diagnostic::new("a Retry-After date needs the scenario's `epoch`", s.span)
-                        .label("a date, but no epoch")
-                        .help("add `epoch \"2026-01-14T09:00:00Z\"` (the UTC time of tick 0)"),
+                    Needs::new("a Retry-After date", Need::Epoch { wall_clock: false }).at(s.span),
                 );
             }
         }

@@ -6,6 +6,8 @@ use crate::ast::{CodeItem, Ident, SendPart, SendSetting, Value};
 use crate::decl::{Overrides, Scenario};
 use crate::diagnostic::Diagnostic;
 use crate::model::sending::*;
+use crate::needs::{Need, Needs};
+use crate::not_a::NotA;
 use crate::units;
 use crate::unknown::Unknown;
 
@@ -110,9 +112,9 @@ impl Reader<'_> {
         let found = Self::find(settings, key);
         if found.is_none() {
             self.errs.push(
-                Diagnostic::new(format!("{what} has no `{key}`"), at.span)
-                    .label(format!("`{key}` missing"))
-                    .help(format!("add e.g. `{example}`")),
+                Needs::new(what, Need::Key(key))
+                    .help(format!("add e.g. `{example}`"))
+                    .at(at.span),
             );
         }
         found
@@ -361,10 +363,12 @@ impl Reader<'_> {
                 .parts
                 .get(parts.i)
                 .map_or(parts.set.span, part_span);
+            let who = format!("`{}`", parts.set.key.name);
             self.errs.push(
-                Diagnostic::new(format!("`{}` needs `{w}` here", parts.set.key.name), span)
-                    .label(format!("expected `{w}`"))
-                    .help(format!("e.g. `{example}`")),
+                Needs::new(&who, Need::Key(w))
+                    .label(format!("expected `{w}` here"))
+                    .help(format!("e.g. `{example}`"))
+                    .at(span),
             );
             false
         }
@@ -388,9 +392,10 @@ pub(super) fn positive(x: f64, v: &Value, what: &str) -> Result<f64, Diagnostic>
 }
 
 pub(super) fn not_http(code: u32, span: crate::span::Span) -> Diagnostic {
-    Diagnostic::new(format!("`{code}` is not an HTTP status"), span)
+    NotA::new(&code.to_string(), "an HTTP status")
         .label("not from 100 to 999")
         .help("an HTTP status such as `429`; a protocol's code is written in hex, such as `0x58`")
+        .at(span)
 }
 
 pub(super) fn http_code(v: &Value) -> Result<ProviderCode, Diagnostic> {

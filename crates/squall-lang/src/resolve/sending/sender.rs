@@ -5,6 +5,7 @@
 use crate::ast::{SendBlockAst, SendSetting};
 use crate::diagnostic::Diagnostic;
 use crate::model::sending::*;
+use crate::needs::{Need, Needs};
 use crate::units;
 
 use super::reader::{positive, Parts, Reader};
@@ -70,7 +71,14 @@ impl Reader<'_> {
         let senders = Self::find(&settings, "senders").map_or(Some(1), |s| self.count(s));
         if let (Some(0), Some(s)) = (senders, Self::find(&settings, "senders")) {
             self.errs.push(
-                Diagnostic::new("a pool needs at least one sender", s.span).label("no senders"),
+                Needs::new(
+                    "a pool",
+                    Need::AtLeastOne {
+                        one: "sender",
+                        many: "senders",
+                    },
+                )
+                .at(s.span),
             );
         }
         let rate = self

@@ -1,0 +1,154 @@
+//! The "X is not a Y" family of diagnostics: one kind, one message builder.
+//!
+//! A word or a literal can be written where something of a given kind is
+//! expected and turn out not to be one: `0x1g` is not a status code,
+//! `yesterday` is not a date squall can read, `p101` is not a percentile,
+//! `served` is not a rate per tick, `retry_after maybe` is not a choice.
+//! Every place that finds one describes it with a [`NotA`] and turns it into
+//! a diagnostic with [`NotA::at`], or with [`NotA::among`] when the valid
+//! words are a list: then the help is the "did you mean" of
+//! [`crate::diagnostic::suggest`], the matcher [`crate::unknown::Unknown`]
+//! uses. The message is always `` `TEXT` is not a KIND ``, the label
+//! `not a KIND` unless the call site says something sharper; like
+//! [`crate::twice::Twice`], the kind keeps the sentence in one place.
+
+use crate::diagnostic::{suggest, Diagnostic};
+use crate::span::Span;
+
+/// How a date is written, for every help about one.
+const DATE_FORMS: &str =
+    "an HTTP date (`Wed, 14 Jan 2026 09:00:00 GMT`) or RFC 3339 (`2026-01-14T09:00:00Z`)";
+
+/// Text written where a thing of some kind was expected, and is not one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NotA<'a> {
+    /// The text as written, quoted in the message.
+    text: &'a str,
+    /// What it should have been, with its article (`a status code`, `an
+    /// HTTP status`: an article cannot be told from the letters of `HTTP`).
+    kind: &'a str,
+    /// The label, when `not a KIND` is not the sharpest thing to say.
+    label: Option<String>,
+    /// How to write one.
+    help: Option<String>,
+}
+
+impl<'a> NotA<'a> {
+    /// `text` is not a `kind`.
+    pub(crate) fn new(text: &'a str, kind: &'a str) -> Self {
+        NotA {
+            text,
+            kind,
+            label: None,
+            help: None,
+        }
+    }
+
+    /// `text` is not a status code (a decimal status or a hex code).
+    pub(crate) fn status_code(text: &'a str) -> Self {
+        NotA::new(text, "a status code")
+            .help("write a decimal status such as `503` or a hexadecimal code such as `0x58`")
+    }
+
+    /// `text` is not a date squall can read (an `epoch`).
+    pub(crate) fn date(text: &'a str) -> Self {
+        NotA::new(text, "a date squall can read")
+            .label("not a date")
+            .help(format!("write {DATE_FORMS}"))
+    }
+
+    /// `text` is not a Retry-After squall can read: neither a delay nor a
+    /// date.
+    pub(crate) fn retry_after(text: &'a str) -> Self {
+        NotA::new(text, "a Retry-After squall can read")
+            .label("neither a delay nor a date")
+            .help(format!("write a delay such as `2s`, or {DATE_FORMS}"))
+    }
+
+    /// Sets the label.
+    pub(crate) fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    /// Sets the help: how to write one.
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// The message: `` `TEXT` is not a KIND ``.
+    pub(crate) fn message(&self) -> String {
+        format!("`{}` is not {}", self.text, self.kind)
+    }
+
+    /// The diagnostic at `span`.
+    pub(crate) fn at(self, span: Span) -> Diagnostic {
+        let message = self.message();
+        let label = match self.label {
+            Some(l) => l,
+            None => format!("not {}", self.kind),
+        };
+        Diagnostic::new(message, span)
+            .label(label)
+            .maybe_help(self.help)
+    }
+
+    /// The diagnostic at `span`, when the valid words are `known`: a close
+    /// one is suggested; otherwise the help set, if any.
+    pub(crate) fn among<'k>(
+        mut self,
+        span: Span,
+        word: &str,
+        known: impl IntoIterator<Item = &'k str>,
+    ) -> Diagnostic {
+        if let Some(close) = suggest(word, known) {
+            self.help = Some(format!("did you mean `{close}`?"));
+        }
+        self.at(span)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The wording of each form; the expected strings are what the call
+    /// sites wrote by hand before (and the diagnostics tests pin).
+    #[test]
+    fn each_form_words_the_message_label_and_help() {
+        let span = Span::new(0, 4);
+        let d = NotA::status_code("0x1g").at(span);
+        assert_eq!(d.message, "`0x1g` is not a status code");
+        assert_eq!(d.label, "not a status code");
+        assert_eq!(
+            d.help.as_deref(),
+            Some("write a decimal status such as `503` or a hexadecimal code such as `0x58`")
+        );
+        let d = NotA::date("yesterday").at(span);
+        assert_eq!(d.message, "`yesterday` is not a date squall can read");
+        assert_eq!(d.label, "not a date");
+        assert_eq!(d.help, Some(format!("write {DATE_FORMS}")));
+        let d = NotA::retry_after("soon").at(span);
+        assert_eq!(d.message, "`soon` is not a Retry-After squall can read");
+        assert_eq!(d.label, "neither a delay nor a date");
+        assert_eq!(
+            d.help,
+            Some(format!("write a delay such as `2s`, or {DATE_FORMS}"))
+        );
+        // The kind carries its article.
+        let d = NotA::new("700", "an HTTP status").at(span);
+        assert_eq!(d.message, "`700` is not an HTTP status");
+        assert_eq!(d.label, "not an HTTP status");
+        // Among a list: a close word is suggested, else the help stands.
+        let d = NotA::new("retry_after honr", "a choice")
+            .label("expected `honor` or `ignore`")
+            .among(span, "honr", ["honor", "ignore"]);
+        assert_eq!(d.message, "`retry_after honr` is not a choice");
+        assert_eq!(d.help.as_deref(), Some("did you mean `honor`?"));
+        let d = NotA::new("zzz", "a choice")
+            .help("write `honor` or `ignore`")
+            .among(span, "zzz", ["honor", "ignore"]);
+        assert_eq!(d.help.as_deref(), Some("write `honor` or `ignore`"));
+    }
+}
