@@ -16,6 +16,8 @@
 //!   refused where written.
 //! - [`bounds`]: settings whose size becomes memory or work before a run
 //!   (a resilience4j time window, `waits`, `herd`), refused past a bound.
+//! - [`kinds`]: the "X needs Y" and "X is not a Y" families of diagnostics,
+//!   located, for a sample of the sites that build each.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
 
@@ -24,6 +26,7 @@ mod clients;
 mod common;
 mod errors;
 mod grammar;
+mod kinds;
 mod resolve;
 mod robust;
 mod sending;

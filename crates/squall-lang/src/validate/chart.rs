@@ -4,6 +4,8 @@
 use crate::ast::*;
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::*;
+use crate::needs::{Need, Needs};
+use crate::unknown::Unknown;
 
 use super::Validator;
 use crate::decl::Scenario;
@@ -39,16 +41,16 @@ impl Validator {
         };
         let Some(metric) = parsed else {
             self.err(
-                Diagnostic::new(format!("unknown metric `{}`", c.metric.name), c.metric.span)
+                Unknown::new("metric", &c.metric.name)
                     .label("not a metric")
-                    .maybe_help(did_you_mean(
-                        &c.metric.name,
+                    .at(
+                        c.metric.span,
                         Metric::ALL
                             .iter()
                             .map(|(n, _)| *n)
                             .chain(std::iter::once("latency"))
                             .chain(ChartSeries::BREAKER.iter().map(|(n, _)| *n)),
-                    )),
+                    ),
             );
             return None;
         };
@@ -64,17 +66,19 @@ impl Validator {
         let node = match (&c.at, metric.needs_node()) {
             (Some(id), true) => Some(self.node(node_names, id)?),
             (None, true) => {
+                let who = format!("`{}`", c.metric.name);
+                let context = Need::Context {
+                    part: "node",
+                    context: "this chart",
+                };
                 self.err(
-                    Diagnostic::new(
-                        format!("`{}` is measured at a node", c.metric.name),
-                        c.metric.span,
-                    )
-                    .label("at which node?")
-                    .help(format!(
-                        "e.g. `chart {} at {}`",
-                        c.metric.name,
-                        node_names.last().map_or("db", String::as_str)
-                    )),
+                    Needs::new(&who, context)
+                        .help(format!(
+                            "e.g. `chart {} at {}`",
+                            c.metric.name,
+                            node_names.last().map_or("db", String::as_str)
+                        ))
+                        .at(c.metric.span),
                 );
                 return None;
             }

@@ -3,6 +3,7 @@
 
 use crate::ast::*;
 use crate::diagnostic::Diagnostic;
+use crate::needs::{Need, Needs};
 use crate::span::Span;
 use crate::twice::Twice;
 
@@ -157,13 +158,15 @@ impl Validator {
                     },
                 };
                 if decl.axes.is_empty() {
+                    let who = format!("sweep `{}`", decl.name.name);
+                    let axes = Need::AtLeastOne {
+                        one: "axis",
+                        many: "axes",
+                    };
                     self.err(
-                        Diagnostic::new(
-                            format!("sweep `{}` varies nothing", decl.name.name),
-                            decl.name.span,
-                        )
-                        .label("no axis")
-                        .help("add e.g. `attempts in [3, 2, 1]`"),
+                        Needs::new(&who, axes)
+                            .help("add e.g. `attempts in [3, 2, 1]`")
+                            .at(decl.name.span),
                     );
                 }
                 let mut axes = Vec::new();
