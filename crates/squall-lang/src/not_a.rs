@@ -11,6 +11,11 @@
 //! uses. The message is always `` `TEXT` is not a KIND ``, the label
 //! `not a KIND` unless the call site says something sharper; like
 //! [`crate::twice::Twice`], the kind keeps the sentence in one place.
+//!
+//! A value of the wrong kind for a setting (a word where a duration goes, a
+//! size where a rate goes) is the same fact said of the setting rather than
+//! the text: [`Takes`] words it `WHAT takes A KIND such as EXAMPLE, found
+//! WHAT WAS WRITTEN`, labelled `expected A KIND`.
 
 use crate::diagnostic::{suggest, Diagnostic};
 use crate::span::Span;
@@ -109,6 +114,61 @@ impl<'a> NotA<'a> {
     }
 }
 
+/// A setting given a value of the wrong kind: `WHAT takes A KIND such as
+/// EXAMPLE, found FOUND`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Takes<'a> {
+    /// The setting, as the message starts (`` `records` ``, `a latency`).
+    what: String,
+    /// What it takes, with its article (`a duration`, `a plain number`).
+    kind: &'a str,
+    /// An example of one, as written (`` `200ms` or `2s` ``).
+    example: Option<String>,
+    /// What was written instead, described (`a word`, `a size`).
+    found: Option<&'a str>,
+}
+
+impl<'a> Takes<'a> {
+    /// `what` takes `kind`.
+    pub(crate) fn new(what: impl Into<String>, kind: &'a str) -> Self {
+        Takes {
+            what: what.into(),
+            kind,
+            example: None,
+            found: None,
+        }
+    }
+
+    /// An example of what it takes.
+    pub(crate) fn such_as(mut self, example: impl Into<String>) -> Self {
+        self.example = Some(example.into());
+        self
+    }
+
+    /// What was written instead.
+    pub(crate) fn found(mut self, found: &'a str) -> Self {
+        self.found = Some(found);
+        self
+    }
+
+    /// The message.
+    pub(crate) fn message(&self) -> String {
+        let mut m = format!("{} takes {}", self.what, self.kind);
+        if let Some(e) = &self.example {
+            m.push_str(&format!(" such as {e}"));
+        }
+        if let Some(f) = self.found {
+            m.push_str(&format!(", found {f}"));
+        }
+        m
+    }
+
+    /// The diagnostic at `span`, labelled `expected A KIND`.
+    pub(crate) fn at(&self, span: Span) -> Diagnostic {
+        Diagnostic::new(self.message(), span).label(format!("expected {}", self.kind))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +206,19 @@ mod tests {
             .among(span, "honr", ["honor", "ignore"]);
         assert_eq!(d.message, "`retry_after honr` is not a choice");
         assert_eq!(d.help.as_deref(), Some("did you mean `honor`?"));
+        // A setting given a value of another kind.
+        let d = Takes::new("a latency", "a duration")
+            .such_as("`200ms` or `2s`")
+            .found("a word")
+            .at(span);
+        assert_eq!(
+            d.message,
+            "a latency takes a duration such as `200ms` or `2s`, found a word"
+        );
+        assert_eq!(d.label, "expected a duration");
+        let d = Takes::new("`records`", "a whole number").at(span);
+        assert_eq!(d.message, "`records` takes a whole number");
+        assert_eq!(d.label, "expected a whole number");
         let d = NotA::new("zzz", "a choice")
             .help("write `honor` or `ignore`")
             .among(span, "zzz", ["honor", "ignore"]);

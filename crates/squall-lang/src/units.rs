@@ -11,6 +11,7 @@
 use crate::ast::{TimeUnit, Value, ValueKind};
 use crate::diagnostic::{did_you_mean, Diagnostic, Result};
 use crate::model::Clock;
+use crate::not_a::Takes;
 
 const RATE_UNITS: [&str; 6] = ["round", "rounds", "ms", "s", "min", "h"];
 
@@ -82,18 +83,13 @@ fn duration_in_ticks(v: &Value, clock: Clock, what: &str) -> Result<f64> {
     match &v.kind {
         ValueKind::Number(n) => Ok(*n),
         ValueKind::Duration { n, unit } => Ok(n * ticks_per_unit(*unit, clock, v)?),
-        _ => Err(Diagnostic::new(
-            format!(
-                "{what} takes a duration such as {}, found {}",
-                match clock {
-                    Clock::Round => "`4 rounds`",
-                    Clock::Ms | Clock::S => "`200ms` or `2s`",
-                },
-                describe(v)
-            ),
-            v.span,
-        )
-        .label("expected a duration")),
+        _ => Err(Takes::new(what, "a duration")
+            .such_as(match clock {
+                Clock::Round => "`4 rounds`",
+                Clock::Ms | Clock::S => "`200ms` or `2s`",
+            })
+            .found(describe(v))
+            .at(v.span)),
     }
 }
 
@@ -192,15 +188,10 @@ pub fn per_tick(v: &Value, clock: Clock, what: &str) -> Result<f64> {
             }
             Ok(r)
         }
-        _ => Err(Diagnostic::new(
-            format!(
-                "{what} takes a rate such as `4/{}`, found {}",
-                clock.unit_name(),
-                describe(v)
-            ),
-            v.span,
-        )
-        .label("expected a rate")),
+        _ => Err(Takes::new(what, "a rate")
+            .such_as(format!("`4/{}`", clock.unit_name()))
+            .found(describe(v))
+            .at(v.span)),
     }
 }
 
@@ -226,11 +217,9 @@ pub fn whole_per_tick(v: &Value, clock: Clock, what: &str) -> Result<u64> {
 pub fn real(v: &Value, what: &str) -> Result<f64> {
     match v.kind {
         ValueKind::Number(n) => Ok(n),
-        _ => Err(Diagnostic::new(
-            format!("{what} takes a plain number, found {}", describe(v)),
-            v.span,
-        )
-        .label("expected a number")),
+        _ => Err(Takes::new(what, "a plain number")
+            .found(describe(v))
+            .at(v.span)),
     }
 }
 
@@ -255,11 +244,10 @@ pub fn bytes(v: &Value, what: &str) -> Result<u64> {
         ValueKind::Size { bytes } => bytes,
         ValueKind::Number(n) => n,
         _ => {
-            return Err(Diagnostic::new(
-                format!("{what} takes a size such as `180 B`, found {}", describe(v)),
-                v.span,
-            )
-            .label("expected a size"))
+            return Err(Takes::new(what, "a size")
+                .such_as("`180 B`")
+                .found(describe(v))
+                .at(v.span))
         }
     };
     if !b.is_finite() || b < 0.0 || b.fract() != 0.0 || b > 1e15 {
@@ -285,10 +273,8 @@ pub fn quantity(v: &Value, clock: Clock) -> Result<f64> {
         )
         .label("a param")),
         ValueKind::Size { bytes } => Ok(*bytes),
-        ValueKind::Word(_) | ValueKind::Mark(_) => Err(Diagnostic::new(
-            format!("a bound takes a number, found {}", describe(v)),
-            v.span,
-        )
-        .label("not a number")),
+        ValueKind::Word(_) | ValueKind::Mark(_) => Err(Takes::new("a bound", "a number")
+            .found(describe(v))
+            .at(v.span)),
     }
 }

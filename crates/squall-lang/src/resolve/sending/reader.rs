@@ -7,7 +7,7 @@ use crate::decl::{Overrides, Scenario};
 use crate::diagnostic::Diagnostic;
 use crate::model::sending::*;
 use crate::needs::{Need, Needs};
-use crate::not_a::NotA;
+use crate::not_a::{NotA, Takes};
 use crate::units;
 use crate::unknown::Unknown;
 
@@ -32,11 +32,12 @@ impl<'a> Parts<'a> {
     }
 
     pub(super) fn missing(&self, what: &str) -> Diagnostic {
-        Diagnostic::new(
-            format!("`{}` takes {what}", self.set.key.name),
-            self.set.span,
-        )
-        .label(format!("expected {what}"))
+        self.takes(what).at(self.set.span)
+    }
+
+    /// The setting takes `what` (`` a share such as `0.5%` ``).
+    pub(super) fn takes<'w>(&self, what: &'w str) -> Takes<'w> {
+        Takes::new(format!("`{}`", self.set.key.name), what)
     }
 }
 
@@ -124,11 +125,7 @@ impl Reader<'_> {
         match parts.next() {
             Some(SendPart::Value(v)) => Some(v),
             Some(other) => {
-                let d = Diagnostic::new(
-                    format!("`{}` takes {what}", parts.set.key.name),
-                    part_span(other),
-                )
-                .label(format!("expected {what}"));
+                let d = parts.takes(what).at(part_span(other));
                 self.errs.push(d);
                 None
             }
@@ -199,13 +196,8 @@ impl Reader<'_> {
                 Some(id.name.as_str())
             }
             Some(p) => {
-                self.errs.push(
-                    Diagnostic::new(
-                        format!("`{}` takes {}", s.key.name, one_of(choices)),
-                        part_span(p),
-                    )
-                    .label("not one of these"),
-                );
+                let choices = one_of(choices);
+                self.errs.push(parts.takes(&choices).at(part_span(p)));
                 None
             }
             None => {
@@ -229,16 +221,8 @@ impl Reader<'_> {
                 self.keep(r)
             }
             Some(p) => {
-                self.errs.push(
-                    Diagnostic::new(
-                        format!(
-                            "`{}` takes a code such as `429` or `0x58`",
-                            parts.set.key.name
-                        ),
-                        part_span(p),
-                    )
-                    .label("not a code"),
-                );
+                let code = parts.takes("a code").such_as("`429` or `0x58`");
+                self.errs.push(code.at(part_span(p)));
                 None
             }
             None => {
@@ -260,16 +244,9 @@ impl Reader<'_> {
         match parts.next() {
             Some(SendPart::Codes(items, _)) => items.iter().map(|i| self.code_item(i)).collect(),
             Some(p) => {
-                self.errs.push(
-                    Diagnostic::new(
-                        format!(
-                            "`{}` takes a list of codes such as `[400, 500..599, 0x58]`",
-                            parts.set.key.name
-                        ),
-                        part_span(p),
-                    )
-                    .label("expected `[...]`"),
-                );
+                let list = parts.takes("a list of codes");
+                let list = list.such_as("`[400, 500..599, 0x58]`");
+                self.errs.push(list.at(part_span(p)));
                 None
             }
             None => {
@@ -328,13 +305,8 @@ impl Reader<'_> {
                 (self.keep(r)?, v.span)
             }
             Some(p) => {
-                self.errs.push(
-                    Diagnostic::new(
-                        format!("`{key}` takes a share such as `0.5%` or `0.005`"),
-                        part_span(p),
-                    )
-                    .label("not a share"),
-                );
+                let share = parts.takes("a share").such_as("`0.5%` or `0.005`");
+                self.errs.push(share.at(part_span(p)));
                 return None;
             }
             None => {
