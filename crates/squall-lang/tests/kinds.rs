@@ -1,12 +1,11 @@
 //! The "X needs Y" and "X is not a Y" families of diagnostics, checked where
 //! users meet them: for a sample of the sites that build each (in validation
-//! and in resolution, in the parser and in the reference to a sender), the
-//! located diagnostic a whole file gets: its line and column (derived from
-//! the first occurrence of a piece of the text, not copied from the output),
-//! its message, its label and its help, each exactly. The expected wording is
-//! the family's (`WHO needs WHAT[: WHY]`, `` `TEXT` is not a KIND ``), and each
-//! fact the site said by hand before (what is missing or wrong, how to write
-//! it) is in it.
+//! and in resolution), the located diagnostic a whole file gets: its line and
+//! column (derived from the first occurrence of a piece of the text, not
+//! copied from the output), its message, its label and its help, each
+//! exactly. The expected wording is the family's (`WHO needs WHAT[: WHY]`,
+//! `` `TEXT` is not a KIND ``), and each fact the site said by hand before
+//! (what is missing or wrong, how to write it) is in it.
 
 use squall_lang::Overrides;
 
