@@ -7,7 +7,7 @@
 //! bin is finished once and for all; a sample that would belong to an
 //! earlier bin (none does) is counted in the bin in progress.
 
-use crate::observe::gauge::Bins;
+use crate::observe::gauge::{BinCursor, Bins};
 use crate::observe::histogram::{LatencyHistogram, Quantiles};
 use crate::time::{Duration, Time};
 
@@ -15,6 +15,8 @@ use crate::time::{Duration, Time};
 #[derive(Debug, Clone)]
 pub struct BinnedLatency {
     bins: Bins,
+    /// The bin of the last sample (most samples fall in it).
+    cursor: BinCursor,
     current: LatencyHistogram,
     at: usize,
     done: Vec<Quantiles>,
@@ -25,6 +27,7 @@ impl BinnedLatency {
     pub fn new(bins: Bins) -> Self {
         BinnedLatency {
             bins,
+            cursor: BinCursor::default(),
             current: LatencyHistogram::new(),
             at: 0,
             done: Vec::new(),
@@ -34,7 +37,7 @@ impl BinnedLatency {
     /// Records `d`, a sample taken at `now`.
     #[inline]
     pub fn record(&mut self, now: Time, d: Duration) {
-        let b = self.bins.index(now);
+        let b = self.cursor.index(&self.bins, now);
         if b > self.at {
             self.close_until(b);
         }

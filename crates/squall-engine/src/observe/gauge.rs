@@ -76,12 +76,58 @@ pub struct Gauge {
     windows: Vec<Window>,
     total: u128,
     peak: u64,
-    /// The bin last looked up and its span `[from, to)` in units (`to` is
-    /// `u64::MAX` for the last bin): most changes fall in the bin of the
-    /// one before, found without a division.
+    /// Most changes fall in the bin of the one before.
+    cursor: BinCursor,
+}
+
+/// The bin of a [`Bins`] layout last looked up and its span `[from, to)`
+/// in units (`to` is `u64::MAX` for the last bin, 0 before the first
+/// look-up: an empty span): a look-up in the bin of the one before (almost every
+/// one, since events come in time order) is two comparisons, not a
+/// division. [`BinCursor::index`] always equals [`Bins::index`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BinCursor {
     cur: usize,
-    cur_from: u64,
-    cur_to: u64,
+    from: u64,
+    to: u64,
+}
+
+impl BinCursor {
+    /// The bin of `bins` that holds `t` ([`Bins::index`]), remembered for
+    /// the next look-up.
+    #[inline(always)]
+    pub fn index(&mut self, bins: &Bins, t: Time) -> usize {
+        let u = t.units();
+        if self.from <= u && u < self.to {
+            return self.cur;
+        }
+        self.seek(bins, u)
+    }
+
+    /// [`Self::index`] outside the bin last looked up.
+    #[inline(never)]
+    fn seek(&mut self, bins: &Bins, u: u64) -> usize {
+        let i = bins.index(Time::from_units(u));
+        self.cur = i;
+        self.from = bins.bin_start(i).units();
+        self.to = if i + 1 == bins.count {
+            u64::MAX
+        } else {
+            bins.bin_start(i + 1).units()
+        };
+        // A time before the first bin is counted in it without being in
+        // its span: look it up again next time.
+        if u < self.from {
+            self.to = 0;
+        }
+        i
+    }
+
+    /// Whether `a..b` (units) lies within the bin last looked up.
+    #[inline]
+    fn spans(&self, a: u64, b: u64) -> bool {
+        self.from <= a && b <= self.to
+    }
 }
 
 impl Gauge {
@@ -107,34 +153,14 @@ impl Gauge {
                 .collect(),
             total: 0,
             peak: 0,
-            cur: 0,
-            cur_from: 0,
-            cur_to: 0,
+            cursor: BinCursor::default(),
         }
     }
 
-    /// The bin that holds `t` ([`Bins::index`]), remembered for the next
-    /// look-up.
+    /// The bin that holds `t` ([`Bins::index`]).
     #[inline]
     fn bin_of(&mut self, t: Time) -> usize {
-        let u = t.units();
-        if self.cur_from <= u && u < self.cur_to {
-            return self.cur;
-        }
-        let i = self.bins.index(t);
-        self.cur = i;
-        self.cur_from = self.bins.bin_start(i).units();
-        self.cur_to = if i + 1 == self.bins.count {
-            u64::MAX
-        } else {
-            self.bins.bin_start(i + 1).units()
-        };
-        // A time before the first bin is counted in it without being in
-        // its span: look it up again next time.
-        if u < self.cur_from {
-            self.cur_to = 0;
-        }
-        i
+        self.cursor.index(&self.bins, t)
     }
 
     /// The level becomes `level` at `now` (times never go back).
@@ -179,7 +205,7 @@ impl Gauge {
         let l = u128::from(level);
         self.total += l * u128::from(b.since(a).units());
         let first = self.bin_of(a);
-        if self.cur_from <= a.units() && b.units() <= self.cur_to {
+        if self.cursor.spans(a.units(), b.units()) {
             // Within one bin (the last one reaches to the end of time).
             self.area[first] += l * u128::from(b.since(a).units());
             self.max[first] = self.max[first].max(level);
@@ -325,6 +351,20 @@ mod tests {
         // Whole run: (10 + 40) / 30.
         assert!((g.mean_until(t(30)) - 50.0 / 30.0).abs() < 1e-12);
         assert_eq!(g.peak(), 4);
+    }
+
+    /// The cursor's bin is the layout's own, whatever the order of the
+    /// look-ups: within a bin, across bins, back in time, before the
+    /// first bin and past the last (clamped).
+    #[test]
+    fn a_cursor_finds_the_bin_the_layout_gives() {
+        let bins = Bins::new(t(5), t(47), Duration::from_units(10));
+        let mut cursor = BinCursor::default();
+        for u in [
+            5, 6, 14, 15, 3, 0, 4, 5, 24, 16, 46, 47, 100, 45, 36, 35, 34, 5, 200,
+        ] {
+            assert_eq!(cursor.index(&bins, t(u)), bins.index(t(u)), "at {u}");
+        }
     }
 
     #[test]

@@ -286,6 +286,11 @@ impl Runner<'_, '_> {
         }
     }
 
+    /// Counts `node`'s answer at tick `t` (and, on a run counted in bins,
+    /// the last tick it answered with success). Inlined: it runs for every
+    /// answer of both paths, and a call to it cost more than its work
+    /// (issue 18's instruction counts).
+    #[inline(always)]
     pub(super) fn count_answer(&mut self, t: u64, node: usize, answer: Answer) {
         let i = self.obs.slots.index(t);
         let s = &mut self.obs.nodes[node];

@@ -5,7 +5,7 @@
 //! [`TimedObservations`].
 
 use crate::observe::binned_latency::BinnedLatency;
-use crate::observe::gauge::{Bins, Gauge};
+use crate::observe::gauge::{BinCursor, Bins, Gauge};
 use crate::observe::histogram::{LatencyHistogram, Quantiles};
 use crate::observe::timed::{CallAccounting, Stretch, TimedNode, TimedObservations, TimedSource};
 use crate::time::{Duration, Resolution, Time};
@@ -54,6 +54,8 @@ pub(super) struct Recorder {
     res: Resolution,
     bin_ticks: u64,
     bins: Option<Bins>,
+    /// The bin of the last count (most counts fall in it).
+    cursor: BinCursor,
     windows: Vec<(Time, Time)>,
     nodes: Vec<NodeRecord>,
     /// Per source, then one for all sources: the run, each window (and
@@ -139,6 +141,7 @@ impl Recorder {
             res,
             bin_ticks,
             bins: Some(bins),
+            cursor: BinCursor::default(),
             nodes: vec![node; nodes],
             sources: vec![source; 2 * (sources + 1)],
             windows,
@@ -146,17 +149,21 @@ impl Recorder {
         }
     }
 
-    /// Adds `n` to counter `what` of `node` at `now`.
+    /// Adds `n` to counter `what` of `node` at `now`. Inlined, its bin
+    /// found by a cursor: it runs for every call (at its admission and
+    /// its answer).
+    #[inline]
     pub(super) fn count(&mut self, node: usize, what: Count, now: Time, n: u64) {
         let idx = what as usize;
-        self.nodes[node].counts[idx][0] += n;
-        if let Some(bins) = self.bins {
-            self.nodes[node].bin_counts[idx][bins.index(now)] += n;
+        let r = &mut self.nodes[node];
+        let counts = &mut r.counts[idx];
+        counts[0] += n;
+        if let Some(bins) = &self.bins {
+            r.bin_counts[idx][self.cursor.index(bins, now)] += n;
         }
-        for w in 0..self.windows.len() {
-            let (from, to) = self.windows[w];
+        for (w, &(from, to)) in self.windows.iter().enumerate() {
             if from <= now && now < to {
-                self.nodes[node].counts[idx][1 + w] += n;
+                counts[1 + w] += n;
             }
         }
     }
@@ -352,6 +359,7 @@ impl Recorder {
 /// window: the samples in it, or, for a window that keeps the samples
 /// outside it (`outside`), those (so a window over the whole run, the
 /// usual one, records almost nothing).
+#[inline]
 fn record_windows(
     windows: &[(Time, Time)],
     outside: &[bool],
