@@ -165,6 +165,53 @@ fn a_node_a_breaker_keeps_starved_is_not_recovered() -> Result<(), Box<dyn std::
     Ok(())
 }
 
+/// The same breaker, with `replications 3` and a table of the recovery:
+/// its arrivals are deterministic (one each 10 ms), so every replication
+/// runs alike. Ending at 60 s, every replication recovers 20 001 ms after
+/// the fault (worked above): the cell is that number, no "never". Ending
+/// at 35 s with the breaker still open, none recovers: the cell says
+/// `never (3 of 3)`, where it used to print `—` as if the value meant
+/// nothing in the run (and, with some replications recovered, printed only
+/// the mean of those, `(k of n)`, as if the rest had no storm).
+#[test]
+fn a_replicated_recovery_that_never_came_says_never() -> Result<(), Box<dyn std::error::Error>> {
+    let text = |end: &str| {
+        format!(
+            r#"scenario "starved" {{
+  clock ms
+  run {end}
+  series every 1s
+  chain app -> db
+  service app {{ breaker {{ after 5 failures  cooldown 30s }} }}
+  service db {{ latency 2ms  workers 10  queue 100 }}
+  source users {{ rate 100/s  enters app }}
+  fault down {{ on db  during 10s..20s  fail 503 }}
+  window before 1s..10s
+  window aftermath 20s..{end}
+  report {{
+    replications 3
+    table "recovery" {{
+      rows windows [aftermath]
+      label "window"
+      column "ms" = recovery(db, down, 1.1 * before.db.call_rate) :.0
+    }}
+  }}
+}}"#
+        )
+    };
+    let cell = |end: &str| -> Result<String, Box<dyn std::error::Error>> {
+        let s = load_text("starved.squall", &text(end))?;
+        let report = run_study(&s, Vec::new(), None)?.report();
+        let Some(squall_report::Block::Table(t)) = report.blocks.first() else {
+            return Err("no table".into());
+        };
+        Ok(t.rows[0][1].display())
+    };
+    assert_eq!(cell("60s")?, "20001 ± 0");
+    assert_eq!(cell("35s")?, "never (3 of 3)");
+    Ok(())
+}
+
 /// The diagnose lines of `text`'s report, one per `diagnose` item and
 /// variant, in order.
 fn diagnoses(name: &str, text: &str) -> Result<Vec<String>, Box<dyn std::error::Error>> {

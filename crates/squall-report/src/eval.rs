@@ -53,8 +53,77 @@ impl Study<'_> {
         if self.replicas.is_empty() {
             return Cell::number(self.eval(e, ctx), digits);
         }
-        Interval::of(&self.eval_replicas(e, ctx))
-            .map_or(Cell::Missing, |i| Cell::Interval(i, digits))
+        let values = self.eval_replicas(e, ctx);
+        let never = (0..values.len())
+            .filter(|&r| values[r].is_none() && self.never_reached(e, ctx, 0, r))
+            .count();
+        match Interval::of(&values) {
+            Some(i) => Cell::Interval(Interval { never, ..i }, digits),
+            // No replication has a value, and some never reached it:
+            // `never (k of n)`.
+            None if never > 0 => Cell::Interval(
+                Interval {
+                    mean: 0.0,
+                    half_width: None,
+                    n: 0,
+                    replications: values.len(),
+                    never,
+                },
+                digits,
+            ),
+            None => Cell::Missing,
+        }
+    }
+
+    /// True when `e` has no value in replication `r` because a recovery in
+    /// it never came (the node stayed overloaded or starved to the run's
+    /// end), not because the value means nothing in the run.
+    fn never_reached(&self, e: &RExpr, ctx: Ctx, depth: usize, r: usize) -> bool {
+        if depth > DEPTH {
+            return false;
+        }
+        match e {
+            RExpr::Call(Func::Recovery { node, fault }, args) => self
+                .recovery_verdict(*node, *fault, args, ctx, depth, r)
+                .is_some_and(|v| !matches!(v, crate::bins::Recovery::After(_))),
+            RExpr::Call(_, args) => args.iter().any(|a| self.never_reached(a, ctx, depth + 1, r)),
+            RExpr::Measure { variant, measure } => {
+                self.scenario.report.measures.get(*measure).is_some_and(|m| {
+                    let run = variant.map_or(ctx.run, RunKey::Variant);
+                    self.never_reached(&m.expr, Ctx { run, ..ctx }, depth + 1, r)
+                })
+            }
+            RExpr::Neg(x) => self.never_reached(x, ctx, depth + 1, r),
+            RExpr::Binary(_, a, b) => {
+                self.never_reached(a, ctx, depth + 1, r) || self.never_reached(b, ctx, depth + 1, r)
+            }
+            _ => false,
+        }
+    }
+
+    /// The verdict on `node` after `fault` in replication `r`, its threshold
+    /// the first of `args`; `None` when the run has no such fault or node.
+    fn recovery_verdict(
+        &self,
+        node: usize,
+        fault: usize,
+        args: &[RExpr],
+        ctx: Ctx,
+        depth: usize,
+        r: usize,
+    ) -> Option<crate::bins::Recovery> {
+        let run = self.run_of(ctx.run, r)?;
+        let threshold = self.eval_depth(args.first()?, ctx, depth + 1, r)?;
+        let name = &self.scenario.faults.get(fault)?.name;
+        let spec = run.model.faults.iter().find(|x| x.name == *name)?;
+        let calls = &run.obs.nodes.get(node)?.calls;
+        Some(crate::bins::recovery_verdict(
+            &run.obs.slots,
+            calls,
+            Some(&goodput(&run.obs)),
+            (spec.from, spec.to),
+            threshold,
+        ))
     }
 
     /// The value of `e` in `ctx`, or with replications the mean over the
@@ -147,17 +216,7 @@ impl Study<'_> {
         let run = self.run_of(ctx.run, r)?;
         match f {
             Func::Recovery { node, fault } => {
-                let threshold = self.eval_depth(args.first()?, ctx, depth + 1, r)?;
-                let name = &self.scenario.faults.get(*fault)?.name;
-                let spec = run.model.faults.iter().find(|x| x.name == *name)?;
-                let calls = &run.obs.nodes.get(*node)?.calls;
-                match crate::bins::recovery_verdict(
-                    &run.obs.slots,
-                    calls,
-                    Some(&goodput(&run.obs)),
-                    (spec.from, spec.to),
-                    threshold,
-                ) {
+                match self.recovery_verdict(*node, *fault, args, ctx, depth, r)? {
                     crate::bins::Recovery::After(t) => Some(t as f64),
                     _ => None,
                 }
