@@ -458,3 +458,53 @@ fn last_answered_is_a_tick_not_a_bins_end() -> Result<(), Box<dyn std::error::Er
     assert_eq!(at("late"), Some(20.0));
     Ok(())
 }
+
+/// Retries per node, on both paths: `api` retries its calls to `db` with
+/// `attempts 3` and no wait, and `db` fails every call (a `fail 503` fault
+/// over the whole run; 503 is retryable). Each request makes three tries,
+/// the first and two retries, so `retries` at `api` is exactly 2 per
+/// request, and `db` (which retries nothing) has none; `db` sees three
+/// calls per request. Counts, exact: no tolerance. Round model: 5 requests
+/// a round over 10 rounds, all retries in the tick of their request. Timed
+/// model (`clock ms`, `db` answers in 1 ms): requests at 10, 20 and 30 ms,
+/// each loop over by 36 ms, well inside the window and the run. `main` had
+/// no `retries` metric: the file did not load.
+#[test]
+fn retries_are_the_tries_after_the_first() -> Result<(), Box<dyn std::error::Error>> {
+    let round = r#"scenario "retries" {
+  run 10 rounds
+  chain api -> db
+  service api { retry { attempts 3  backoff fixed 0 rounds } }
+  service db { capacity 100/round }
+  source users { rate 5/round  enters api }
+  fault down { on db  during 1..10  fail 503 }
+  window all 1..10
+  expect all.arrivals == 50
+  expect all.api.retries == 2 * all.arrivals
+  expect all.db.calls == 3 * all.arrivals
+  expect all.db.retries == 0
+}"#;
+    let timed = r#"scenario "retries" {
+  clock ms
+  run 1s
+  chain api -> db
+  service api { retry { attempts 3  backoff fixed 1ms } }
+  service db { latency 1ms }
+  source users { at [10ms, 20ms, 30ms]  enters api }
+  fault down { on db  during 1..1000  fail 503 }
+  window all 1..1000
+  expect all.arrivals == 3
+  expect all.api.retries == 2 * all.arrivals
+  expect all.db.calls == 3 * all.arrivals
+  expect all.db.retries == 0
+}"#;
+    for (name, text) in [("round", round), ("timed", timed)] {
+        let s = load_text("retries.squall", text)?;
+        let study = run_study(&s, Vec::new(), None)?;
+        for e in study.expectations() {
+            assert!(e.passed, "{name}: {}", e.failure());
+        }
+        assert_eq!(study.expectations().len(), 4, "{name}");
+    }
+    Ok(())
+}
