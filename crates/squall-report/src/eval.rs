@@ -27,7 +27,7 @@ pub struct Ctx {
 }
 
 /// Deepest nesting of measures (guards a measure that refers to itself).
-const DEPTH: usize = 64;
+pub(crate) const DEPTH: usize = 64;
 
 impl Study<'_> {
     /// The value of `e` in `ctx`, in the first replication.
@@ -75,57 +75,6 @@ impl Study<'_> {
         }
     }
 
-    /// True when `e` has no value in replication `r` because a recovery in
-    /// it never came (the node stayed overloaded or starved to the run's
-    /// end), not because the value means nothing in the run.
-    fn never_reached(&self, e: &RExpr, ctx: Ctx, depth: usize, r: usize) -> bool {
-        if depth > DEPTH {
-            return false;
-        }
-        match e {
-            RExpr::Call(Func::Recovery { node, fault }, args) => self
-                .recovery_verdict(*node, *fault, args, ctx, depth, r)
-                .is_some_and(|v| !matches!(v, crate::bins::Recovery::After(_))),
-            RExpr::Call(_, args) => args.iter().any(|a| self.never_reached(a, ctx, depth + 1, r)),
-            RExpr::Measure { variant, measure } => {
-                self.scenario.report.measures.get(*measure).is_some_and(|m| {
-                    let run = variant.map_or(ctx.run, RunKey::Variant);
-                    self.never_reached(&m.expr, Ctx { run, ..ctx }, depth + 1, r)
-                })
-            }
-            RExpr::Neg(x) => self.never_reached(x, ctx, depth + 1, r),
-            RExpr::Binary(_, a, b) => {
-                self.never_reached(a, ctx, depth + 1, r) || self.never_reached(b, ctx, depth + 1, r)
-            }
-            _ => false,
-        }
-    }
-
-    /// The verdict on `node` after `fault` in replication `r`, its threshold
-    /// the first of `args`; `None` when the run has no such fault or node.
-    fn recovery_verdict(
-        &self,
-        node: usize,
-        fault: usize,
-        args: &[RExpr],
-        ctx: Ctx,
-        depth: usize,
-        r: usize,
-    ) -> Option<crate::bins::Recovery> {
-        let run = self.run_of(ctx.run, r)?;
-        let threshold = self.eval_depth(args.first()?, ctx, depth + 1, r)?;
-        let name = &self.scenario.faults.get(fault)?.name;
-        let spec = run.model.faults.iter().find(|x| x.name == *name)?;
-        let calls = &run.obs.nodes.get(node)?.calls;
-        Some(crate::bins::recovery_verdict(
-            &run.obs.slots,
-            calls,
-            Some(&goodput(&run.obs)),
-            (spec.from, spec.to),
-            threshold,
-        ))
-    }
-
     /// The value of `e` in `ctx`, or with replications the mean over the
     /// replications that have one: what `expect` lines check.
     pub fn eval_mean(&self, e: &RExpr, ctx: Ctx) -> Option<f64> {
@@ -135,14 +84,14 @@ impl Study<'_> {
         Interval::of(&self.eval_replicas(e, ctx)).map(|i| i.mean)
     }
 
-    fn run_of(&self, key: RunKey, r: usize) -> Option<&Run> {
+    pub(crate) fn run_of(&self, key: RunKey, r: usize) -> Option<&Run> {
         match r.checked_sub(1) {
             None => self.runs.get(&key),
             Some(i) => self.replicas.get(i)?.get(&key),
         }
     }
 
-    fn eval_depth(&self, e: &RExpr, ctx: Ctx, depth: usize, r: usize) -> Option<f64> {
+    pub(crate) fn eval_depth(&self, e: &RExpr, ctx: Ctx, depth: usize, r: usize) -> Option<f64> {
         if depth > DEPTH {
             return None;
         }
