@@ -362,10 +362,16 @@ fn the_breaker_chart_reads_seconds_under_a_wall_clock() {
     assert_eq!(series.time_unit, "s");
     // 60 000 ticks of 1 ms in bins of 1 s (the engine's): 60 bins of 1 s,
     // from tick 1 (its time axis from 0: a tick t spans t - 1 to t).
-    assert_eq!((series.start, series.bin_width, series.bins()), (0.0, 1.0, 60));
+    assert_eq!(
+        (series.start, series.bin_width, series.bins()),
+        (0.0, 1.0, 60)
+    );
     // The fault's ticks 10 000..=20 000: 9.999 s to 20 s, each quotient of
     // integers by 1000 the double nearest the decimal.
-    assert_eq!((series.faults[0].start, series.faults[0].end), (9.999, 20.0));
+    assert_eq!(
+        (series.faults[0].start, series.faults[0].end),
+        (9.999, 20.0)
+    );
     let open = &series.lines[0];
     assert_eq!(open.label, "open");
     assert_eq!(open.values[20], Some(1.0));
