@@ -165,6 +165,53 @@ fn a_node_a_breaker_keeps_starved_is_not_recovered() -> Result<(), Box<dyn std::
     Ok(())
 }
 
+/// The same breaker, with `replications 3` and a table of the recovery:
+/// its arrivals are deterministic (one each 10 ms), so every replication
+/// runs alike. Ending at 60 s, every replication recovers 20 001 ms after
+/// the fault (worked above): the cell is that number, no "never". Ending
+/// at 35 s with the breaker still open, none recovers: the cell says
+/// `never (3 of 3)`, where it used to print `—` as if the value meant
+/// nothing in the run (and, with some replications recovered, printed only
+/// the mean of those, `(k of n)`, as if the rest had no storm).
+#[test]
+fn a_replicated_recovery_that_never_came_says_never() -> Result<(), Box<dyn std::error::Error>> {
+    let text = |end: &str| {
+        format!(
+            r#"scenario "starved" {{
+  clock ms
+  run {end}
+  series every 1s
+  chain app -> db
+  service app {{ breaker {{ after 5 failures  cooldown 30s }} }}
+  service db {{ latency 2ms  workers 10  queue 100 }}
+  source users {{ rate 100/s  enters app }}
+  fault down {{ on db  during 10s..20s  fail 503 }}
+  window before 1s..10s
+  window aftermath 20s..{end}
+  report {{
+    replications 3
+    table "recovery" {{
+      rows windows [aftermath]
+      label "window"
+      column "ms" = recovery(db, down, 1.1 * before.db.call_rate) :.0
+    }}
+  }}
+}}"#
+        )
+    };
+    let cell = |end: &str| -> Result<String, Box<dyn std::error::Error>> {
+        let s = load_text("starved.squall", &text(end))?;
+        let report = run_study(&s, Vec::new(), None)?.report();
+        let Some(squall_report::Block::Table(t)) = report.blocks.first() else {
+            return Err("no table".into());
+        };
+        Ok(t.rows[0][1].display())
+    };
+    assert_eq!(cell("60s")?, "20001 ± 0");
+    assert_eq!(cell("35s")?, "never (3 of 3)");
+    Ok(())
+}
+
 /// The diagnose lines of `text`'s report, one per `diagnose` item and
 /// variant, in order.
 fn diagnoses(name: &str, text: &str) -> Result<Vec<String>, Box<dyn std::error::Error>> {
@@ -409,5 +456,55 @@ fn last_answered_is_a_tick_not_a_bins_end() -> Result<(), Box<dyn std::error::Er
     assert_eq!(at("all"), Some(40.0));
     // From tick 21: 40 - 21 + 1.
     assert_eq!(at("late"), Some(20.0));
+    Ok(())
+}
+
+/// Retries per node, on both paths: `api` retries its calls to `db` with
+/// `attempts 3` and no wait, and `db` fails every call (a `fail 503` fault
+/// over the whole run; 503 is retryable). Each request makes three tries,
+/// the first and two retries, so `retries` at `api` is exactly 2 per
+/// request, and `db` (which retries nothing) has none; `db` sees three
+/// calls per request. Counts, exact: no tolerance. Round model: 5 requests
+/// a round over 10 rounds, all retries in the tick of their request. Timed
+/// model (`clock ms`, `db` answers in 1 ms): requests at 10, 20 and 30 ms,
+/// each loop over by 36 ms, well inside the window and the run. `main` had
+/// no `retries` metric: the file did not load.
+#[test]
+fn retries_are_the_tries_after_the_first() -> Result<(), Box<dyn std::error::Error>> {
+    let round = r#"scenario "retries" {
+  run 10 rounds
+  chain api -> db
+  service api { retry { attempts 3  backoff fixed 0 rounds } }
+  service db { capacity 100/round }
+  source users { rate 5/round  enters api }
+  fault down { on db  during 1..10  fail 503 }
+  window all 1..10
+  expect all.arrivals == 50
+  expect all.api.retries == 2 * all.arrivals
+  expect all.db.calls == 3 * all.arrivals
+  expect all.db.retries == 0
+}"#;
+    let timed = r#"scenario "retries" {
+  clock ms
+  run 1s
+  chain api -> db
+  service api { retry { attempts 3  backoff fixed 1ms } }
+  service db { latency 1ms }
+  source users { at [10ms, 20ms, 30ms]  enters api }
+  fault down { on db  during 1..1000  fail 503 }
+  window all 1..1000
+  expect all.arrivals == 3
+  expect all.api.retries == 2 * all.arrivals
+  expect all.db.calls == 3 * all.arrivals
+  expect all.db.retries == 0
+}"#;
+    for (name, text) in [("round", round), ("timed", timed)] {
+        let s = load_text("retries.squall", text)?;
+        let study = run_study(&s, Vec::new(), None)?;
+        for e in study.expectations() {
+            assert!(e.passed, "{name}: {}", e.failure());
+        }
+        assert_eq!(study.expectations().len(), 4, "{name}");
+    }
     Ok(())
 }

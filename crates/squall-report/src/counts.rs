@@ -38,6 +38,8 @@ pub enum Counter {
     RetriesRefused,
     /// Tries a hedging caller sent beyond its first.
     Hedged,
+    /// Retries a node's retry policy made.
+    Retries,
     /// The most calls in one tick.
     PeakCalls,
     /// The last tick with an answer, counted from the window's first tick
@@ -68,7 +70,7 @@ const SYSTEM: [Counter; 4] = [
 ];
 
 /// A node's counters, in [`NodeCounts`]' order.
-const NODE: [Counter; 10] = [
+const NODE: [Counter; 11] = [
     Counter::Calls,
     Counter::Ok,
     Counter::Failed,
@@ -76,6 +78,7 @@ const NODE: [Counter; 10] = [
     Counter::Blocked,
     Counter::RetriesRefused,
     Counter::Hedged,
+    Counter::Retries,
     Counter::PeakCalls,
     Counter::LastAnswered,
     Counter::SaturatedTicks,
@@ -101,7 +104,7 @@ pub struct WindowCounts {
 /// One node's counters in a window.
 #[derive(Debug, Clone, PartialEq)]
 struct NodeCounts {
-    plain: [u64; 10],
+    plain: [u64; 11],
     composite: Option<[u64; 6]>,
 }
 
@@ -174,6 +177,9 @@ pub fn count(
         // Only a model with a hedge keeps the series.
         Counter::Hedged if s.hedged.is_empty() => 0,
         Counter::Hedged => sum(&s.hedged),
+        // Kept from a node's first retry on.
+        Counter::Retries if s.retries.is_empty() => 0,
+        Counter::Retries => sum(&s.retries),
         // Per slot: the busiest tick, or on a run that takes time the
         // busiest bin.
         Counter::PeakCalls => u64::from(

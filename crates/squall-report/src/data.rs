@@ -133,7 +133,12 @@ impl DataTable {
                             n,
                             ..
                         } => {
-                            fields.push(Field::Number(*mean));
+                            // No replication had a value: no mean.
+                            fields.push(if *n == 0 {
+                                Field::Missing
+                            } else {
+                                Field::Number(*mean)
+                            });
                             fields.push(half_width.map_or(Field::Missing, Field::Number));
                             fields.push(Field::Number(*n as f64));
                         }
@@ -380,6 +385,7 @@ mod tests {
                             half_width: Some(0.08),
                             n: 10,
                             replications: 10,
+                            never: 0,
                         },
                         2,
                     ),

@@ -80,7 +80,8 @@ pub enum Cell {
     Number(f64, usize),
     /// A mean over replications with its 95 % interval, printed with so
     /// many digits after the point: `12.30 ± 0.45`, and `(9 of 10)` after
-    /// it when some replications had no value.
+    /// it when some replications had no value, `; never (1 of 10)` when
+    /// some never reached it (see [`interval_text`]).
     Interval(Interval, usize),
     /// No value (printed `—`, `null` in JSON).
     Missing,
@@ -110,14 +111,19 @@ impl Serialize for Cell {
             // The number as printed, so JSON and text agree digit for digit.
             Cell::Number(x, d) => printed_number(*x, *d).serialize(s),
             // `{"mean": .., "half_width": .., "n": .., "replications": ..}`,
-            // numbers as printed.
+            // numbers as printed, and `"never": k` when some replications
+            // never reached the value (`mean` is `null` when none had one).
             Cell::Interval(i, d) => {
                 use serde::ser::SerializeMap;
-                let mut m = s.serialize_map(Some(4))?;
-                m.serialize_entry("mean", &printed_number(i.mean, *d))?;
+                let mut m = s.serialize_map(None)?;
+                let mean = (i.n > 0).then(|| printed_number(i.mean, *d));
+                m.serialize_entry("mean", &mean)?;
                 m.serialize_entry("half_width", &i.half_width.map(|h| printed_number(h, *d)))?;
                 m.serialize_entry("n", &i.n)?;
                 m.serialize_entry("replications", &i.replications)?;
+                if i.never > 0 {
+                    m.serialize_entry("never", &i.never)?;
+                }
                 m.end()
             }
             Cell::Missing => s.serialize_none(),
@@ -136,8 +142,15 @@ fn printed_number(x: f64, d: usize) -> serde_json::Value {
 }
 
 /// `12.30 ± 0.45`; `12.30` alone when one replication had a value; then
-/// `(9 of 10)` when some replications had none.
+/// `(9 of 10)` when some replications had none, and `; never (1 of 10)`
+/// when some of those never reached the value (a recovery that never
+/// came). With no value in any replication and some that never reached it:
+/// `never (10 of 10)`.
 pub fn interval_text(i: &Interval, digits: usize) -> String {
+    let never = format!("never ({} of {})", i.never, i.replications);
+    if i.n == 0 {
+        return never;
+    }
     let mut out = to_fixed(i.mean, digits);
     if let Some(h) = i.half_width {
         out.push_str(" ± ");
@@ -146,5 +159,46 @@ pub fn interval_text(i: &Interval, digits: usize) -> String {
     if i.n < i.replications {
         out.push_str(&format!(" ({} of {})", i.n, i.replications));
     }
+    if i.never > 0 {
+        out.push_str("; ");
+        out.push_str(&never);
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A recovery over 10 replications, as the three cases print: every
+    /// replication recovered (the interval alone), 3 never did (the
+    /// interval of the 7 that did, then how many never did), none did.
+    #[test]
+    fn a_replicated_recovery_says_how_many_never_came() {
+        let i = |n, never| Interval {
+            mean: 12.0,
+            half_width: Some(0.5),
+            n,
+            replications: 10,
+            never,
+        };
+        assert_eq!(interval_text(&i(10, 0), 1), "12.0 ± 0.5");
+        assert_eq!(
+            interval_text(&i(7, 3), 1),
+            "12.0 ± 0.5 (7 of 10); never (3 of 10)"
+        );
+        let none = Interval {
+            n: 0,
+            half_width: None,
+            ..i(0, 10)
+        };
+        assert_eq!(interval_text(&none, 1), "never (10 of 10)");
+        // JSON keeps the count and has no mean to give.
+        let json = serde_json::to_value(Cell::Interval(none, 1)).unwrap_or_default();
+        assert_eq!(json["mean"], serde_json::Value::Null);
+        assert_eq!(json["never"], 10);
+        // A replication with no value that did not "never" recover (a
+        // value with no meaning in it) is only left out of the count.
+        assert_eq!(interval_text(&i(9, 0), 1), "12.0 ± 0.5 (9 of 10)");
+    }
 }

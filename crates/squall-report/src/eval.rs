@@ -27,7 +27,7 @@ pub struct Ctx {
 }
 
 /// Deepest nesting of measures (guards a measure that refers to itself).
-const DEPTH: usize = 64;
+pub(crate) const DEPTH: usize = 64;
 
 impl Study<'_> {
     /// The value of `e` in `ctx`, in the first replication.
@@ -53,8 +53,26 @@ impl Study<'_> {
         if self.replicas.is_empty() {
             return Cell::number(self.eval(e, ctx), digits);
         }
-        Interval::of(&self.eval_replicas(e, ctx))
-            .map_or(Cell::Missing, |i| Cell::Interval(i, digits))
+        let values = self.eval_replicas(e, ctx);
+        let never = (0..values.len())
+            .filter(|&r| values[r].is_none() && self.never_reached(e, ctx, 0, r))
+            .count();
+        match Interval::of(&values) {
+            Some(i) => Cell::Interval(Interval { never, ..i }, digits),
+            // No replication has a value, and some never reached it:
+            // `never (k of n)`.
+            None if never > 0 => Cell::Interval(
+                Interval {
+                    mean: 0.0,
+                    half_width: None,
+                    n: 0,
+                    replications: values.len(),
+                    never,
+                },
+                digits,
+            ),
+            None => Cell::Missing,
+        }
     }
 
     /// The value of `e` in `ctx`, or with replications the mean over the
@@ -66,14 +84,14 @@ impl Study<'_> {
         Interval::of(&self.eval_replicas(e, ctx)).map(|i| i.mean)
     }
 
-    fn run_of(&self, key: RunKey, r: usize) -> Option<&Run> {
+    pub(crate) fn run_of(&self, key: RunKey, r: usize) -> Option<&Run> {
         match r.checked_sub(1) {
             None => self.runs.get(&key),
             Some(i) => self.replicas.get(i)?.get(&key),
         }
     }
 
-    fn eval_depth(&self, e: &RExpr, ctx: Ctx, depth: usize, r: usize) -> Option<f64> {
+    pub(crate) fn eval_depth(&self, e: &RExpr, ctx: Ctx, depth: usize, r: usize) -> Option<f64> {
         if depth > DEPTH {
             return None;
         }
@@ -147,17 +165,7 @@ impl Study<'_> {
         let run = self.run_of(ctx.run, r)?;
         match f {
             Func::Recovery { node, fault } => {
-                let threshold = self.eval_depth(args.first()?, ctx, depth + 1, r)?;
-                let name = &self.scenario.faults.get(*fault)?.name;
-                let spec = run.model.faults.iter().find(|x| x.name == *name)?;
-                let calls = &run.obs.nodes.get(*node)?.calls;
-                match crate::bins::recovery_verdict(
-                    &run.obs.slots,
-                    calls,
-                    Some(&goodput(&run.obs)),
-                    (spec.from, spec.to),
-                    threshold,
-                ) {
+                match self.recovery_verdict(*node, *fault, args, ctx, depth, r)? {
                     crate::bins::Recovery::After(t) => Some(t as f64),
                     _ => None,
                 }
@@ -348,6 +356,7 @@ fn metric_of(
         Metric::Blocked => at(Counter::Blocked)?,
         Metric::RetriesRefused => at(Counter::RetriesRefused)?,
         Metric::Hedged => at(Counter::Hedged)?,
+        Metric::Retries => at(Counter::Retries)?,
         Metric::PeakCalls => at(Counter::PeakCalls)?,
         // Reads the run's per-tick calls: a report that uses it keeps every
         // run's series (`plan::reads_ticks`).

@@ -36,6 +36,10 @@ pub struct Interval {
     pub n: usize,
     /// How many replications ran.
     pub replications: usize,
+    /// How many of the replications without a value never reached it (a
+    /// recovery that never came, as opposed to one that has no meaning in
+    /// the run): printed `never (k of n)` after the interval.
+    pub never: usize,
 }
 
 impl Interval {
@@ -60,6 +64,7 @@ impl Interval {
             half_width,
             n,
             replications: values.len(),
+            never: 0,
         })
     }
 

@@ -70,6 +70,8 @@ impl Run {
                 &mut n.unique,
                 &mut n.blocked,
                 &mut n.retries_refused,
+                &mut n.hedged,
+                &mut n.retries,
             ] {
                 *v = Vec::new();
             }
@@ -116,6 +118,8 @@ impl Run {
                 &s.unique,
                 &s.blocked,
                 &s.retries_refused,
+                &s.hedged,
+                &s.retries,
             ]
             .into_iter()
             .map(v)

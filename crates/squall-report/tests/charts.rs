@@ -332,3 +332,88 @@ fn a_senders_series_are_charted_per_second_against_the_ceiling() {
         "{throttled:?}"
     );
 }
+
+/// The breaker chart under `clock ms` reads in seconds, as the other charts
+/// do: a consecutive breaker (`after 5 failures  cooldown 30s`) in front of
+/// a db that fails every call from 10 s to 20 s, 100 requests a second,
+/// bins of 1 s. The fifth failure (about 10.04 s) opens it and it stays open
+/// 30 s, to about 40.04 s: the bin from 20 s to 21 s is open throughout
+/// (share exactly 1, a ratio of equal tick counts), the bin from 5 s to
+/// 6 s closed throughout (exactly 0). On `main` the axis read `time (ms)`
+/// to 60 000 in bins of 1000, and the title "each 1000-ms bin".
+#[test]
+fn the_breaker_chart_reads_seconds_under_a_wall_clock() {
+    let text = r#"scenario "breaker" {
+  clock ms
+  run 60s
+  series every 1s
+  chain app -> db
+  service app { breaker { after 5 failures  cooldown 30s } }
+  service db { latency 2ms  workers 10  queue 100 }
+  source users { rate 100/s  enters app }
+  fault down { on db  during 10s..20s  fail 503 }
+  report {
+    chart breaker_state at app
+  }
+}"#;
+    let s = squall_lang::load("breaker.squall", text).unwrap_or_else(|e| panic!("{e:?}"));
+    let study = Study::run(&s, StudyOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let series = study.breaker_binned(squall_lang::ChartSeries::BreakerState, 0);
+    assert_eq!(series.time_unit, "s");
+    // 60 000 ticks of 1 ms in bins of 1 s (the engine's): 60 bins of 1 s,
+    // from tick 1 (its time axis from 0: a tick t spans t - 1 to t).
+    assert_eq!(
+        (series.start, series.bin_width, series.bins()),
+        (0.0, 1.0, 60)
+    );
+    // The fault's ticks 10 000..=20 000: 9.999 s to 20 s, each quotient of
+    // integers by 1000 the double nearest the decimal.
+    assert_eq!(
+        (series.faults[0].start, series.faults[0].end),
+        (9.999, 20.0)
+    );
+    let open = &series.lines[0];
+    assert_eq!(open.label, "open");
+    assert_eq!(open.values[20], Some(1.0));
+    assert_eq!(open.values[5], Some(0.0));
+    let charts = study.charts();
+    let t = texts(&charts[0].svg);
+    assert!(t.iter().any(|x| x == "time (s)"), "{t:?}");
+    assert!(
+        t.iter().any(|x| x.contains("share of each 1 s bin")),
+        "{t:?}"
+    );
+    assert!(!t.iter().any(|x| x.contains("ms")), "{t:?}");
+    assert!(charts[0].csv.starts_with("bin start (s; bin width 1)"));
+}
+
+/// A chart's bins start at the run's first tick, as the engine's do: a
+/// run from tick 0 in bins of 10 ms, one call at 0 ms and one at 15 ms.
+/// The first bin is ticks 0..=9 (it holds the call at 0 ms), the second
+/// 10..=19: each one call in 10 ms, 100 calls per second (the chart reads
+/// per second under `clock ms`; 0.1 x 1000 rounds to 100 exactly, 1e-9
+/// allows for the product's last bit). Tick 0 spans -1 to 0 ms, so the
+/// axis starts at -0.001 s. On `main` the grid started at tick 1 (axis
+/// from 0), one tick later than the engine's bins.
+#[test]
+fn a_charts_bins_start_at_the_runs_first_tick() {
+    let text = r#"scenario "zero" {
+  clock ms
+  run 0..99ms
+  series every 10ms
+  chain db
+  service db { latency 1ms  workers 1  queue 10 }
+  source poll { enters db  at [0ms, 15ms] }
+}"#;
+    let s = squall_lang::load("zero.squall", text).unwrap_or_else(|e| panic!("{e:?}"));
+    let study = Study::run(&s, StudyOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let series = study.binned(squall_lang::Metric::CallRate, 0, MAX_BINS);
+    assert_eq!((series.start, series.bin_width), (-0.001, 0.01));
+    assert_eq!(series.bins(), 10, "ticks 0..=99 in bins of 10");
+    let v = &series.lines[0].values;
+    for b in [0, 1] {
+        let x = v[b].unwrap_or(f64::NAN);
+        assert!((x - 100.0).abs() < 1e-9, "bin {b}: {x}");
+    }
+    assert_eq!(v[2], Some(0.0));
+}

@@ -35,6 +35,11 @@ pub struct NodeSeries {
     /// Hedged tries it sent (beyond the first of each call).
     #[serde(skip_serializing_if = "<[u32]>::is_empty")]
     pub hedged: Vec<u32>,
+    /// Retries its retry policy made (tries after a call's first), counted
+    /// in the slot of the failure that decided each. Empty until the node's
+    /// first retry (a run with no retry keeps no series, and reads 0).
+    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+    pub retries: Vec<u32>,
     /// For a node with a composite response, what its responses held.
     pub composite: Option<CompositeSeries>,
     /// On a run counted in bins: per slot, the last tick in which the node
@@ -57,6 +62,7 @@ impl NodeSeries {
             blocked: vec![0; n],
             retries_refused: vec![0; n],
             hedged: Vec::new(),
+            retries: Vec::new(),
             composite: None,
             last_ok: if binned { vec![0; n] } else { Vec::new() },
         }

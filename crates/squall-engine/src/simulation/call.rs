@@ -177,7 +177,8 @@ impl Runner<'_, '_> {
 
     /// The decision after a failed try of the request in `slot` at `node`
     /// under `policy` (both paths): the node's caller side, with the
-    /// budget the request spends; a refusal is counted.
+    /// budget the request spends; a refusal is counted, and so is a retry
+    /// (the node's `retries` series).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn decide(
@@ -208,6 +209,14 @@ impl Runner<'_, '_> {
         if d.refused {
             let i = self.obs.slots.index(t);
             self.obs.nodes[node].retries_refused[i] += 1;
+        }
+        if d.wait.is_some() {
+            let i = self.obs.slots.index(t);
+            let series = &mut self.obs.nodes[node];
+            if series.retries.is_empty() {
+                series.retries = vec![0; series.calls.len()];
+            }
+            series.retries[i] += 1;
         }
         d
     }

@@ -17,7 +17,7 @@ use squall_engine::policy::breaker::State;
 use squall_lang::ChartSeries;
 
 use super::binned_series::{BinnedSeries, SeriesLine};
-use super::from_study::{axis_unit, fault_windows, Grid, MAX_BINS};
+use super::from_study::{axis_unit, fault_windows, ticks_per_second, Grid, MAX_BINS};
 use crate::study::Study;
 
 /// The breakers of a log a chart averages over: `(first, count)`.
@@ -132,20 +132,24 @@ impl Study<'_> {
         } else {
             format!("share{of} {word}")
         };
+        // Under a clock finer than a second the time axis reads in
+        // seconds, as the other charts do (a share needs no scaling).
+        let clock = self.scenario.clock;
+        let per_second = ticks_per_second(clock);
+        let bin = match per_second {
+            Some(_) => crate::diagnose::span(clock, grid.width),
+            None => format!("{}-{}", grid.width, clock.unit_name()),
+        };
         let title = format!(
-            "{}: breaker {word} at `{}`, share of each {}-{} bin",
+            "{}: breaker {word} at `{}`, share of each {bin} bin",
             self.scenario.name,
             self.node_name(node),
-            grid.width,
-            self.scenario.clock.unit_name()
         );
-        grid.series(
-            title,
-            what,
-            axis_unit(self.scenario.clock),
-            lines,
-            fault_windows(&runs),
-        )
+        let series = grid.series(title, what, axis_unit(clock), lines, fault_windows(&runs));
+        match per_second {
+            Some(k) => series.in_seconds(k, false),
+            None => series,
+        }
     }
 }
 

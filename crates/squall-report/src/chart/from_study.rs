@@ -53,6 +53,17 @@ pub fn axis_unit(clock: Clock) -> &'static str {
     }
 }
 
+/// Under a clock finer than a second, a chart reads in seconds: time,
+/// rates per second and bins, durations still in the clock's unit (a
+/// latency in ms reads better than in thousandths of a second). `Some(k)`,
+/// `k` ticks a second, for such a clock; `None` for rounds and seconds.
+pub fn ticks_per_second(clock: Clock) -> Option<f64> {
+    clock
+        .tick_millis()
+        .filter(|&ms| ms < 1000)
+        .map(|ms| 1000.0 / ms as f64)
+}
+
 /// The metric's name in the language (`call_rate`).
 pub fn metric_name(metric: Metric) -> &'static str {
     Metric::ALL
@@ -350,14 +361,7 @@ impl Study<'_> {
             })
             .collect();
         let clock = self.scenario.clock;
-        // Under a clock finer than a second, a chart reads in seconds:
-        // time, rates per second and bins, durations still in the clock's
-        // unit (a latency in ms reads better than in thousandths of a
-        // second).
-        let per_second = clock
-            .tick_millis()
-            .filter(|&ms| ms < 1000)
-            .map(|ms| 1000.0 / ms as f64);
+        let per_second = ticks_per_second(clock);
         let unit = clock.unit_name();
         let mut what = match per_second {
             Some(_) => value_label_in_seconds(metric, unit, grid.width, clock),
@@ -415,7 +419,9 @@ impl Grid {
     /// The grid for `runs`, at most `max_bins` bins. On a run that takes
     /// time a bin is a whole number of the engine's bins.
     pub fn of(runs: &[&Run], max_bins: u64) -> Grid {
-        let start = runs.first().map_or(1, |r| r.model.start.max(1));
+        // From the run's first tick (tick 0 for `run 0..b`), where the
+        // engine's bins start too.
+        let start = runs.first().map_or(1, |r| r.model.start);
         let end = runs.iter().map(|r| r.model.ticks).max().unwrap_or(start);
         let end = end.max(start);
         let engine = runs
@@ -459,7 +465,7 @@ impl Grid {
             title,
             value_label,
             time_unit: time_unit.to_string(),
-            start: (self.start - 1) as f64,
+            start: self.start as f64 - 1.0,
             bin_width: self.width as f64,
             lines,
             faults,
@@ -475,7 +481,7 @@ pub(super) fn fault_windows(runs: &[&Run]) -> Vec<FaultWindow> {
     for r in runs {
         for f in r.model.faults.iter().filter(|f| f.periodic.is_none()) {
             let w = FaultWindow {
-                start: f.from.saturating_sub(1) as f64,
+                start: f.from as f64 - 1.0,
                 end: f.to as f64,
                 label: f.name.clone(),
             };

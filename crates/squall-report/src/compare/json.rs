@@ -101,20 +101,25 @@ fn json_cell(v: &serde_json::Value) -> Cell {
     }
 }
 
-/// An interval cell (`{"mean", "half_width", "n", "replications"}`), its
-/// digits read from how the mean was printed.
+/// An interval cell (`{"mean", "half_width", "n", "replications"}`, and
+/// `"never"` when some replications never reached the value), its digits
+/// read from how the mean was printed.
 fn json_interval(m: &serde_json::Map<String, serde_json::Value>) -> Cell {
-    let Some(Cell::Number(mean, digits)) = m.get("mean").map(json_cell) else {
-        return Cell::Missing;
-    };
     let count = |k: &str| m.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
-    let n = count("n");
+    let (n, never) = (count("n"), count("never"));
+    let (mean, digits) = match m.get("mean").map(json_cell) {
+        Some(Cell::Number(mean, digits)) => (mean, digits),
+        // No replication had a value, and some never reached it.
+        _ if n == 0 && never > 0 => (0.0, 0),
+        _ => return Cell::Missing,
+    };
     Cell::Interval(
         crate::interval::Interval {
             mean,
             half_width: m.get("half_width").and_then(serde_json::Value::as_f64),
             n,
-            replications: count("replications").max(n),
+            replications: count("replications").max(n + never),
+            never,
         },
         digits,
     )

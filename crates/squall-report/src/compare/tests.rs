@@ -82,6 +82,7 @@ fn replicated(mean: f64, half: f64) -> Report {
         half_width: Some(half),
         n: 10,
         replications: 10,
+        never: 0,
     };
     Report {
         title: "t".into(),
@@ -250,6 +251,7 @@ fn a_change_within_noise_is_a_change_but_not_beyond_noise() {
             half_width: Some(3.0),
             n: 10,
             replications: 10,
+            never: 0,
         };
         one_table(
             Table {

@@ -286,7 +286,8 @@ fn cell_json(c: &DataCell) -> serde_json::Value {
             n,
             replications,
         } => serde_json::json!({
-            "mean": json_number(*mean),
+            // No replication had a value (each never reached it): no mean.
+            "mean": (*n > 0).then(|| json_number(*mean)),
             "half_width": half_width.map(json_number),
             "n": n,
             "replications": replications,

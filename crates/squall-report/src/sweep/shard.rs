@@ -87,6 +87,10 @@ pub enum StoredCell {
         n: usize,
         /// Replications run.
         replications: usize,
+        /// Replications that never reached the value (left out at 0, so a
+        /// shard without any reads the same as before).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        never: usize,
         /// Digits printed after the point.
         digits: usize,
     },
@@ -94,6 +98,11 @@ pub enum StoredCell {
     Text(String),
     /// No value.
     Missing,
+}
+
+/// For serde: a count of zero is left out.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl From<&Cell> for StoredCell {
@@ -109,6 +118,7 @@ impl From<&Cell> for StoredCell {
                 half_width: i.half_width,
                 n: i.n,
                 replications: i.replications,
+                never: i.never,
                 digits: *digits,
             },
             Cell::Missing => StoredCell::Missing,
@@ -126,6 +136,7 @@ impl From<&StoredCell> for Cell {
                 half_width,
                 n,
                 replications,
+                never,
                 digits,
             } => Cell::Interval(
                 Interval {
@@ -133,6 +144,7 @@ impl From<&StoredCell> for Cell {
                     half_width: *half_width,
                     n: *n,
                     replications: *replications,
+                    never: *never,
                 },
                 *digits,
             ),
@@ -417,6 +429,7 @@ mod tests {
                     half_width: Some(1.0 / 3.0),
                     n: 9,
                     replications: 10,
+                    never: 0,
                 },
                 3,
             ),
@@ -426,6 +439,7 @@ mod tests {
                     half_width: None,
                     n: 1,
                     replications: 2,
+                    never: 0,
                 },
                 0,
             ),

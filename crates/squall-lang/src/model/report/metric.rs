@@ -68,6 +68,9 @@ pub enum Metric {
     RetriesRefused,
     /// Hedged tries the node sent (beyond each call's first try).
     Hedged,
+    /// Retries the node's retry policy made (tries after each call's
+    /// first), counted when the failure that decided each happened.
+    Retries,
     /// The most calls the node saw in one tick of the window.
     PeakCalls,
     /// The busiest bin of the window's calls over their mean: calls per
@@ -152,7 +155,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 67] = [
+    pub const ALL: [(&'static str, Metric); 68] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -213,6 +216,7 @@ impl Metric {
         ("e2e_failed_mean", Metric::E2eFailedMean),
         ("retries_refused", Metric::RetriesRefused),
         ("hedged", Metric::Hedged),
+        ("retries", Metric::Retries),
         ("peak_calls", Metric::PeakCalls),
         ("peak_to_mean", Metric::PeakToMean),
         ("receives", Metric::Receives),
