@@ -12,6 +12,7 @@
 
 use std::collections::VecDeque;
 
+use squall_lang::model::sending::MAX_RECORDS;
 use squall_lang::Clock;
 
 use crate::error::SimError;
@@ -26,7 +27,6 @@ use super::feed::Feed;
 use super::next_attempt::{next_attempt_at, FullJitter, RetryAfter};
 use super::observations::{AttemptRow, FinalStates, SendBin, SendObservations};
 use super::provider::Provider;
-use super::run::MAX_RECORDS;
 use super::spec::{ClientSpec, SendSpec};
 use super::state::SendState;
 

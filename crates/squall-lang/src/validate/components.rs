@@ -49,14 +49,7 @@ impl Validator {
         let (policies, backoffs, rngs) = (&s.policies, &s.backoffs, &s.rngs);
         let mut sources: Vec<SourceDecl> = Vec::new();
         let mut feeds: Vec<FeedDecl> = Vec::new();
-        let sender_names: Vec<&str> = ast
-            .items
-            .iter()
-            .filter_map(|i| match i {
-                Item::Sender(b) => Some(b.name.name.as_str()),
-                _ => None,
-            })
-            .collect();
+        let sender_names = super::sending::sender_names(ast);
         let mut faults: Vec<FaultDecl> = Vec::new();
         let mut windows: Vec<(String, Range)> = Vec::new();
         for item in &ast.items {

@@ -75,3 +75,15 @@ impl Validator {
         }
     }
 }
+
+/// The names of the file's `sender` blocks, in order: a source's `enters`
+/// may name one.
+pub(super) fn sender_names(ast: &ScenarioAst) -> Vec<&str> {
+    ast.items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Sender(b) => Some(b.name.name.as_str()),
+            _ => None,
+        })
+        .collect()
+}
