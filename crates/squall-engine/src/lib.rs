@@ -41,6 +41,8 @@
 //! | the same on a run that takes time         | `simulation/timed/` (`flow.rs`, `arrival.rs`, `hedge.rs`) |
 //! | per-request and per-node state            | `simulation/requests.rs`, `simulation/node_state.rs` |
 //! | sources and sequential operations         | `simulation/source.rs`, `simulation/operation.rs` |
+//! | an open-loop source's gaps in time (timed sources, fed senders) | `arrivals.rs` (`OpenLoop`) |
+//! | providers, senders and their one run (document 004) | [`sending`] (map in `sending/mod.rs`) |
 //! | the event queue                           | [`queue`]                              |
 //! | random streams and generators             | [`rng`]                                |
 //! | what a call answers                       | [`outcome`]                            |
@@ -77,6 +79,7 @@
 //! ticks (`time.rs`).
 #![warn(missing_docs)]
 
+mod arrivals;
 mod caller;
 pub mod error;
 pub mod observe;

@@ -24,6 +24,7 @@ fn study(records: u64, pool: f64, ceiling: f64, bad: f64, client: ClientSpec) ->
             count: records,
             rate: None,
         },
+        feed: None,
         pool: PoolSpec {
             senders: 8,
             rate: pool / 1000.0,

@@ -361,3 +361,90 @@ fn the_record_limit_counts_every_sender_of_a_run() {
     )
     .unwrap();
 }
+
+/// A sender fed by a source (`enters outbox`), with its mistakes.
+const FED: &str = r#"scenario "fed" {
+  clock ms
+  run 10s
+  provider sms { ceiling 40/s  throttle 429 }
+  sender outbox to sms { rate 18/s  client naive }
+  source new { rate 10/s  rate 30/s during 2s..3s  enters outbox }
+}
+"#;
+
+#[test]
+fn a_source_feeds_a_sender() {
+    let got = specs(FED, 0);
+    let s = &got[0].1;
+    let feed = s.feed.as_ref().expect("a feed");
+    // 10/s and 30/s are 0.01 and 0.03 a tick; 2s..3s is ticks 2000..=3000.
+    assert_eq!(feed.rate, 0.01);
+    assert_eq!(feed.periods.len(), 1);
+    assert_eq!((feed.periods[0].from, feed.periods[0].to), (2000, 3000));
+    assert_eq!(feed.periods[0].rate, 0.03);
+    // The expected records size the run: ticks 0..=10 000 are 10 001
+    // ticks, 1 001 of them in the period: 0.01 x 9 000 + 0.03 x 1 001 =
+    // 90 + 30.03 = 120.03, rounded up to 121.
+    assert_eq!(s.records.count, 121);
+    assert_eq!(s.records.rate, None);
+    // A variant changes a feeding source's rates like any source's: its
+    // lines replace the source's (20/s is 0.02 a tick, no period left).
+    let text = FED.replace(
+        "enters outbox }\n",
+        "enters outbox }\n  variant calm { }\n  variant busy { source new { rate 20/s } }\n",
+    );
+    let calm = specs(&text, 0);
+    assert_eq!(calm[0].1.feed.as_ref().unwrap().rate, 0.01);
+    let busy = specs(&text, 1);
+    let feed = busy[0].1.feed.as_ref().unwrap();
+    assert_eq!((feed.rate, feed.periods.len()), (0.02, 0));
+}
+
+#[test]
+fn feeding_mistakes_are_located() {
+    // (change, message, where it points)
+    let cases = [
+        (
+            FED.replace(
+                "rate 18/s  client naive",
+                "records 10  rate 18/s  client naive",
+            ),
+            "has `records` and is fed by source `new`",
+            "records 10",
+        ),
+        (
+            FED.replace(
+                "  source new { rate 10/s  rate 30/s during 2s..3s  enters outbox }\n",
+                "",
+            ),
+            "has no `records` and no source feeds it",
+            "outbox to",
+        ),
+        (
+            FED.replace("enters outbox }", "enters outbox  request GET /x }"),
+            "its records have no `request`",
+            "GET /x",
+        ),
+        (
+            FED.replace("enters outbox }", "enters outbox  deadline 2s }"),
+            "its records have no `deadline`",
+            "deadline 2s",
+        ),
+        (
+            FED.replace(
+                "enters outbox }\n",
+                "enters outbox }\n  source more { rate 1/s  enters outbox }\n",
+            ),
+            "is fed by source `new` already",
+            "outbox }\n}",
+        ),
+    ];
+    for (text, msg, at) in cases {
+        let d = load_text_err(&text);
+        let Some(i) = d.list.iter().position(|x| x.message.contains(msg)) else {
+            panic!("{msg}: {:?}", d.list)
+        };
+        let want = text[..text.find(at).unwrap()].lines().count();
+        assert_eq!(positions(&d)[i].0, want, "{msg}: {:?}", d.list[i]);
+    }
+}

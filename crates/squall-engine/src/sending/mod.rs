@@ -14,6 +14,7 @@
 //! | the throttle ratio over a sliding window            | `throttle_window.rs` |
 //! | the adaptive send rate (AIMD, AWS adaptive / CUBIC) | `adaptive.rs`, `aimd.rs`, `aws_adaptive.rs` |
 //! | what a study is made of                             | `spec.rs`            |
+//! | the source that feeds a sender (its records)        | `feed.rs`            |
 //! | a provider: its ceiling and its answers             | `provider.rs`        |
 //! | a sender: records, pool, caller side, series        | `sender.rs`          |
 //! | the one run of every sender and provider            | `run.rs`             |
@@ -28,6 +29,7 @@ pub mod adaptive;
 pub mod aimd;
 pub mod aws_adaptive;
 pub mod classify;
+mod feed;
 pub mod next_attempt;
 pub mod observations;
 mod provider;

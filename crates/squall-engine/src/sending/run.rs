@@ -8,6 +8,7 @@
 //! |-----------------------|-----------------------------------------------------|---------------|
 //! | [`Provider`]          | its ceiling (`server/token_bucket.rs`), its answers | `provider.rs` |
 //! | [`Sender`]            | records, the pool, the caller side, its series      | `sender.rs`   |
+//! | `Feed`                | the source that enters a sender, if one does        | `feed.rs`     |
 //!
 //! The run drives them through the same few methods: `Sender::start` at
 //! time 0; for each event off the calendar, `Sender::handle` then
@@ -22,15 +23,27 @@
 //! a record source, its pool and its caller side do not fit that loop's
 //! calls without reshaping the caller and server components of the
 //! services, which another change owns. What is shared with it is the
-//! calendar type, the token bucket and the time and random-stream
-//! modules; what is not written twice is a policy: classification,
-//! Retry-After and jitter exist only here.
+//! calendar type, the token bucket, the time and random-stream modules,
+//! and the rule of a source's arrivals (`arrivals.rs`'s `OpenLoop`: a
+//! sender fed by a source creates a record at each request the source
+//! makes, with the gaps the timed path's sources have); what is not
+//! written twice is a policy: classification, Retry-After and jitter exist
+//! only here.
+//!
+//! The step left: a model with senders runs on the timed `Runner`, its
+//! calendar carrying a `Send(Event)` variant that `flow.rs` hands to
+//! `Sender::handle`/`Sender::dispatch`, with the senders and providers
+//! held beside the nodes; `run_senders` then becomes the entry that builds
+//! them. The calendar's order is the same (time, then scheduling order),
+//! so a file of senders alone keeps its events and draws in order; what
+//! must be shown before the move is that document 004's report stays
+//! byte-identical and that a run of services pays no instructions for it.
 //!
 //! # Events
 //!
 //! | event      | what happens                                                     |
 //! |------------|------------------------------------------------------------------|
-//! | `Create`   | the next record is created and queued (records at a rate)        |
+//! | `Create`   | the next record is created and queued (records at a rate, or the feed's next request; a feed's event at a change of rate only draws the next gap) |
 //! | `Dispatch` | idle consumers take queued records while the pool's window cap and bucket allow |
 //! | `Answer`   | an attempt's answer comes back; the caller side decides the state |
 //! | `Due`      | a pending record's `next_attempt_at`: back to the queue          |
@@ -43,11 +56,13 @@
 //!
 //! # Random draws, in event order
 //!
-//! Three streams under the run's seed. A provider draws from `send
+//! Four streams under the run's seed. A provider draws from `send
 //! throttle` (which throttle code when there are several, one draw per
 //! throttle) and `send unknown` (one draw per attempt that passed the
 //! ceiling on a good record, when the unknown share is positive); a
-//! sender from `send jitter` (one draw per retry without a Retry-After).
+//! sender from `send jitter` (one draw per retry without a Retry-After),
+//! and a sender fed by a Poisson source from `send source` (one draw per
+//! gap, in the feed's event order).
 //! The first provider and the first sender of a file use these labels as
 //! they are, so a file with one of each draws as it always did; every
 //! other one adds ` NAME` (its name), so adding a sender or a provider

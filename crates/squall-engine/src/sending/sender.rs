@@ -12,6 +12,7 @@
 
 use std::collections::VecDeque;
 
+use squall_lang::model::sending::MAX_RECORDS;
 use squall_lang::Clock;
 
 use crate::error::SimError;
@@ -22,6 +23,7 @@ use crate::time::{Duration, Resolution, Time};
 
 use super::adaptive::AdaptiveRate;
 use super::classify::{CodeClass, ProviderCode};
+use super::feed::Feed;
 use super::next_attempt::{next_attempt_at, FullJitter, RetryAfter};
 use super::observations::{AttemptRow, FinalStates, SendBin, SendObservations};
 use super::provider::Provider;
@@ -39,7 +41,8 @@ pub fn tick_seconds(clock: Clock) -> f64 {
 /// What happens to a sender, on the run's one calendar.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Kind {
-    /// The next record is created and queued (records at a rate).
+    /// The next record is created and queued (records at a rate, or the
+    /// source that feeds the sender).
     Create,
     /// Idle consumers take queued records while the window cap and the
     /// pool's bucket allow.
@@ -113,6 +116,10 @@ pub(super) struct Sender<'a> {
     queue: VecDeque<u32>,
     idle: u32,
     pool: TokenBucket,
+    /// The source that feeds it, if one does.
+    feed: Option<Feed<'a>>,
+    /// The run's end: a feed's events after it are not scheduled.
+    end: Time,
     adaptive: Option<AdaptiveRate>,
     dispatch_at: Option<Time>,
     jitter_rng: Stream,
@@ -140,6 +147,11 @@ impl<'a> Sender<'a> {
             queue: VecDeque::new(),
             idle: spec.pool.senders,
             pool: TokenBucket::new(spec.pool.rate, spec.pool.burst, res),
+            feed: spec
+                .feed
+                .as_ref()
+                .map(|f| Feed::new(f, spec.seed, suffix, res)),
+            end: res.at_tick(spec.ticks),
             adaptive: spec
                 .adaptive
                 .map(|a| AdaptiveRate::new(a, spec.pool.rate / tick_seconds(spec.clock), 0.0)),
@@ -166,13 +178,16 @@ impl<'a> Sender<'a> {
         }
     }
 
-    /// Time 0: every record at once (then a dispatch), or the first
-    /// creation of records at a rate.
+    /// Time 0: every record at once (then a dispatch), the first
+    /// creation of records at a rate, or the feed's first event.
     pub fn start(
         &mut self,
         provider: &mut Provider,
         cal: &mut EventQueue<Event>,
     ) -> Result<(), SimError> {
+        if self.feed.is_some() {
+            return self.feed_next(Time::ZERO, cal);
+        }
         match self.spec.records.rate {
             None => {
                 for _ in 0..self.spec.records.count {
@@ -206,6 +221,18 @@ impl<'a> Sender<'a> {
         self.obs.events += 1;
         self.close_bins(now);
         match kind {
+            Kind::Create if self.feed.is_some() => {
+                if self.feed.as_ref().is_some_and(Feed::sends) {
+                    if self.records.len() as u64 >= MAX_RECORDS {
+                        return Err(SimError::TooManyRecords {
+                            records: MAX_RECORDS + 1,
+                            limit: MAX_RECORDS,
+                        });
+                    }
+                    self.create(now);
+                }
+                self.feed_next(now, cal)?;
+            }
             Kind::Create => {
                 self.create(now);
                 let n = self.records.len() as u64;
@@ -228,6 +255,19 @@ impl<'a> Sender<'a> {
             }
         }
         Ok(true)
+    }
+
+    /// Schedules the feed's next event after `now`, if it comes by the
+    /// run's end.
+    fn feed_next(&mut self, now: Time, cal: &mut EventQueue<Event>) -> Result<(), SimError> {
+        let Some(feed) = &mut self.feed else {
+            return Ok(());
+        };
+        let at = feed.next(now);
+        if at <= self.end {
+            cal.schedule(at.units(), self.event(Kind::Create))?;
+        }
+        Ok(())
     }
 
     fn create(&mut self, now: Time) {

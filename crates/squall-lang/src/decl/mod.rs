@@ -20,6 +20,6 @@ pub use fault::FaultDecl;
 pub use node::NodeDecl;
 pub use overrides::{Overrides, Setting};
 pub use scenario::Scenario;
-pub use source::SourceDecl;
+pub use source::{FeedDecl, SourceDecl};
 pub use sweep::{seed_value, SweepDecl, MAX_SWEEP_POINTS, SEED_AXIS};
 pub use variant::VariantDecl;

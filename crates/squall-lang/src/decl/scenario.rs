@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use super::{FaultDecl, NodeDecl, SourceDecl, SweepDecl, VariantDecl};
+use super::{FaultDecl, FeedDecl, NodeDecl, SourceDecl, SweepDecl, VariantDecl};
 use crate::ast::{BackoffAst, Range, RetryAst, RngAst, SendBlockAst, Timed, Value};
 use crate::model::{Clock, ReportSpec};
 
@@ -47,6 +47,8 @@ pub struct Scenario {
     pub nodes: Vec<NodeDecl>,
     /// Sources.
     pub sources: Vec<SourceDecl>,
+    /// Sources that feed senders (they enter a `sender`, not a node).
+    pub feeds: Vec<FeedDecl>,
     /// Faults.
     pub faults: Vec<FaultDecl>,
     /// Windows.

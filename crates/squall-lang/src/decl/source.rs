@@ -1,6 +1,6 @@
 //! A source as declared: the node it enters and its arrivals as written.
 
-use crate::ast::{OpAst, RateAst, RequestAst, Timed, Value};
+use crate::ast::{Ident, OpAst, RateAst, RequestAst, Timed, Value};
 use crate::model::Arrivals;
 
 /// A source as declared.
@@ -26,4 +26,15 @@ pub struct SourceDecl {
     pub clients: Option<Timed>,
     /// `think ...` as written (a closed loop).
     pub think: Option<Timed>,
+}
+
+/// A source that feeds a sender (`enters outbox`, where `outbox` is a
+/// `sender` block): each request it makes is a record the sender creates
+/// at that moment. Its `entry` is unused (0); `sender` names the block.
+#[derive(Debug, Clone)]
+pub struct FeedDecl {
+    /// The sender it feeds, as written after `enters`.
+    pub sender: Ident,
+    /// The source, read like any other (rates, periods, `at` times).
+    pub source: SourceDecl,
 }

@@ -7,7 +7,7 @@ use crate::model::*;
 use crate::twice::Twice;
 
 use super::Validator;
-use crate::decl::{FaultDecl, Scenario, SourceDecl};
+use crate::decl::{FaultDecl, FeedDecl, Scenario, SourceDecl};
 use crate::unknown::Unknown;
 
 impl Validator {
@@ -48,6 +48,8 @@ impl Validator {
         let nodes = &mut s.nodes;
         let (policies, backoffs, rngs) = (&s.policies, &s.backoffs, &s.rngs);
         let mut sources: Vec<SourceDecl> = Vec::new();
+        let mut feeds: Vec<FeedDecl> = Vec::new();
+        let sender_names = super::sending::sender_names(ast);
         let mut faults: Vec<FaultDecl> = Vec::new();
         let mut windows: Vec<(String, Range)> = Vec::new();
         for item in &ast.items {
@@ -168,11 +170,14 @@ impl Validator {
                     }
                 }
                 Item::Source(decl) => {
-                    if sources.iter().any(|s| s.name == decl.name.name) {
+                    if sources.iter().any(|s| s.name == decl.name.name)
+                        || feeds.iter().any(|f| f.source.name == decl.name.name)
+                    {
                         self.declared_twice("source", &decl.name);
                         continue;
                     }
                     let mut entry = None;
+                    let mut feeds_to: Option<Ident> = None;
                     let mut arrivals = Arrivals::Uniform;
                     let mut rates = Vec::new();
                     let mut times: Vec<Value> = Vec::new();
@@ -234,10 +239,14 @@ impl Validator {
                                 ops.extend(list.iter().cloned());
                             }
                             SourceProp::Enters(id) => {
-                                if entry.is_some() {
+                                if entry.is_some() || feeds_to.is_some() {
                                     self.err(Twice::Enters.at(id.span));
                                 }
-                                entry = self.node(&node_names, id);
+                                if sender_names.contains(&id.name.as_str()) {
+                                    feeds_to = Some(id.clone());
+                                } else {
+                                    entry = self.node(&node_names, id);
+                                }
                             }
                             SourceProp::Arrivals(id) => {
                                 arrivals = match id.name.as_str() {
@@ -321,19 +330,23 @@ impl Validator {
                             .help("add e.g. `enters edge`"),
                         );
                     }
-                    if let Some(entry) = entry {
-                        sources.push(SourceDecl {
-                            name: decl.name.name.clone(),
-                            entry,
-                            arrivals,
-                            rates,
-                            times,
-                            request,
-                            ops,
-                            deadline,
-                            clients,
-                            think,
-                        });
+                    let source = SourceDecl {
+                        name: decl.name.name.clone(),
+                        entry: entry.unwrap_or(0),
+                        arrivals,
+                        rates,
+                        times,
+                        request,
+                        ops,
+                        deadline,
+                        clients,
+                        think,
+                    };
+                    if let Some(sender) = feeds_to {
+                        self.check_feed(decl, &sender);
+                        feeds.push(FeedDecl { sender, source });
+                    } else if entry.is_some() {
+                        sources.push(source);
                     }
                 }
                 Item::Fault(decl) => {
@@ -564,6 +577,7 @@ impl Validator {
             }
         }
         s.sources = sources;
+        s.feeds = feeds;
         s.faults = faults;
         s.windows = windows;
 

@@ -17,7 +17,7 @@ impl Validator {
     /// Reads the variants into `s` (one implicit `base` variant when the file
     /// declares none) and returns the span of each declared variant's name.
     pub(super) fn variants(&mut self, ast: &ScenarioAst, s: &mut Scenario) -> Vec<Span> {
-        let (params, faults, sources) = (&s.params, &s.faults, &s.sources);
+        let (params, faults, sources, feeds) = (&s.params, &s.faults, &s.sources, &s.feeds);
         let (nodes, policies, backoffs, rngs) = (&s.nodes, &s.policies, &s.backoffs, &s.rngs);
         let node_names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
         let mut variants: Vec<VariantDecl> = Vec::new();
@@ -98,7 +98,13 @@ impl Validator {
                             o.services.push((i, changes.clone()));
                         }
                         VariantItem::Source(id, rates) => {
-                            match sources.iter().position(|s| s.name == id.name) {
+                            // A source that feeds a sender is numbered after
+                            // the others (`resolve/sending/mod.rs` reads it so).
+                            let feed = || {
+                                let k = feeds.iter().position(|f| f.source.name == id.name)?;
+                                Some(sources.len() + k)
+                            };
+                            match sources.iter().position(|s| s.name == id.name).or_else(feed) {
                                 Some(i) => {
                                     let ramps_ok = rates.iter().all(|r| self.check_ramp(r));
                                     if ramps_ok {
@@ -106,8 +112,13 @@ impl Validator {
                                     }
                                 }
                                 None => self.err(
-                                    Unknown::new("source", &id.name)
-                                        .at(id.span, sources.iter().map(|s| s.name.as_str())),
+                                    Unknown::new("source", &id.name).at(
+                                        id.span,
+                                        sources
+                                            .iter()
+                                            .chain(feeds.iter().map(|f| &f.source))
+                                            .map(|s| s.name.as_str()),
+                                    ),
                                 ),
                             }
                         }

@@ -259,6 +259,7 @@ impl Validator {
             params,
             nodes,
             sources: Vec::new(),
+            feeds: Vec::new(),
             faults: Vec::new(),
             windows: Vec::new(),
             variants: Vec::new(),

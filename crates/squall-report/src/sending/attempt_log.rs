@@ -254,6 +254,7 @@ mod tests {
                 count: 3000,
                 rate: None,
             },
+            feed: None,
             pool: PoolSpec {
                 senders: 4,
                 rate: 0.018,

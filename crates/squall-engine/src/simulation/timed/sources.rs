@@ -6,16 +6,9 @@
 //! # Open loops
 //!
 //! A rate source sends one request at a time, its next request a gap after
-//! the last: `1 / rate` for a uniform source, an exponential draw of mean
-//! `1 / rate` (from `source/<s>`) for a Poisson one, with the rate in
-//! force when the gap is drawn. A gap that would cross a change of rate is
-//! cut at the change and drawn again there. That is exact for a Poisson
-//! source, which has no memory; a uniform source keeps the share of a
-//! request it had made up before the change (`credit`), so a rate that
-//! steps from 2/s to 4/s half-way through a gap sends after a quarter
-//! second more, not half a second. A ramp (`rate A to B during ..`)
-//! changes its rate every tick, so its rate is constant within a tick and
-//! a gap is cut at every tick the ramp spans.
+//! the last; the rule (uniform and Poisson gaps, changes of rate, ramps)
+//! is [`OpenLoop`]'s (`arrivals.rs`), which a sender a source feeds calls
+//! too. A Poisson source draws from `source/<s>`.
 //!
 //! # Closed loops
 //!
@@ -30,21 +23,16 @@
 
 use squall_lang::Model;
 
+use crate::arrivals::OpenLoop;
 use crate::rng::Stream;
 use crate::server::latency::Latency;
-use crate::time::{Duration, Resolution, Time};
+use crate::time::{Duration, Resolution};
 
 /// The arrival state of a run's sources on the timed path.
 #[derive(Debug, Default)]
 pub(in crate::simulation) struct TimedSources {
-    /// Per source: whether its next event sends a request (or only draws
-    /// a new gap at a change of rate).
-    pub(super) pending: Vec<bool>,
-    /// Per uniform source: the share of its next request made up so far,
-    /// the moment it was last brought up to date, and the rate since.
-    pub(super) credit: Vec<f64>,
-    pub(super) since: Vec<Time>,
-    pub(super) rate: Vec<f64>,
+    /// Per source: its open loop's gaps.
+    pub(super) open: Vec<OpenLoop>,
     /// Per closed-loop source: its think time and the stream it draws from.
     think: Vec<Option<(Latency, Stream)>>,
 }
@@ -54,10 +42,7 @@ impl TimedSources {
     pub(super) fn new(model: &Model, seed: u64, res: Resolution) -> Self {
         let n = model.sources.len();
         TimedSources {
-            pending: vec![false; n],
-            credit: vec![0.0; n],
-            since: vec![Time::ZERO; n],
-            rate: vec![0.0; n],
+            open: vec![OpenLoop::default(); n],
             think: model
                 .sources
                 .iter()
@@ -75,7 +60,7 @@ impl TimedSources {
 
     /// True when source `s`'s pending event sends a request.
     pub(in crate::simulation) fn sends(&self, s: usize) -> bool {
-        self.pending[s]
+        self.open[s].sends()
     }
 
     /// A think time of closed-loop source `s`.

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::{AdaptiveSpec, Classifier, CodeMatch, ProviderCode};
-use crate::model::Clock;
+use crate::model::{Clock, SourceSpec};
 
 /// Records one run holds at most, over all its senders: each costs a few
 /// dozen bytes and every attempt is kept for the log. The language
@@ -28,8 +28,14 @@ pub struct SendSpec {
     pub seed: u64,
     /// Width of a series bin \[ticks\] (a minute, for the document's query).
     pub bin: u64,
-    /// The records to send.
+    /// The records to send. For a sender a source feeds, `count` is the
+    /// number the source is expected to make (it sizes the run) and
+    /// `rate` is `None`: the records are the feed's.
     pub records: RecordsSpec,
+    /// The source that feeds the sender (`source s { ... enters outbox }`):
+    /// each request it makes is a record created at that moment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feed: Option<SourceSpec>,
     /// The senders.
     pub pool: PoolSpec,
     /// Who answers.

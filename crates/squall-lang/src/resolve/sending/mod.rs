@@ -45,11 +45,13 @@ use crate::ast::{Ident, SendBlockAst, SendKind, SendSetting};
 use crate::decl::{Overrides, Scenario};
 use crate::diagnostic::Diagnostic;
 use crate::model::sending::*;
-use crate::model::Clock;
+use crate::model::{Clock, SourceSpec};
 use crate::needs::{Need, Needs};
 use crate::unknown::Unknown;
 
 use reader::{Reader, REPEATABLE};
+
+use super::Cx;
 
 impl Scenario {
     /// Every sender of the run `o`, resolved: `(sender name, study)`, in
@@ -77,7 +79,35 @@ impl Scenario {
             );
             return Err(errs);
         }
-        let (_, ticks) = self.run_span(o, &mut errs);
+        let (start, ticks) = self.run_span(o, &mut errs);
+        // The sources that feed senders, read like any source (numbered
+        // after the model's sources, as a variant's changes name them).
+        let mut fed: Vec<(&str, &str, Option<SourceSpec>)> = Vec::new();
+        for (k, f) in self.feeds.iter().enumerate() {
+            if let Some(twin) = fed.iter().find(|(s, _, _)| *s == f.sender.name) {
+                errs.push(
+                    Diagnostic::new(
+                        format!(
+                            "sender `{}` is fed by source `{}` already",
+                            f.sender.name, twin.1
+                        ),
+                        f.sender.span,
+                    )
+                    .label("a second source")
+                    .help("a sender has one source; give it one with several rates (`rate 5/s during 10s..20s`)"),
+                );
+                continue;
+            }
+            let mut cx = Cx {
+                o,
+                errs: &mut errs,
+                start,
+                ticks,
+                warmup: 0,
+            };
+            let spec = self.source(self.sources.len() + k, &f.source, &mut cx, &[]);
+            fed.push((&f.sender.name, &f.source.name, Some(spec)));
+        }
         let mut records = 0u64;
         for sender in &self.senders {
             let sender_settings = merged(sender, o);
@@ -95,7 +125,11 @@ impl Scenario {
             let Some(p) = r.provider(provider, &provider_settings) else {
                 continue;
             };
-            if let Some(spec) = r.sender(sender, &sender_settings, p, ticks) {
+            let feed = fed
+                .iter_mut()
+                .find(|(s, _, _)| *s == sender.name.name)
+                .and_then(|(_, source, spec)| Some((*source, spec.take()?)));
+            if let Some(spec) = r.sender(sender, &sender_settings, p, ticks, feed) {
                 let before = records;
                 records = records.saturating_add(spec.records.count);
                 if records > MAX_RECORDS && before <= MAX_RECORDS {

@@ -5,6 +5,7 @@
 use crate::ast::{SendBlockAst, SendSetting};
 use crate::diagnostic::Diagnostic;
 use crate::model::sending::*;
+use crate::model::{Schedule, SourceSpec};
 use crate::needs::{Need, Needs};
 use crate::units;
 
@@ -43,14 +44,41 @@ impl Reader<'_> {
         settings: &[&SendSetting],
         provider: ProviderSpec,
         ticks: u64,
+        feed: Option<(&str, SourceSpec)>,
     ) -> Option<SendSpec> {
         let what = format!("sender `{}`", b.name.name);
         let settings = self.check_keys(&what, settings, &SENDER_KEYS);
         let before = self.errs.len();
         let clock = self.s.clock;
-        let records = self
-            .required(&what, &b.name, &settings, "records", "records 48000")
-            .and_then(|s| {
+        let written = Self::find(&settings, "records");
+        let records = match (&feed, written) {
+            (Some((source, _)), Some(s)) => {
+                self.errs.push(
+                    Diagnostic::new(
+                        format!("{what} has `records` and is fed by source `{source}`"),
+                        s.span,
+                    )
+                    .label("records twice")
+                    .help(format!(
+                        "keep one: remove this line, or the source's `enters {}`",
+                        b.name.name
+                    )),
+                );
+                None
+            }
+            (Some((_, spec)), None) => Some(RecordsSpec {
+                count: expected_records(spec, ticks),
+                rate: None,
+            }),
+            (None, None) => {
+                self.errs.push(
+                    Diagnostic::new(format!("{what} has no `records` and no source feeds it"), b.name.span)
+                        .label("no records")
+                        .help(format!("add e.g. `records 48000`, or a source that enters it: `source new {{ rate 14/s  enters {} }}`", b.name.name)),
+                );
+                None
+            }
+            (None, Some(s)) => Some(s).and_then(|s| {
                 let mut parts = Parts { set: s, i: 0 };
                 let v = self.value(&mut parts, "a count of records")?;
                 let r = self.s.conv(v, self.o, |v| units::count(v, "`records`"));
@@ -67,7 +95,8 @@ impl Reader<'_> {
                 }
                 self.end(&mut parts);
                 Some(RecordsSpec { count, rate })
-            });
+            }),
+        };
         let senders = Self::find(&settings, "senders").map_or(Some(1), |s| self.count(s));
         if let (Some(0), Some(s)) = (senders, Self::find(&settings, "senders")) {
             self.errs.push(
@@ -186,6 +215,7 @@ impl Reader<'_> {
             seed: self.o.seed.unwrap_or(self.s.seed),
             bin: bin?,
             records: records?,
+            feed: feed.map(|(_, spec)| spec),
             pool: PoolSpec {
                 senders: u32::try_from(senders?).unwrap_or(u32::MAX),
                 rate: rate?,
@@ -283,4 +313,22 @@ impl Reader<'_> {
             honor_retry_after: honor?,
         })
     }
+}
+
+/// The records a source that feeds a sender is expected to make over a
+/// run of `ticks` ticks: its `at` times, or its rate summed over the ticks
+/// (ticks `0..=ticks`, the run's). Exact for `at` times and, within one, for
+/// uniform arrivals; the mean for Poisson ones. It sizes the run (the
+/// memory estimate and the records limit; the engine refuses a run that
+/// makes more than the limit all the same).
+fn expected_records(spec: &SourceSpec, ticks: u64) -> u64 {
+    if let Schedule::At(times) = &spec.schedule {
+        return times.len() as u64;
+    }
+    let sum = if spec.periods.is_empty() {
+        spec.rate * (ticks as f64 + 1.0)
+    } else {
+        (0..=ticks).map(|t| spec.rate_at(t)).sum()
+    };
+    sum.ceil() as u64
 }
