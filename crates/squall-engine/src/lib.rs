@@ -49,6 +49,7 @@
 //! | circuit breaker                           | [`policy::breaker`]                    |
 //! | a node as a server, on every path         | `server/node.rs` (`ServerSide`; map in `server/mod.rs`) |
 //! | workers, queue and its discipline         | `server/station.rs`                    |
+//! | work queues: consumers, poison, redelivery | `server/work_queue.rs` (`WorkQueue`)   |
 //! | capacity per tick                         | `server/capacity.rs`                   |
 //! | failing faults                            | `server/fault.rs`                      |
 //! | scripted routes                           | `server/script.rs`                     |

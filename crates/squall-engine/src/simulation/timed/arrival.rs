@@ -24,8 +24,8 @@ impl Runner<'_, '_> {
         let slot = self.timed.calls.get(c).slot;
         let tick = self.timed.res.tick_of(now);
         self.observe(tick, slot, node);
-        if self.is_work_queue(node) {
-            return self.enqueue_message(now, c, node);
+        if self.timed.is_work_queue(node) {
+            return self.timed.enqueue_message(now, c, node);
         }
         let deadline = self.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {

@@ -122,7 +122,7 @@ impl Runner<'_, '_> {
         }
         let recorder = std::mem::take(&mut self.timed.recorder);
         self.obs.timed = Some(recorder.finish(end));
-        self.finish_queues(end);
+        self.timed.finish_queues(end, &mut self.obs);
         Ok(self.obs)
     }
 
@@ -298,8 +298,12 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         let (node, _, _) = self.node_of(c);
-        if self.is_work_queue(node) {
-            return self.queue_wake(now, c, node);
+        if self.timed.is_work_queue(node) {
+            if let Some(answer) = self.timed.message_wake(now, c, node)? {
+                self.complete_call(now, c, answer)?;
+                self.timed.dispatch_messages(now, node)?;
+            }
+            return Ok(());
         }
         let past_deadline = self.known_deadline(c).is_some_and(|d| now >= d);
         match self.timed.calls.get(c).phase {
