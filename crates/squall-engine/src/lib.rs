@@ -59,7 +59,7 @@
 //! | what a run measured                       | [`observe`] (`observations.rs`)        |
 //! | per-tick series                           | [`observe::series`]                    |
 //! | the accounting of requests                | [`observe::accounting`]                |
-//! | breaker traces                            | [`observe::trace`]                     |
+//! | breaker traces (a sent try's row on the timed path: `SentTry`) | [`observe::trace`] |
 //! | sequential operations' records            | [`observe::operation`]                 |
 //! | distinct ids per window                   | `observe/windows.rs`                   |
 //! | why a model or run is refused             | [`error`]                              |

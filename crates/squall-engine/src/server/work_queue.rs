@@ -46,7 +46,7 @@ use std::collections::{BTreeSet, VecDeque};
 use squall_lang::{Model, Poison, WorkQueueSpec};
 
 use crate::observe::work_queue::{QueueCount, QueueCounts, QueueRecorder, WorkQueueObservations};
-use crate::outcome::{Answer, FailKind, Failure};
+use crate::outcome::{fail, Answer, FailKind};
 use crate::policy::backoff::sample_wait;
 use crate::rng::{Generator, Stream};
 use crate::time::{Duration, Resolution, Time};
@@ -136,10 +136,7 @@ impl WorkQueue {
         self.live.insert((now, message.0));
         self.visible.push_back(message);
         if poison {
-            Answer::Fail(Failure {
-                kind: FailKind::DeadLettered,
-                not_before: None,
-            })
+            fail(FailKind::DeadLettered)
         } else {
             Answer::Ok
         }

@@ -8,13 +8,12 @@
 //! downstream, the answer back up) is `flow.rs`'s. The rules are in the
 //! module doc of [`super`].
 
-use crate::outcome::FailKind;
+use crate::outcome::{fail, FailKind};
 use crate::server::node::{Arrival, Join, REFUSED};
 use crate::time::Time;
 
 use super::super::{event::Event, runner::Runner, SimError};
 use super::calls::{Phase, NONE};
-use super::flow::fail;
 use super::recorder::Count;
 
 impl Runner<'_, '_> {

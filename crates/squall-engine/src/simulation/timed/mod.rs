@@ -121,7 +121,6 @@ mod recorder;
 mod sequential;
 mod source_events;
 mod sources;
-mod trace;
 
 use squall_lang::Model;
 
