@@ -33,18 +33,6 @@ const ROOTS: [&str; 4] = [
     "src/main.rs",
 ];
 
-/// Import circles that exist today in the engine (issue 18). Each entry is
-/// one circle's files; a circle found by the check passes only when all its
-/// files are in one entry. What is left: `timed/mod.rs` holds the work
-/// queues' state, whose file also extends `Runner`; splitting
-/// `timed/work_queue.rs` into its state and its events (as `sources.rs`
-/// and `source_events.rs` are) empties this list.
-const ENGINE_CIRCLES_BEING_REMOVED: &[&[&str]] = &[&[
-    "crates/squall-engine/src/simulation/runner.rs",
-    "crates/squall-engine/src/simulation/timed/mod.rs",
-    "crates/squall-engine/src/simulation/timed/work_queue.rs",
-]];
-
 /// Files allowed past [`MAX_LINES`]: the syntax tree, one type for the whole
 /// grammar.
 const LONG_FILES: [&str; 1] = ["crates/squall-lang/src/ast.rs"];
@@ -59,12 +47,7 @@ fn no_import_circle_in_any_crate() {
     for root in ROOTS {
         let krate = Crate::read(Path::new(root));
         for circle in krate.circles() {
-            let allowed = ENGINE_CIRCLES_BEING_REMOVED
-                .iter()
-                .any(|entry| circle.iter().all(|f| entry.contains(&f.as_str())));
-            if !allowed {
-                circles.push(circle.join(" <-> "));
-            }
+            circles.push(circle.join(" <-> "));
         }
     }
     assert!(

@@ -51,6 +51,7 @@
 //! | circuit breaker                           | [`policy::breaker`]                    |
 //! | a node as a server, on every path         | `server/node.rs` (`ServerSide`; map in `server/mod.rs`) |
 //! | workers, queue and its discipline         | `server/station.rs`                    |
+//! | work queues: consumers, poison, redelivery | `server/work_queue.rs` (`WorkQueue`)   |
 //! | capacity per tick                         | `server/capacity.rs`                   |
 //! | failing faults                            | `server/fault.rs`                      |
 //! | scripted routes                           | `server/script.rs`                     |
@@ -60,7 +61,7 @@
 //! | what a run measured                       | [`observe`] (`observations.rs`)        |
 //! | per-tick series                           | [`observe::series`]                    |
 //! | the accounting of requests                | [`observe::accounting`]                |
-//! | breaker traces                            | [`observe::trace`]                     |
+//! | breaker traces (a sent try's row on the timed path: `SentTry`) | [`observe::trace`] |
 //! | sequential operations' records            | [`observe::operation`]                 |
 //! | distinct ids per window                   | `observe/windows.rs`                   |
 //! | why a model or run is refused             | [`error`]                              |

@@ -64,14 +64,16 @@ pub enum Answer {
     Fail(Failure),
 }
 
+/// A failure of `kind` with no Retry-After.
+pub(crate) const fn fail(kind: FailKind) -> Answer {
+    Answer::Fail(Failure {
+        kind,
+        not_before: None,
+    })
+}
+
 /// The answer a scripted response gives at tick `now`.
 pub fn answer_of(response: &ResponseSpec, now: u64) -> Answer {
-    let fail = |kind| {
-        Answer::Fail(Failure {
-            kind,
-            not_before: None,
-        })
-    };
     match response {
         ResponseSpec::Status { code, retry_after } => {
             if (200..=299).contains(code) {

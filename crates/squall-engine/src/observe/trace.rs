@@ -38,6 +38,32 @@ pub struct TraceRow {
     pub after: State,
 }
 
+/// A try its breaker sent, as the timed path notes it when it goes: its
+/// trace row is written when its answer (or its caller's timeout) comes
+/// back, at the tick it was sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SentTry {
+    /// The tick it was sent.
+    pub(crate) tick: u64,
+    /// The state it found.
+    pub(crate) before: State,
+}
+
+impl SentTry {
+    /// Its row, once `answer` came back and left the breaker in `after`;
+    /// `scope` as in [`TraceRow::scope`].
+    pub(crate) fn answered(self, scope: Option<usize>, answer: Answer, after: State) -> TraceRow {
+        TraceRow {
+            time: self.tick,
+            sent: true,
+            scope,
+            before: self.before,
+            answer,
+            after,
+        }
+    }
+}
+
 /// Keeps the row `row` builds in `rows` while there is room; past
 /// [`TRACE_LIMIT`] counts it in `dropped` without building it.
 #[inline]

@@ -13,6 +13,7 @@
 //! | [`token_bucket::TokenBucket`] | `token_bucket.rs` | the rate limit's tokens |
 //! | [`station::Station`] | `station.rs` | workers and the queue, with its [`station::Discipline`] |
 //! | [`latency::Latency`] | `latency.rs` | a service-time distribution |
+//! | [`work_queue::WorkQueue`] | `work_queue.rs` | a work queue's messages, consumers, poison draws and redeliveries (`receive`, `worked`) |
 //!
 //! # The order a call meets them
 //!
@@ -54,3 +55,4 @@ pub(crate) mod node;
 pub(crate) mod script;
 pub(crate) mod station;
 pub(crate) mod token_bucket;
+pub(crate) mod work_queue;

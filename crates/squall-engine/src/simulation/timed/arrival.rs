@@ -8,13 +8,12 @@
 //! downstream, the answer back up) is `flow.rs`'s. The rules are in the
 //! module doc of [`super`].
 
-use crate::outcome::FailKind;
+use crate::outcome::{fail, FailKind};
 use crate::server::node::{Arrival, Join, REFUSED};
 use crate::time::Time;
 
 use super::super::{event::Event, runner::Runner, SimError};
 use super::calls::{Phase, NONE};
-use super::flow::fail;
 use super::recorder::Count;
 
 impl Runner<'_, '_> {
@@ -24,8 +23,8 @@ impl Runner<'_, '_> {
         let slot = self.timed.calls.get(c).slot;
         let tick = self.timed.res.tick_of(now);
         self.observe(tick, slot, node);
-        if self.is_work_queue(node) {
-            return self.enqueue_message(now, c, node);
+        if self.timed.is_work_queue(node) {
+            return self.timed.enqueue_message(now, c, node);
         }
         let deadline = self.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {

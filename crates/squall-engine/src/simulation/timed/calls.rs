@@ -8,8 +8,9 @@
 //! more calls in flight than its path has nodes; this is why the state of
 //! a try lives here and not in the request.
 
+use crate::observe::trace::SentTry;
 use crate::outcome::Answer;
-use crate::policy::breaker::State;
+use crate::policy::breaker::{Admission, State};
 use crate::time::Time;
 
 /// No call.
@@ -78,9 +79,10 @@ pub(super) struct Call {
     /// The breaker's epoch when its current try was sent.
     pub(super) admitted_epoch: u64,
     /// The state its current try found at the breaker, and the tick it
-    /// was sent (for the breaker's trace).
-    pub(super) admitted_state: State,
-    pub(super) sent_tick: u64,
+    /// was sent (for the breaker's trace: [`Call::sent`]). Two fields, not
+    /// a [`SentTry`], which would pad the call by a word.
+    admitted_state: State,
+    sent_tick: u64,
     /// What the budget's last grant cost, or [`crate::caller::NO_GRANT`].
     pub(super) grant: u32,
     /// A retry the budget granted has not answered yet (Envoy's open
@@ -98,6 +100,26 @@ pub(super) struct Call {
     pub(super) source: u32,
     pub(super) node: u32,
     pub(super) leaf: bool,
+}
+
+impl Call {
+    /// Its try was sent through its node's breaker at `tick`, with
+    /// admission `a`: the epoch its answer is recorded under, and what the
+    /// trace will show.
+    pub(super) fn admitted(&mut self, tick: u64, a: Admission) {
+        self.admitted_epoch = a.epoch;
+        self.admitted_state = a.before;
+        self.sent_tick = tick;
+    }
+
+    /// Its current try, as the breaker's trace writes it once its answer
+    /// is back.
+    pub(super) fn sent(&self) -> SentTry {
+        SentTry {
+            tick: self.sent_tick,
+            before: self.admitted_state,
+        }
+    }
 }
 
 /// The slab.

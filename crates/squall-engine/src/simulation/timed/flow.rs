@@ -9,7 +9,7 @@ use squall_lang::{RetrySpec, Schedule};
 use crate::caller::NO_GRANT;
 
 use crate::observe::Observations;
-use crate::outcome::{Answer, FailKind, Failure};
+use crate::outcome::{fail, Answer, FailKind, Failure};
 use crate::policy::breaker::counts_against_dependency;
 use crate::policy::retry::RetryLoop;
 use crate::time::Time;
@@ -21,13 +21,6 @@ use super::recorder::Count;
 /// Events between two looks at the work budget and the queue's stale
 /// timers (the budget's own event is always looked at).
 const LOOK_EVERY: u64 = 1024;
-
-pub(super) fn fail(kind: FailKind) -> Answer {
-    Answer::Fail(Failure {
-        kind,
-        not_before: None,
-    })
-}
 
 impl Runner<'_, '_> {
     /// The event loop of a run that takes time.
@@ -122,7 +115,7 @@ impl Runner<'_, '_> {
         }
         let recorder = std::mem::take(&mut self.timed.recorder);
         self.obs.timed = Some(recorder.finish(end));
-        self.finish_queues(end);
+        self.timed.finish_queues(end, &mut self.obs);
         Ok(self.obs)
     }
 
@@ -288,7 +281,7 @@ impl Runner<'_, '_> {
         if !a.sent {
             return Some(self.refused(tick, slot, node, a));
         }
-        self.admitted(c, tick, a);
+        self.timed.calls.get_mut(c).admitted(tick, a);
         None
     }
 
@@ -298,8 +291,12 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         let (node, _, _) = self.node_of(c);
-        if self.is_work_queue(node) {
-            return self.queue_wake(now, c, node);
+        if self.timed.is_work_queue(node) {
+            if let Some(answer) = self.timed.message_wake(now, c, node)? {
+                self.complete_call(now, c, answer)?;
+                self.timed.dispatch_messages(now, node)?;
+            }
+            return Ok(());
         }
         let past_deadline = self.known_deadline(c).is_some_and(|d| now >= d);
         match self.timed.calls.get(c).phase {
@@ -375,7 +372,10 @@ impl Runner<'_, '_> {
         if let Some(scope) = self.breaker_scope(slot, node) {
             let epoch = self.timed.calls.get(c).admitted_epoch;
             let after = self.breaker_record(node, scope, true, took, tick, epoch);
-            self.trace_answered(c, node, fail(FailKind::Timeout), after);
+            let (sent, scope) = (self.timed.calls.get(c).sent(), self.scope_of(slot, node));
+            self.trace(node, || {
+                sent.answered(scope, fail(FailKind::Timeout), after)
+            });
         }
         self.after_try(now, c, fail(FailKind::Timeout))
     }
@@ -496,7 +496,11 @@ impl Runner<'_, '_> {
             let failed = counts_against_dependency(answer);
             let took = self.ticks_since(now, call.arrived);
             let after = self.breaker_record(pnode, scope, failed, took, tick, epoch);
-            self.trace_answered(p, pnode, answer, after);
+            let (sent, scope) = (
+                self.timed.calls.get(p).sent(),
+                self.scope_of(call.slot, pnode),
+            );
+            self.trace(pnode, || sent.answered(scope, answer, after));
         }
         if self.hedges(pnode) {
             return self.hedge_answer(now, p, c, answer);

@@ -27,19 +27,12 @@
 //! caller above gives up on a hedging call without cancelling it, the
 //! tries already out are not marked as wasted work (those sent later are).
 
-use crate::outcome::{Answer, FailKind, Failure};
+use crate::outcome::{fail, Answer, FailKind};
 use crate::policy::retry::{classify, Class};
 use crate::time::Time;
 
 use super::super::{runner::Runner, SimError};
 use super::calls::{Phase, NONE};
-
-fn fail(kind: FailKind) -> Answer {
-    Answer::Fail(Failure {
-        kind,
-        not_before: None,
-    })
-}
 
 impl Runner<'_, '_> {
     /// True when `node` hedges its calls downstream.

@@ -99,8 +99,9 @@
 //!
 //! A node that is a work queue (`consumers N`) takes its calls as
 //! messages instead (a hook at arrival and at each wake): its consumers,
-//! poison messages, redelivery and dead-letter queue are in
-//! [`work_queue`].
+//! poison messages, redelivery and dead-letter queue are the server-side
+//! component [`WorkQueue`] (`server/work_queue.rs`); [`Timed`] keeps the
+//! messages' calls, the node's levels and their events.
 //!
 //! # Accounting
 //!
@@ -120,21 +121,20 @@ mod recorder;
 mod sequential;
 mod source_events;
 mod sources;
-mod trace;
-mod work_queue;
 
 use squall_lang::Model;
 
-use crate::observe::Slots;
+use crate::observe::{Observations, Slots};
+use crate::outcome::Answer;
 use crate::queue::{BucketWidth, EventQueue};
+use crate::server::work_queue::{WorkQueue, Worked};
 use crate::time::{Resolution, Time};
 
-use super::event::Event;
+use super::{event::Event, SimError};
 
-use calls::Calls;
+use calls::{Calls, Phase};
 use recorder::Recorder;
 use sources::TimedSources;
-use work_queue::WorkQueue;
 
 pub use estimate::{estimate, Estimate};
 pub use recorder::default_bin;
@@ -274,6 +274,111 @@ impl Timed {
             ),
             fetches: composite::Fetches::default(),
             events: EventQueue::with_width(BucketWidth::NANOSECONDS),
+        }
+    }
+}
+
+/// The event loop's side of the work queues: the component decides, this
+/// keeps each message's call, the node's queue and busy levels, and the
+/// events that follow.
+impl Timed {
+    /// True when `node` is a work queue.
+    pub(super) fn is_work_queue(&self, node: usize) -> bool {
+        self.queues.get(node).is_some_and(Option::is_some)
+    }
+
+    /// Message `c` reaches work queue `node` at `now`.
+    pub(super) fn enqueue_message(
+        &mut self,
+        now: Time,
+        c: u32,
+        node: usize,
+    ) -> Result<(), SimError> {
+        let Some(q) = self.queues[node].as_mut() else {
+            return Ok(());
+        };
+        let gen = self.calls.enter(c, Phase::Queued);
+        self.calls.get_mut(c).answer = q.arrive(now, (c, gen));
+        self.recorder.queue(node, now, 1);
+        self.dispatch_messages(now, node)
+    }
+
+    /// Free consumers of work queue `node` take messages from the head;
+    /// each one's work ends at a wake.
+    pub(super) fn dispatch_messages(&mut self, now: Time, node: usize) -> Result<(), SimError> {
+        let Some(q) = self.queues[node].as_mut() else {
+            return Ok(());
+        };
+        let calls = &mut self.calls;
+        while let Some((c, d)) = q.receive(now, |(c, g)| calls.current(c, g)) {
+            self.recorder.queue(node, now, -1);
+            self.recorder.busy(node, now, 1);
+            let call = calls.get_mut(c);
+            call.tries += 1;
+            call.served = now;
+            let gen = calls.enter(c, Phase::Service);
+            self.events
+                .schedule(now.after(d).units(), Event::Wake { call: c, gen })?;
+        }
+        Ok(())
+    }
+
+    /// A scheduled event of message `c` at work queue `node`: its work is
+    /// over, or its redelivery wait. `Some(answer)` when the message ended:
+    /// the loop completes its call with `answer`, then calls
+    /// [`Self::dispatch_messages`].
+    pub(super) fn message_wake(
+        &mut self,
+        now: Time,
+        c: u32,
+        node: usize,
+    ) -> Result<Option<Answer>, SimError> {
+        let Some(q) = self.queues[node].as_mut() else {
+            return Ok(None);
+        };
+        let call = *self.calls.get(c);
+        if call.phase == Phase::Backoff {
+            let gen = self.calls.enter(c, Phase::Queued);
+            q.back_from_wait((c, gen));
+            self.dispatch_messages(now, node)?;
+            return Ok(None);
+        }
+        self.recorder.busy(node, now, -1);
+        let previous = (call.prev_wait != u64::MAX).then_some(call.prev_wait);
+        match q.worked(now, c, call.arrived, call.tries, call.answer, previous) {
+            Worked::Ended => {
+                self.recorder.latency(node, now, now.since(call.arrived));
+                return Ok(Some(call.answer));
+            }
+            Worked::Requeue => {
+                self.recorder.queue(node, now, 1);
+                let gen = self.calls.enter(c, Phase::Queued);
+                q.back_at_head((c, gen));
+            }
+            Worked::Delay { wait, previous } => {
+                self.recorder.queue(node, now, 1);
+                self.calls.get_mut(c).prev_wait = previous.unwrap_or(u64::MAX);
+                let gen = self.calls.enter(c, Phase::Backoff);
+                self.events.schedule(
+                    now.after(self.res.ticks(wait)).units(),
+                    Event::Wake { call: c, gen },
+                )?;
+            }
+        }
+        self.dispatch_messages(now, node)?;
+        Ok(None)
+    }
+
+    /// Every work queue's observations at `end`, into `obs`.
+    pub(super) fn finish_queues(&mut self, end: Time, obs: &mut Observations) {
+        let queues = std::mem::take(&mut self.queues);
+        let Some(timed) = obs.timed.as_mut() else {
+            return;
+        };
+        for (i, q) in queues.into_iter().enumerate() {
+            if let (Some(q), Some(n)) = (q, timed.nodes.get_mut(i)) {
+                n.queue = Some(q.finish(end));
+            }
         }
     }
 }
