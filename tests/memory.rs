@@ -55,7 +55,10 @@ fn peak_in_flight_does_not_grow_with_the_run() -> TestResult {
 /// so a budget of 100 MiB refuses the run before it starts, in `squall
 /// check` (`RunPlan::refusals`) and in `squall run` (`Study::run`),
 /// and the default budget (4 GiB) lets the check pass. On e2f06d5 both
-/// passed 100 MiB and the run took about 1.1 GB.
+/// passed 100 MiB and the run took about 1.1 GB. The refusal names the
+/// sender and its records, located at its declaration (line 5, column 10:
+/// the name after `sender `); on dcfb46c it said "this invocation would
+/// hold about ... for 1 run", naming neither, without a place.
 #[test]
 fn senders_are_weighed_against_the_memory_budget() {
     let s = load_text(
@@ -70,18 +73,37 @@ fn senders_are_weighed_against_the_memory_budget() {
     .unwrap();
     let refused = squall_report::RunPlan::every(&s).refusals(&s, Some(100));
     assert_eq!(refused.len(), 1, "{refused:?}");
-    let squall_report::StudyError::Memory { estimate, .. } = &refused[0].1 else {
+    let squall_report::StudyError::Refused(r) = &refused[0].1 else {
         panic!("{:?}", refused[0].1)
     };
-    assert!(estimate.total > 1 << 30, "{estimate:?}");
+    let squall_engine::SimError::SendersOverBudget {
+        senders,
+        records,
+        mib,
+        budget,
+    } = &r.error
+    else {
+        panic!("{:?}", r.error)
+    };
+    assert_eq!(senders, &["outbox".to_string()]);
+    assert_eq!((*records, *budget), (10_000_000, 100));
+    assert!(*mib > 1024.0, "{mib} MiB");
+    assert_eq!(r.place(), "big.squall:5:10");
+    let text = refused[0].1.to_string();
+    assert!(
+        text.starts_with("big.squall:5:10: sender `outbox` would hold about ")
+            && text.contains(" MiB for its 10000000 records ")
+            && text.contains("more than the memory budget of 100 MiB"),
+        "{text}"
+    );
     let options = squall_report::StudyOptions {
         memory_mib: Some(100),
         ..Default::default()
     };
-    assert!(matches!(
-        squall_report::Study::run(&s, options),
-        Err(squall_report::StudyError::Memory { .. })
-    ));
+    match squall_report::Study::run(&s, options) {
+        Err(e @ squall_report::StudyError::Refused(_)) => assert_eq!(e.to_string(), text),
+        other => panic!("{:?}", other.err()),
+    }
     assert!(squall_report::RunPlan::every(&s)
         .refusals(&s, None)
         .is_empty());

@@ -136,6 +136,20 @@ pub enum SimError {
         /// The budget \[MiB\].
         budget: u64,
     },
+    /// A run whose senders alone would hold more memory than the budget
+    /// it was given ([`crate::sending::estimate_bytes`]): refused before
+    /// it starts.
+    #[error("{}", senders_over_text(.senders, *.records, *.mib, *.budget))]
+    SendersOverBudget {
+        /// The run's senders, in declaration order.
+        senders: Vec<String>,
+        /// Their records, all together.
+        records: u64,
+        /// What they would hold \[MiB\].
+        mib: f64,
+        /// The budget \[MiB\].
+        budget: u64,
+    },
     /// An event was scheduled in the past.
     #[error(transparent)]
     Scheduling(#[from] SchedulingError),
@@ -147,6 +161,25 @@ pub enum SimError {
         /// The limit.
         limit: u64,
     },
+}
+
+/// [`SimError::SendersOverBudget`] in words: the senders by name and
+/// their records, what each record holds, and what to do.
+fn senders_over_text(senders: &[String], records: u64, mib: f64, budget: u64) -> String {
+    let names = senders
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (who, their) = if senders.len() == 1 {
+        ("sender", "its")
+    } else {
+        ("senders", "their")
+    };
+    format!(
+        "{who} {names} would hold about {mib:.1} MiB for {their} {records} record{} (each record with its place in the queue and its pending event, and every attempt the attempt log keeps), more than the memory budget of {budget} MiB (send fewer records, or raise the memory budget)",
+        if records == 1 { "" } else { "s" }
+    )
 }
 
 /// The second half of [`SimError::WorkBudget`]'s message.

@@ -203,9 +203,13 @@ fn estimated(rate: &str) -> squall_lang::Model {
 /// By hand, at 100/s over ticks 1..=1000: 100 requests, each one event at
 /// the source, one for api's timer on its try and one for db's service:
 /// 300 events, and the run (which loses the requests too late to finish)
-/// handles no more. Counters: 1000 bins of 1 ms plus slot 0 = 1001 slots
-/// x (4 + 6 + 6) words x 4 bytes = 64 064, plus 1000 bins x 2 levels x
-/// 8 bytes x 2 nodes = 32 000.
+/// handles no more. Series: 1000 bins of 1 ms plus slot 0 = 1001 slots
+/// x (16 system + 2 nodes x 36) bytes of counters = 88 088; per bin, each
+/// node 64 (gauges) + 80 (counters) + 2 x 56 (quantiles, doubling room) +
+/// 176 (its stretch) + 8 (queue end) = 440, twice; the source and all
+/// sources, completed and failed, 4 x 2 x 56 = 448, their copies 112, one
+/// node's quantiles copied 112: 1552 x 1000 bins = 1 552 000. (56 and 176
+/// are `size_of` `Quantiles` and `Stretch`: 7 and 22 words of 8 bytes.)
 /// Histograms: the run is 10^9 ns, 30 powers of two, 20 above the 1024
 /// first values: 20 x 1024 x 8 bytes each, for 2 nodes, 1 source and all
 /// sources.
@@ -216,7 +220,7 @@ fn the_estimate_counts_a_failure_free_run_by_hand() {
     assert_eq!(e.requests, 100.0);
     assert_eq!(e.events, 300.0);
     assert_eq!(e.busiest, Some(("users".to_string(), 100.0, 300.0)));
-    assert_eq!(e.series_bytes, 64_064 + 32_000);
+    assert_eq!(e.series_bytes, 88_088 + 1_552_000);
     assert_eq!(e.histogram_bytes, 4 * 20 * 1024 * 8);
     assert!(e.in_flight_bytes > 0);
     let obs = run_text_model(&m, None).unwrap();
@@ -245,4 +249,93 @@ fn a_run_past_its_budget_is_refused_before_it_starts() {
     );
     // Within the budget it runs.
     assert!(run_text_model(&m, Some(40_000)).is_ok());
+}
+
+/// `layers` hedging nodes of `tries` tries each (all at once, no delay)
+/// above a leaf that takes 10 ms, one request a second for 1 s.
+fn cascade(layers: usize, tries: u32) -> squall_lang::Model {
+    let names: Vec<String> = (0..=layers).map(|i| format!("n{i}")).collect();
+    let hedges: String = names[..layers]
+        .iter()
+        .map(|n| {
+            format!(
+                "  service {n} {{ hedge grpc {{ max_attempts {tries}  hedging_delay 0ms }} }}\n"
+            )
+        })
+        .collect();
+    let text = format!(
+        "scenario \"cascade\" {{\n  clock ms\n  run 1s\n  source users {{ rate 1/s  enters n0 }}\n  chain {}\n{hedges}  service n{layers} {{ latency 10ms }}\n}}\n",
+        names.join(" -> ")
+    );
+    let s =
+        squall_lang::load("cascade.squall", &text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    s.model_for(RunKey::Variant(0), &[]).unwrap()
+}
+
+/// Issue 20: a cascade of hedges (10 layers of 5 took 4.2 GB) grew without
+/// bound before the work budget stopped it, while the estimate saw one call
+/// per node (20 events, 2.5 MiB). Each hedge is a live call, so the growth
+/// is the work itself: the estimate now counts it. By hand, 3 layers of 2
+/// tries sent at once: calls per request 1 + 2 + 4 + 8 = 15; events per
+/// request 1 at the source + 8 at the leaf's latency = 9 (no timers: the
+/// tries go at once). The run (1 request) handles no more: its 8 leaf
+/// calls each end once, and cancelling the losers costs no event.
+#[test]
+fn the_estimate_counts_the_calls_of_a_cascade_of_hedges() {
+    let m = cascade(3, 2);
+    let e = squall_engine::simulation::estimate(&m);
+    assert_eq!(e.requests, 1.0);
+    assert_eq!(e.calls, 15.0);
+    assert_eq!(e.events, 9.0);
+    let obs = run_text_model(&m, None).unwrap();
+    assert!(obs.events as f64 <= e.events, "{} events", obs.events);
+}
+
+/// The 10 layers of 5 of the issue: about 12.2 million calls in flight
+/// for its one request (1 + 5 + ... + 5^10), each a record and a pending
+/// event: past a memory budget of 1 GiB, so the run is refused before it
+/// starts with the estimate's parts; on dcfb46c it was estimated at
+/// 2.5 MiB and ran to 4.2 GB.
+#[test]
+fn a_cascade_of_hedges_is_refused_by_its_memory_before_it_runs() {
+    let m = cascade(10, 5);
+    let e = squall_engine::simulation::estimate(&m);
+    let calls: f64 = (0..=10).map(|k| 5f64.powi(k)).sum();
+    assert_eq!(e.calls, calls);
+    assert!(e.in_flight_bytes as f64 >= calls * 32.0, "{e:?}");
+    let Err(err) = Simulation::builder(&m).memory_budget(1024).build() else {
+        panic!("the cascade is not refused")
+    };
+    assert!(
+        matches!(err, squall_engine::SimError::MemoryOverBudget { in_flight, .. } if in_flight > 1024.0),
+        "{err}"
+    );
+}
+
+/// A closed loop's clients send one request per cycle of their think time
+/// and the request's time: 10 clients thinking 9 ms before a call of
+/// 1 ms, over 1000 ms, send 10 x 1000 / 10 = 1000 requests (by hand;
+/// the estimate saw none on dcfb46c, so a zero-think loop's work was
+/// invisible before it ran). The run sends about as many: each client
+/// sends its first after a think, then one per 10 ms, 100 each at most.
+#[test]
+fn the_estimate_counts_a_closed_loops_requests() {
+    let text = r#"scenario "loop" {
+  clock ms
+  run 1s
+  source loop { clients 10  think 9ms  enters app }
+  chain app
+  service app { latency 1ms }
+}
+"#;
+    let s = squall_lang::load("loop.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
+    let e = squall_engine::simulation::estimate(&m);
+    assert_eq!(e.requests, 1000.0);
+    let obs = run_text_model(&m, None).unwrap();
+    assert!(
+        (990..=1000).contains(&obs.accounting.entered),
+        "{:?}",
+        obs.accounting
+    );
 }

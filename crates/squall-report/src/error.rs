@@ -50,7 +50,9 @@ impl StudyError {
     /// The budget this error says the study is over, if any.
     pub fn budget(&self) -> Option<Budget> {
         let sim = |e: &SimError| match e {
-            SimError::MemoryOverBudget { .. } => Some(Budget::RunMemory),
+            SimError::MemoryOverBudget { .. } | SimError::SendersOverBudget { .. } => {
+                Some(Budget::RunMemory)
+            }
             SimError::EstimateOverBudget { .. } => Some(Budget::Work),
             _ => None,
         };

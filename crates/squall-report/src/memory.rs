@@ -99,12 +99,30 @@ pub(crate) fn held_bytes(m: &Model) -> u64 {
 const NESTED: usize = 256;
 
 /// The bytes of one row of a call log.
-pub(crate) const CALL_ROW: u64 = std::mem::size_of::<squall_engine::observe::CallRow>() as u64;
+const CALL_ROW: u64 = std::mem::size_of::<squall_engine::observe::CallRow>() as u64;
+
+/// The bytes of the call log a run of `m` fills when it keeps at most
+/// `limit` rows: one row per call the run answers without a failure
+/// ([`squall_engine::simulation::Estimate::calls`]), capped by the limit.
+/// The rows grow by doubling from 4 (the standard library's `Vec`), so
+/// they take the next power of two of their count.
+pub(crate) fn call_log_bytes(m: &Model, limit: usize) -> u64 {
+    let calls = squall_engine::simulation::estimate(m).calls.ceil();
+    let rows = (limit as f64).min(calls) as u64;
+    if rows == 0 {
+        return 0;
+    }
+    rows.max(4)
+        .checked_next_power_of_two()
+        .unwrap_or(u64::MAX)
+        .saturating_mul(CALL_ROW)
+}
 
 /// The invocation's peak: without reduction every run's series at once;
 /// with it, the series of the runs in progress (one per thread) and the
-/// totals of every run; `log` more for every run (a full call log). Each
-/// model comes with the bytes of its senders' run
+/// totals of every run; with a call log of at most `log` rows per run, its
+/// rows ([`call_log_bytes`]) more for every run. Each model comes with the
+/// bytes of its senders' run
 /// ([`squall_engine::sending::estimate_bytes`]), held while it runs and
 /// kept once finished (the attempt log reads every attempt), and with the
 /// number of runs it stands for (its replications).
@@ -112,14 +130,17 @@ pub(crate) fn estimate<'m>(
     models: impl Iterator<Item = (&'m Model, u64, usize)>,
     threads: usize,
     reduce: bool,
-    log: u64,
+    log: Option<usize>,
 ) -> MemoryEstimate {
-    let mut sizes: Vec<(u64, u64)> = Vec::new();
+    let mut sizes: Vec<(u64, u64, u64)> = Vec::new();
     for (m, sending, n) in models {
         let (running, kept) = run_bytes(m);
+        // A run keeps its log once finished, reduced or not.
+        let log = log.map_or(0, |limit| call_log_bytes(m, limit));
         let size = (
             running.saturating_add(sending),
             kept.saturating_add(log).saturating_add(sending),
+            log,
         );
         sizes.extend(std::iter::repeat_n(size, n));
     }
@@ -132,7 +153,7 @@ pub(crate) fn estimate<'m>(
     } else {
         sizes
             .iter()
-            .map(|x| x.0.saturating_add(log))
+            .map(|x| x.0.saturating_add(x.2))
             .fold(0u64, u64::saturating_add)
     };
     MemoryEstimate {

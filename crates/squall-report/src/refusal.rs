@@ -72,8 +72,15 @@ fn span(s: &Scenario, key: RunKey, error: &SimError) -> Option<Span> {
             .and_then(|src| src.rates.first())
             .map(|r| r.value.span)
     };
+    let sender = |names: &[String]| {
+        s.senders
+            .iter()
+            .find(|b| b.kind == squall_lang::ast::SendKind::Sender && names.contains(&b.name.name))
+            .map(|b| b.name.span)
+    };
     match error {
         SimError::TooLong { .. } | SimError::TooManyRecords { .. } => sweep.or(run),
+        SimError::SendersOverBudget { senders, .. } => sweep.or_else(|| sender(senders)).or(run),
         SimError::TooManyRequests { name, .. }
         | SimError::RateTooLarge { name, .. }
         | SimError::EstimateOverBudget { name, .. } => sweep.or_else(|| source(name)).or(run),

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
+use squall_engine::SimError;
 use squall_lang::{Model, Overrides, RunKey, Scenario, Setting};
 
 use super::{
@@ -13,7 +14,7 @@ use super::{
     DEFAULT_MEMORY_MIB,
 };
 use crate::error::StudyError;
-use crate::memory::{estimate, MemoryEstimate, CALL_ROW};
+use crate::memory::{estimate, MemoryEstimate};
 use crate::refusal::Refusal;
 use crate::run::Run;
 use crate::sending::{run_senders, sender_specs};
@@ -73,8 +74,11 @@ impl RunPlan {
         let mut models = Vec::with_capacity(self.keys.len());
         for &k in &self.keys {
             let (ov, m) = resolve(s, k, o.cli)?;
-            let sending = sending_bytes(&sender_specs(s, &ov)?);
-            models.push((k, m, sending));
+            let specs = sender_specs(s, &ov)?;
+            if let Some(e) = senders_over(s, k, &specs, budget) {
+                return Err(e);
+            }
+            models.push((k, m, sending_bytes(&specs)));
         }
         for (key, m, _) in &models {
             builder(s, m, budget)
@@ -83,12 +87,11 @@ impl RunPlan {
         }
         let reduce = o.keep == Keep::Report && !reads_ticks(s);
         let threads = o.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
-        let log = o.call_log.map_or(0, |n| n as u64 * CALL_ROW);
         let estimate = estimate(
             models.iter().map(|(_, m, b)| (m, *b, replications)),
             threads,
             reduce,
-            log,
+            o.call_log,
         );
         drop(models);
         if estimate.total > budget.saturating_mul(1 << 20) {
@@ -210,7 +213,7 @@ impl RunPlan {
             models.iter().map(|(m, b)| (m, *b, replications)),
             threads.max(1),
             reduce,
-            0,
+            None,
         ))
     }
 
@@ -228,7 +231,10 @@ impl RunPlan {
                 Err(e) => e,
                 Ok((o, m)) => match builder(s, &m, budget).build() {
                     Err(e) => StudyError::Refused(Box::new(Refusal::locate(s, k, e))),
-                    Ok(_) => match senders_over(s, &o, budget) {
+                    Ok(_) => match sender_specs(s, &o)
+                        .ok()
+                        .and_then(|specs| senders_over(s, k, &specs, budget))
+                    {
                         Some(e) => e,
                         None => continue,
                     },
@@ -253,18 +259,28 @@ impl RunPlan {
 }
 
 /// A run whose senders alone would hold more than the memory budget
-/// \[MiB\]: the invocation's refusal ([`StudyError::Memory`]) for that one
-/// run, as `squall run` would give it. `None` when it fits (or its senders
-/// do not resolve: [`RunPlan::refusals`] reports that with the model's).
-fn senders_over(s: &Scenario, o: &squall_lang::Overrides, budget: u64) -> Option<StudyError> {
-    let bytes = sending_bytes(&sender_specs(s, o).ok()?);
-    (bytes > budget.saturating_mul(1 << 20)).then_some(StudyError::Memory {
-        estimate: MemoryEstimate {
-            runs: 1,
-            per_run: bytes,
-            total: bytes,
-            reduced: false,
-        },
-        budget_mib: budget,
-    })
+/// \[MiB\]: refused before it starts, located at its first sender
+/// ([`SimError::SendersOverBudget`], which names the senders and their
+/// records). `None` when they fit.
+fn senders_over(
+    s: &Scenario,
+    key: RunKey,
+    specs: &[(String, squall_lang::model::sending::SendSpec)],
+    budget: u64,
+) -> Option<StudyError> {
+    let bytes = sending_bytes(specs);
+    if bytes <= budget.saturating_mul(1 << 20) {
+        return None;
+    }
+    let error = SimError::SendersOverBudget {
+        senders: specs.iter().map(|(n, _)| n.clone()).collect(),
+        records: specs
+            .iter()
+            .fold(0u64, |n, (_, x)| n.saturating_add(x.records.count)),
+        mib: bytes as f64 / f64::from(1u32 << 20),
+        budget,
+    };
+    Some(StudyError::Refused(Box::new(Refusal::locate(
+        s, key, error,
+    ))))
 }

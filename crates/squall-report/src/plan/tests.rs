@@ -288,3 +288,44 @@ fn a_stop_flag_set_after_k_runs_keeps_the_k_finished_runs() {
     );
     assert_eq!(ran.skipped, 2);
 }
+
+/// Issue 20: the events log was weighed at `--events-limit` rows whatever
+/// the run, so a short run with a large limit was refused (a 536 k-call
+/// run as 18 GB). It is weighed at the calls the run answers without a
+/// failure, capped by the limit. `long(100)` has two variants of 100
+/// rounds, 2 requests a round through `api -> db`: 200 requests x 2 calls
+/// = 400 calls each (hand-worked), whose rows take 512 (the next power of
+/// two, `Vec`'s doubling) x the row's bytes; with a limit of 10 rows, 16.
+/// A limit of 10^8 rows (4 GB at the old rule, past a 100 MiB budget)
+/// then runs, and both variants log all their 400 calls or fewer: the
+/// failure-free count is the estimate, and the fault only loses calls.
+#[test]
+fn the_events_log_is_weighed_by_the_runs_calls_capped_by_the_limit() {
+    let s = squall_lang::load("long.squall", &long(100)).unwrap_or_else(|e| panic!("{e:?}"));
+    let (_, m) = resolve(&s, RunKey::Variant(0), &[]).unwrap_or_else(|e| panic!("{e}"));
+    let row = std::mem::size_of::<squall_engine::observe::CallRow>() as u64;
+    assert_eq!(crate::memory::call_log_bytes(&m, 100_000_000), 512 * row);
+    assert_eq!(crate::memory::call_log_bytes(&m, 10), 16 * row);
+    let ran = RunPlan::report(&s, None)
+        .run_with(
+            &s,
+            &RunOptions {
+                cli: &[],
+                jobs: Some(1),
+                keep: Keep::Report,
+                memory_mib: Some(100),
+                progress: &|_, _| {},
+                stop: None,
+                call_log: Some(100_000_000),
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    for run in ran.runs.values() {
+        let log = run.obs.call_log.as_ref().expect("a call log");
+        assert!(
+            !log.rows.is_empty() && log.rows.len() <= 400,
+            "{}",
+            log.rows.len()
+        );
+    }
+}

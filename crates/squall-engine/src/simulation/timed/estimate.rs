@@ -12,7 +12,7 @@
 //! # Events
 //!
 //! A request costs one event at its source (a rate source's arrival, an
-//! `at` send, a sequential operation). Each call then costs one event
+//! `at` send, a sequential operation, a client's think). Each call then costs one event
 //! when its node has a latency (the end of its service), and each try a
 //! node sends costs one more when it is timed (a `timeout`, or a deadline
 //! the node knows): the timer, popped even when the answer came first. A
@@ -22,22 +22,43 @@
 //!
 //! # Memory
 //!
-//! - the per-tick counters ([`super::super::builder`]'s formula) and the
-//!   engine's bins (two levels per node and bin);
+//! - the series: per slot (a bin, cut at window edges) the counters of the
+//!   system and of each node; per bin and node two gauges, ten counters,
+//!   the latency quantiles and, once the run ends, the bin's [`Stretch`];
+//!   per bin and source the latency quantiles of its completed and of its
+//!   failed requests (and of all sources'). Each family is counted at the
+//!   size of the engine's own record of it (`size_of`), so the estimate
+//!   follows the engine's types;
 //! - latency histograms: one per node and per source (and all sources),
 //!   for the run and each window; HdrHistogram at three significant digits
 //!   keeps 1024 counters of 8 bytes per power of two up to the longest
 //!   value, taken as the run's length;
-//! - work in flight by Little's law: the peak arrival rate times the time
-//!   a request spends (the sum of the mean latencies along its path; at a
+//! - work in flight by Little's law: the peak arrival rate (for a closed
+//!   loop, its clients over the time a request spends) times the time a
+//!   request spends (the sum of the mean latencies along its path; at a
 //!   composite node, the slowest field's mean cut at its limit), times the
-//!   bytes of its calls, its request slot and its pending events.
+//!   bytes of its calls (each with a pending event), its request slot and
+//!   its source's next arrival.
+//!
+//! # Hedges and closed loops
+//!
+//! A hedging node sends, without a failure, all its tries at once when its
+//! delay is 0, and otherwise one more try at each multiple of its delay
+//! before the mean time the path below it takes (at most `max_attempts`):
+//! every node below it is called that many times per call, and each try
+//! after the first costs its timer's event. Those tries are all in flight
+//! at once, so a cascade of hedges (10 layers of 5: about 12 million calls
+//! for one request) is seen in both the work and the memory. A closed loop
+//! (`clients N  think ...`) sends N requests per cycle of a think time and
+//! a request's time: `N x run / (think + time)` over the run.
 
 use std::mem::size_of;
 
-use squall_lang::{Model, Schedule, SourceSpec};
+use squall_lang::{ClientsSpec, Model, Schedule, SourceSpec};
 
 use super::calls::Call;
+use crate::observe::histogram::Quantiles;
+use crate::observe::timed::Stretch;
 
 /// Bytes of one pending event in the queue (time, sequence, event).
 const EVENT_BYTES: u64 = 32;
@@ -49,6 +70,10 @@ const HISTOGRAM_HALF_BUCKET: u64 = 1024;
 pub struct Estimate {
     /// Requests the sources send.
     pub requests: f64,
+    /// Calls the nodes answer without a failure: every request's calls
+    /// along its path (a composite node's one per field). The rows of a
+    /// call log (`--events`) the run fills, before its limit.
+    pub calls: f64,
     /// Events the run handles without a failure.
     pub events: f64,
     /// The source whose requests make the most events: its name, its
@@ -75,6 +100,7 @@ pub fn estimate(m: &Model) -> Estimate {
     let res = crate::time::Resolution::fine(m.clock);
     let ticks = m.ticks.saturating_sub(m.start).saturating_add(1);
     let mut requests = 0.0;
+    let mut all_calls = 0.0;
     let mut events = 0.0;
     let mut busiest: Option<(String, f64, f64)> = None;
     let mut in_flight = 0.0;
@@ -91,32 +117,53 @@ pub fn estimate(m: &Model) -> Estimate {
             Schedule::Sequential(ops) => (ops.len() as f64, 0.0),
         };
         let deadline = s.deadline.as_ref();
+        // The request's path, and the mean time below each of its nodes
+        // (the sum of the latencies after it): a hedging node sends its
+        // next try when the first has not answered after its delay.
+        let mut path: Vec<usize> = Vec::new();
+        let mut at = Some(s.entry);
+        while let Some(i) = at.filter(|&i| i < m.nodes.len() && path.len() < m.nodes.len()) {
+            path.push(i);
+            at = m.nodes[i].downstream;
+        }
+        let own_mean = |i: usize| {
+            m.nodes[i]
+                .server
+                .as_ref()
+                .and_then(|s| s.latency.as_ref())
+                .map_or(0.0, |l| l.mean())
+        };
+        let mut below = vec![0.0; path.len()];
+        for k in (0..path.len().saturating_sub(1)).rev() {
+            below[k] = below[k + 1] + own_mean(path[k + 1]);
+        }
         let mut per = 1.0;
         let mut time = 0.0;
         let mut calls = 0.0;
-        let mut at = Some(s.entry);
-        let mut pos = 0;
-        while let Some(i) = at.filter(|&i| i < m.nodes.len() && pos < m.nodes.len()) {
+        // Calls of this node per request: the product of the tries the
+        // hedging nodes above it send.
+        let mut fan = 1.0;
+        for (pos, &i) in path.iter().enumerate() {
             let n = &m.nodes[i];
             let knows_deadline = deadline.is_some_and(|d| pos == 0 || d.propagate);
-            calls += 1.0;
+            calls += fan;
             let own = n.server.as_ref().and_then(|s| s.latency.as_ref());
             if own.is_some() {
-                per += 1.0;
+                per += fan;
             }
             time += own.map_or(0.0, |l| l.mean());
             if let Some(c) = &n.composite {
                 let mut limits: Vec<u64> = Vec::new();
                 let mut slowest: f64 = 0.0;
                 for f in &c.fields {
-                    calls += 1.0;
+                    calls += fan;
                     let lat = m
                         .nodes
                         .get(f.source)
                         .and_then(|x| x.server.as_ref())
                         .and_then(|x| x.latency.as_ref());
                     if lat.is_some() {
-                        per += 1.0;
+                        per += fan;
                     }
                     let limit = f.timeout.or(n.caller.timeout);
                     let mean = lat.map_or(0.0, |l| l.mean());
@@ -127,41 +174,65 @@ pub fn estimate(m: &Model) -> Estimate {
                 }
                 limits.sort_unstable();
                 limits.dedup();
-                per += limits.len() as f64;
+                per += fan * limits.len() as f64;
                 if knows_deadline && limits.is_empty() {
-                    per += 1.0;
+                    per += fan;
                 }
                 time += slowest;
             }
-            at = n.downstream;
-            if at.is_some() && (n.caller.timeout.is_some() || knows_deadline) {
-                per += 1.0;
+            let calls_down = pos + 1 < path.len();
+            if calls_down && (n.caller.timeout.is_some() || knows_deadline) {
+                per += fan;
             }
-            pos += 1;
+            if let Some(h) = n.hedge.as_ref().filter(|_| calls_down) {
+                let tries = hedge_tries(h.max_attempts, h.delay, below[pos]);
+                // Each try after the first waits out a timer first (none
+                // when they all go at once).
+                if h.delay > 0 {
+                    per += fan * (tries - 1.0);
+                }
+                fan *= tries;
+            }
         }
+        let (sent, peak) = match &s.clients {
+            // A closed loop: each client sends, waits for the end, thinks.
+            Some(ClientsSpec {
+                count,
+                think: Some(think),
+            }) => {
+                let cycle = think.mean() + time;
+                let sent = if cycle > 0.0 {
+                    f64::from(*count) * ticks as f64 / cycle
+                } else {
+                    0.0
+                };
+                // At most one request a client in flight.
+                (sent, f64::from(*count) / time.max(1.0))
+            }
+            _ => (sent, peak),
+        };
         requests += sent;
+        all_calls += sent * calls;
         events += sent * per;
         if busiest.as_ref().is_none_or(|(_, _, e)| sent * per > *e) {
             busiest = Some((s.name.clone(), sent, sent * per));
         }
-        let bytes = calls * size_of::<Call>() as f64 + slot_bytes + 2.0 * EVENT_BYTES as f64;
+        // Each call in flight holds its record and, most of the time, one
+        // pending event (its service's end, a timer, a hedge's next try);
+        // the request holds its slot, its source its next arrival.
+        let bytes = calls * (size_of::<Call>() as u64 + EVENT_BYTES) as f64
+            + slot_bytes
+            + EVENT_BYTES as f64;
         in_flight += (peak * time).max(1.0) * bytes;
     }
-    // The counters, one slot per bin of the series (cut at window edges,
-    // so at most two more slots per window), as the builder counts them;
-    // two bins of gauges per node.
-    let words: u64 = 4 + m
-        .nodes
-        .iter()
-        .map(|n| if n.composite.is_some() { 14 } else { 6 })
-        .sum::<u64>();
     let bin = super::series_bin(m).max(1);
     let bins = ticks.div_ceil(bin);
     let slots = bins
         .saturating_add(2 * m.windows.len() as u64)
         .saturating_add(1); // slot 0, as `Slots::len` counts it
-    let counters = slots.saturating_mul(words).saturating_mul(4);
-    let series_bytes = counters + bins * 2 * 8 * m.nodes.len() as u64;
+    let series_bytes = slots
+        .saturating_mul(slot_bytes_of(m))
+        .saturating_add(bins.saturating_mul(bin_bytes_of(m)));
     let run_units = res.ticks(ticks).units().max(2);
     let powers = u64::from(64 - run_units.leading_zeros())
         .saturating_sub(10)
@@ -170,12 +241,71 @@ pub fn estimate(m: &Model) -> Estimate {
     let count = (m.nodes.len() + m.sources.len() + 1) as u64 * (1 + m.windows.len() as u64);
     Estimate {
         requests,
+        calls: all_calls,
         events,
         busiest,
         series_bytes,
         histogram_bytes: count * one,
         in_flight_bytes: in_flight as u64,
     }
+}
+
+/// Tries a hedging node sends per call without a failure: all
+/// `max_attempts` at once with no delay; otherwise one, and one more at
+/// each multiple of `delay` \[ticks\] before the answer, which comes after
+/// `below` \[ticks\] on average.
+fn hedge_tries(max_attempts: u32, delay: u64, below: f64) -> f64 {
+    let most = f64::from(max_attempts.max(1));
+    if delay == 0 {
+        return most;
+    }
+    (below / delay as f64).ceil().clamp(1.0, most)
+}
+
+/// Bytes of one u32 counter per slot.
+const U32: u64 = size_of::<u32>() as u64;
+/// Bytes of one u64 per slot or bin.
+const U64: u64 = size_of::<u64>() as u64;
+
+/// The bytes of the counters of one slot of the series (see the module
+/// doc): 4 counters of the system, and per node 7 counters and the time of
+/// its last success, 5 counters and a byte count more for a composite
+/// node, 1 more for a node that hedges.
+fn slot_bytes_of(m: &Model) -> u64 {
+    4 * U32
+        + m.nodes
+            .iter()
+            .map(|n| {
+                let composite = if n.composite.is_some() {
+                    5 * U32 + U64
+                } else {
+                    0
+                };
+                let hedged = if n.hedge.is_some() { U32 } else { 0 };
+                7 * U32 + U64 + composite + hedged
+            })
+            .sum::<u64>()
+}
+
+/// The bytes one bin of the series costs beyond its counters (see the
+/// module doc). While the run goes, per node: two gauges (queue and
+/// service: an area of 16 bytes, a highest and a last level per bin), ten
+/// counters of 8 bytes and its latency quantiles per bin; per source and
+/// for all sources, completed and failed requests apart, their latency
+/// quantiles per bin. Quantiles per bin grow by doubling, so their room is
+/// counted twice. When it ends the run adds per node a [`Stretch`] and the
+/// queue's level at each bin's end, the quantiles of one node copied while
+/// it is turned into stretches, and the copies of "all sources" when there
+/// is one source.
+fn bin_bytes_of(m: &Model) -> u64 {
+    let quantiles = size_of::<Quantiles>() as u64;
+    let gauges = 2 * (16 + U64 + U64);
+    let node = gauges + 10 * U64 + 2 * quantiles + size_of::<Stretch>() as u64 + U64;
+    let sources = 2 * (m.sources.len() as u64 + 1) * 2 * quantiles + 2 * quantiles;
+    (m.nodes.len() as u64)
+        .saturating_mul(node)
+        .saturating_add(sources)
+        .saturating_add(2 * quantiles)
 }
 
 /// Requests rate source `s` sends over ticks `start..=end`: its rate
