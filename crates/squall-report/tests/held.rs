@@ -89,7 +89,6 @@ fn timed_study(points: usize) -> Scenario {
 /// The finished timed runs hold their bins and histograms (63 kB a run
 /// here), under the estimate.
 fn timed_runs_leave_nothing_behind() {
-    let mut left = Vec::new();
     for points in [2, 100] {
         let s = timed_study(points);
         let plan = RunPlan::sweep(&s, 0, &|_| true);
@@ -127,16 +126,19 @@ fn timed_runs_leave_nothing_behind() {
             "estimate {} < held {held}",
             estimate.total
         );
-        left.push(after);
+        // Less than one run's worth is left once the result is dropped,
+        // however many runs there were: a study that kept 1 % of each run
+        // (630 bytes of 63 kB) would leave more than a run's worth after
+        // 100 runs. What is
+        // left is not a fixed number (the same plan run twice left 12 040
+        // and 9 328 bytes, and 100 runs 4 376: the allocator's and the
+        // pool's own bookkeeping), so it is bounded, not compared run to run.
+        assert!(
+            after < (held / points as u64) as i64,
+            "{after} bytes left after {points} runs, more than one run's {} bytes",
+            held / points as u64
+        );
     }
-    // The same few kB however many runs (a kB of slack for the allocator's
-    // own bookkeeping of the pool's threads).
-    assert!(
-        left[1] <= left[0] + 1024,
-        "{} bytes left after 100 runs, {} after 2",
-        left[1],
-        left[0]
-    );
 }
 
 fn main() {
