@@ -67,6 +67,7 @@ def _frame(table: Mapping[str, Any]) -> pd.DataFrame:
         data[i] = pd.Series(values, dtype="float64" if numeric and values else "object")
     frame = pd.DataFrame(data)
     frame.columns = columns
+    frame.attrs["units"] = dict(table.get("units", {}))
     return frame
 
 
@@ -264,8 +265,9 @@ def sweep(
     ``vary`` maps each param to its values; points are the cross product,
     first param outermost. The frame has one column per varied param (a
     number, a duration in the clock's ticks, a rate per tick, or text) and
-    the report's sweep columns (or one per ``measure``, named as the sweep
-    table heads it: a measure with a unit carries it, ``"db_rate [/s]"``);
+    the report's sweep columns (or one per ``measure``, by the measure's name:
+    ``df["db_rate"]``; a measure with a unit, which the sweep table heads
+    ``db_rate [/s]``, has it in ``df.attrs["units"]``, ``{"db_rate": "/s"}``);
     with several sweep tables, one long frame with a ``table`` column. Each point has its own
     random stream (derived from the seed and the point's values), so the
     frame is the same for any ``jobs``.

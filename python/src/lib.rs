@@ -157,7 +157,13 @@ fn run_request(r: &Request) -> Result<Ran, Failure> {
 
 /// A sweep's result as one flat table: its one table, or several as one
 /// long table with a `table` column.
-fn sweep_request(r: &Request, vary: &[(String, Vec<String>)]) -> Result<FlatTable, Failure> {
+/// The sweep's table, and the unit of every measure that has one: a column
+/// a sweep table heads `name [unit]` is named `name` here (and its
+/// `half_width` and `n` columns `name half_width`, `name n`), so a notebook
+/// indexes it by the measure's name; the units go beside the table.
+type SweepTable = (FlatTable, Vec<(String, String)>);
+
+fn sweep_request(r: &Request, vary: &[(String, Vec<String>)]) -> Result<SweepTable, Failure> {
     let scenario = r.scenario()?;
     let mut axes = Vec::new();
     for (name, values) in vary {
@@ -197,10 +203,26 @@ fn sweep_request(r: &Request, vary: &[(String, Vec<String>)]) -> Result<FlatTabl
     };
     let rows = run_sweep(&scenario, index, &options, &|_, _| {})?;
     let tables: Vec<DataTable> = rows.data_tables();
-    Ok(match tables.as_slice() {
+    let mut table = match tables.as_slice() {
         [one] => one.flat(),
         several => long_table(several),
-    })
+    };
+    let mut units = Vec::new();
+    for m in &scenario.report.measures {
+        let (heading, symbol) = squall_report::unit::measure_heading(m, &scenario);
+        if symbol.is_empty() {
+            continue;
+        }
+        for c in &mut table.columns {
+            if let Some(rest) = c.strip_prefix(heading.as_str()) {
+                if rest.is_empty() || rest.starts_with(' ') {
+                    *c = format!("{}{rest}", m.name);
+                }
+            }
+        }
+        units.push((m.name.clone(), symbol.to_string()));
+    }
+    Ok((table, units))
 }
 
 /// Raises the failure as a Python exception: `squall.ScenarioError` for a
@@ -346,10 +368,16 @@ fn sweep<'py>(
     jobs: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let r = request(name, text, set, Vec::new(), seed, replications, jobs);
-    let table = py
+    let (table, units) = py
         .allow_threads(|| sweep_request(&r, &vary))
         .map_err(|f| raise(py, f))?;
-    table_dict(py, "sweep", &table)
+    let d = table_dict(py, "sweep", &table)?;
+    let u = PyDict::new(py);
+    for (name, symbol) in units {
+        u.set_item(name, symbol)?;
+    }
+    d.set_item("units", u)?;
+    Ok(d)
 }
 
 /// The extension module.

@@ -188,3 +188,39 @@ def test_the_simulation_releases_the_gil():
     gaps = [b - a for a, b in zip(inside, inside[1:])]
     assert len(inside) > 10, (len(inside), duration)
     assert max(gaps) < duration / 2, (max(gaps), duration)
+
+
+UNITS = """scenario "units" {
+  clock ms
+  run 1s
+  param r = 100/s
+  source users { rate $r  enters db }
+  chain db
+  service db { latency 1ms }
+  window all 1..end
+  report {
+    measure per_s = per_second(all.db.call_rate)
+    measure calls = all.db.calls
+    measure rate = all.db.call_rate
+  }
+}
+"""
+
+
+def test_a_sweeps_measure_columns_are_bare_names_with_units_beside(tmp_path):
+    path = tmp_path / "units.squall"
+    path.write_text(UNITS)
+    df = squall.sweep(path, vary={"r": ["100/s", "200/s"]})
+    # The sweep table heads them `per_s [/s]` and `rate [/ms]`; the frame
+    # names them as the measures are named, and keeps the units beside.
+    assert list(df.columns) == ["r", "per_s", "calls", "rate"]
+    assert df.attrs["units"] == {"per_s": "/s", "rate": "/ms"}
+    # A uniform source sends rate x run: 100 and 200 calls in the 1 000 ticks
+    # of the window, 0.1 and 0.2 per ms, 100 and 200 per s (1e-12: the
+    # quotient and product of exact integers, off by at most an ulp or two).
+    assert df["calls"].tolist() == [100.0, 200.0]
+    assert df["per_s"].tolist() == pytest.approx([100.0, 200.0], rel=1e-12)
+    assert df["rate"].tolist() == pytest.approx([0.1, 0.2], rel=1e-12)
+    # With replications a mean is three columns, each by the bare name.
+    reps = squall.sweep(path, vary={"r": ["100/s"]}, replications=2)
+    assert {"per_s", "per_s half_width", "per_s n"} <= set(reps.columns), list(reps.columns)

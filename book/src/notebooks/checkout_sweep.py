@@ -56,8 +56,10 @@ df = df.astype({"attempts": int, "budget": int})
 
 pd.set_option("display.width", 120)
 print("one row per point (attempts x budget):")
-# A measure with a unit names it in its column, as the sweep table does.
-print(df[["attempts", "budget", "tries", "db_calls_per_s [/s]", "completed_share", "wasted_calls"]].round(3).to_string(index=False))
+# Columns are the measures' names; a measure's unit is in df.attrs["units"]
+# (db_calls_per_s: "/s"), where the sweep table heads it `db_calls_per_s [/s]`.
+print(df[["attempts", "budget", "tries", "db_calls_per_s", "completed_share", "wasted_calls"]].round(3).to_string(index=False))
+print("units:", df.attrs["units"])
 
 # Analysis: tries per request at the database, one row per tries setting,
 # one column per budget.

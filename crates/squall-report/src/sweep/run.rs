@@ -349,13 +349,13 @@ fn measures_table(study: &Study<'_>, s: usize, shard: Option<Shard>) -> TableRow
         .collect::<Vec<_>>()
         .join(", ")];
     // A measure with a unit under a wall clock says it: `recovery [ms]`.
-    columns.extend(scenario.report.measures.iter().map(|m| {
-        let unit = crate::unit::unit_of(&m.expr, scenario);
-        match crate::unit::raw_symbol(unit, scenario.clock) {
-            "" => m.name.clone(),
-            symbol => format!("{} [{symbol}]", m.name),
-        }
-    }));
+    columns.extend(
+        scenario
+            .report
+            .measures
+            .iter()
+            .map(|m| crate::unit::measure_heading(m, scenario).0),
+    );
     let count = sweep.point_count();
     let rows = (0..count)
         .filter(|&p| shard.is_none_or(|sh| sh.holds(p)))
