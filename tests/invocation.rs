@@ -146,7 +146,7 @@ fn an_invocation_over_its_memory_budget_is_refused_before_it_runs() {
     );
 }
 
-/// A run that takes time with some 48 MiB in flight at its second
+/// A run that takes time with some 50 MiB in flight at its second
 /// sweep point (100 000 requests a second held 1 s each), 1 MiB at its
 /// first.
 const IN_FLIGHT: &str = r#"scenario "in flight" {
@@ -204,8 +204,12 @@ fn a_timed_run_over_the_memory_budget_by_itself_is_refused_at_its_declaration() 
 /// The refused figure is the engine's estimate (plan.rs checks it equals
 /// `squall_engine::simulation::estimate`); here only its size: 100 000
 /// requests held 1 s each at a few hundred bytes of request, call and
-/// event state apiece is some 40 to 60 MiB, far over the 20 MiB budget.
-/// The exact figure moves with the engine's structures.
+/// event state apiece are some 50 MiB live (52.3 MiB peak measured), and
+/// the estimate counts room for twice that, since the slabs and the
+/// calendar grow by doubling (how much of that room a run really has
+/// depends on where its live count falls between two powers of two): so
+/// between the peak and two and a half times it, far over the 20 MiB
+/// budget. The exact figure moves with the engine's structures.
 fn assert_about_in_flight(err: &str) {
     let mib: f64 = err
         .split("would hold about ")
@@ -213,7 +217,7 @@ fn assert_about_in_flight(err: &str) {
         .and_then(|t| t.split(' ').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("no figure in {err}"));
-    assert!((40.0..60.0).contains(&mib), "{err}");
+    assert!((50.0..130.0).contains(&mib), "{err}");
 }
 
 #[test]

@@ -185,25 +185,22 @@ fn cascade(layers: usize) -> Model {
 
 /// Issue 20: a cascade of hedges holds every hedge as a live call (10
 /// layers of 5 took 4.2 GB while estimated at 2.5 MiB). The estimate now
-/// counts them, each call with its record and a pending event: at least
-/// half the peak seen (the slab of calls has room for up to twice its
-/// records, as it grows by doubling, which the estimate leaves out; a
-/// sample only falls short of the peak, so this cannot fail by chance).
-/// 7 layers: 97 656 calls; 20.9 MB estimated, 31.1 MB seen (2.5 MB
-/// estimated on dcfb46c). Its exact calls are worked by hand in
-/// `timed_paths.rs`.
+/// counts them, each call with its record and a pending event, and the
+/// room the slabs and the calendar keep as they grow by doubling (up to
+/// twice what is live): so it is at least the peak (a sample only falls
+/// short of the real peak, so this cannot fail by chance), and at most
+/// three times it. 7 layers: 97 656 calls; 31.0 MB seen, 39.7 MB
+/// estimated (20.9 MB without the room, 2.5 MB on dcfb46c). Its exact calls are
+/// worked by hand in `timed_paths.rs`.
 fn cascade_estimate_follows_its_calls() {
     let model = cascade(7);
     let estimate = squall_engine::simulation::estimate(&model).peak_bytes();
     let (peak, _) = peak_of(&model);
     eprintln!("cascade: estimate {estimate} bytes, peak seen {peak}");
+    assert!(estimate >= peak, "estimate {estimate} < the peak {peak}");
     assert!(
-        2 * estimate >= peak,
-        "estimate {estimate} < half the peak {peak}"
-    );
-    assert!(
-        estimate <= 2 * peak,
-        "estimate {estimate} > twice the peak {peak}"
+        estimate <= 3 * peak,
+        "estimate {estimate} > three times the peak {peak}"
     );
 }
 

@@ -156,7 +156,10 @@ pub fn raw_symbol(unit: Unit, clock: Clock) -> &'static str {
 /// ([`raw_symbol`]; empty for none), and the heading a sweep's measures
 /// table gives it: its name, then the symbol in brackets when it has one
 /// (`recovery [ms]`).
-pub fn measure_heading(m: &squall_lang::MeasureSpec, scenario: &Scenario) -> (String, &'static str) {
+pub fn measure_heading(
+    m: &squall_lang::MeasureSpec,
+    scenario: &Scenario,
+) -> (String, &'static str) {
     match raw_symbol(unit_of(&m.expr, scenario), scenario.clock) {
         "" => (m.name.clone(), ""),
         symbol => (format!("{} [{symbol}]", m.name), symbol),

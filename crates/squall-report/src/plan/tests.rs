@@ -185,7 +185,8 @@ fn an_invocation_over_its_memory_budget_is_refused_before_it_runs() {
 
 /// A run that takes time: 100 000 requests a second held 1 s each at
 /// `db`, so about 100 000 requests in flight (the engine estimates
-/// some 46 MiB), over a 10 s run at `clock ms` (10 bins of 1 s).
+/// some 100 MiB: about 50 live and room for as much again as its slabs
+/// grow by doubling), over a 10 s run at `clock ms` (10 bins of 1 s).
 const IN_FLIGHT: &str = r#"scenario "in flight" {
   clock ms
   run 10s
@@ -219,7 +220,7 @@ fn the_invocation_estimate_of_a_timed_run_is_the_engines_own() {
 #[test]
 fn a_timed_run_over_the_memory_budget_on_its_own_is_refused_at_its_run() {
     let s = squall_lang::load("in-flight.squall", IN_FLIGHT).unwrap_or_else(|e| panic!("{e:?}"));
-    // About 48 MiB is over 20: refused before it starts, at `run 10s` (its value), with
+    // About 100 MiB is over 20: refused before it starts, at `run 10s` (its value), with
     // the estimate's parts; the invocation's sum is not what refuses.
     let err = finished(&s, Keep::Report, Some(20))
         .map(|_| ())

@@ -219,11 +219,15 @@ pub fn estimate(m: &Model) -> Estimate {
         }
         // Each call in flight holds its record and, most of the time, one
         // pending event (its service's end, a timer, a hedge's next try);
-        // the request holds its slot, its source its next arrival.
+        // the request holds its slot, its source its next arrival. The
+        // slabs of calls and requests and the calendar grow by doubling,
+        // so at their peak they may hold room for up to twice what is
+        // live: a guard counts that room (without it, a cascade of hedges
+        // was estimated at two thirds of its peak).
         let bytes = calls * (size_of::<Call>() as u64 + EVENT_BYTES) as f64
             + slot_bytes
             + EVENT_BYTES as f64;
-        in_flight += (peak * time).max(1.0) * bytes;
+        in_flight += 2.0 * (peak * time).max(1.0) * bytes;
     }
     let bin = super::series_bin(m).max(1);
     let bins = ticks.div_ceil(bin);
