@@ -28,11 +28,14 @@ impl Runner<'_, '_> {
     pub(super) fn arrive(&mut self, t: u64, slot: u32, mut pos: usize) -> Result<(), SimError> {
         let source = self.requests.source[slot as usize] as usize;
         let depth = self.requests.depth;
+        // The path borrows the simulation, not `self`: looked up once, not
+        // at every node the walk passes (the calls below take `&mut self`).
+        let sim = self.sim;
+        let path = &sim.paths[source][..];
         loop {
-            let path_len = self.sim.paths[source].len();
-            let node = self.sim.paths[source][pos];
+            let node = path[pos];
             self.observe(t, slot, node);
-            let leaf = pos + 1 == path_len;
+            let leaf = pos + 1 == path.len();
             if let Some(answer) = self.own_answer(t, slot, node, leaf, 0) {
                 self.count_answer(t, node, answer);
                 if self.obs.call_log.is_some() {
@@ -328,9 +331,12 @@ impl Runner<'_, '_> {
         let source = self.requests.source[slot as usize] as usize;
         let depth = self.requests.depth;
         let kind = self.requests.kind[slot as usize] as usize;
+        // As in `arrive`: the path looked up once.
+        let sim = self.sim;
+        let path = &sim.paths[source][..];
         while q >= 0 {
             let pos = q as usize;
-            let node = self.sim.paths[source][pos];
+            let node = path[pos];
             let k = slot as usize * depth + pos;
             if sent && self.nodes[node].caller.has_breaker() {
                 if let Some(scope) = self.breaker_scope(slot, node) {
@@ -351,7 +357,6 @@ impl Runner<'_, '_> {
                 }
             }
             if let Answer::Fail(f) = answer {
-                let sim = self.sim;
                 let policy = if pos == 0 {
                     sim.kinds[kind].entry_retry.as_ref()
                 } else {

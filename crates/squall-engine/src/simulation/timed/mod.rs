@@ -196,6 +196,9 @@ pub(super) struct Timed {
     refs: Vec<u32>,
     started: Vec<Time>,
     deadline: Vec<Time>,
+    /// Some source has a deadline: else every `deadline` entry is
+    /// `Time::NEVER` and `known_deadline` need not look.
+    any_deadline: bool,
     /// Where the sources stand (`sources`).
     sources: TimedSources,
     recorder: Recorder,
@@ -260,6 +263,7 @@ impl Timed {
             refs: Vec::new(),
             started: Vec::new(),
             deadline: Vec::new(),
+            any_deadline: model.sources.iter().any(|s| s.deadline.is_some()),
             sources: TimedSources::new(model, seed, res),
             hedge_kids: Vec::new(),
             queues,

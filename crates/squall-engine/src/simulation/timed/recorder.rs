@@ -151,8 +151,10 @@ impl Recorder {
 
     /// Adds `n` to counter `what` of `node` at `now`. Inlined, its bin
     /// found by a cursor: it runs for every call (at its admission and
-    /// its answer).
-    #[inline]
+    /// its answer). `inline(always)`: with plain `#[inline]` the compiler
+    /// kept it a call, about 20 M instructions of call overhead on the
+    /// continuous benchmark (bench/instructions.sh).
+    #[inline(always)]
     pub(super) fn count(&mut self, node: usize, what: Count, now: Time, n: u64) {
         let idx = what as usize;
         let r = &mut self.nodes[node];
@@ -186,12 +188,14 @@ impl Recorder {
     /// success (now, or later): counted in the window and bin of its
     /// arrival, so that the answers counted in a stretch answer calls
     /// counted in it, and a share of them cannot exceed 1.
+    #[inline]
     pub(super) fn answered_ok(&mut self, node: usize, arrived: Time) {
         self.count(node, Count::AnsweredOk, arrived, 1);
     }
 
     /// A call reached the workers of `node` at `now`: served at once, or
     /// `queued` because every worker was busy (for P(wait)).
+    #[inline]
     pub(super) fn admitted(&mut self, node: usize, now: Time, queued: bool) {
         self.count(node, Count::Admitted, now, 1);
         if queued {
