@@ -200,7 +200,7 @@ UNITS = """scenario "units" {
   window all 1..end
   report {
     measure per_s = per_second(all.db.call_rate)
-    measure calls = all.db.calls
+    measure db_calls = all.db.calls
     measure rate = all.db.call_rate
   }
 }
@@ -213,12 +213,12 @@ def test_a_sweeps_measure_columns_are_bare_names_with_units_beside(tmp_path):
     df = squall.sweep(path, vary={"r": ["100/s", "200/s"]})
     # The sweep table heads them `per_s [/s]` and `rate [/ms]`; the frame
     # names them as the measures are named, and keeps the units beside.
-    assert list(df.columns) == ["r", "per_s", "calls", "rate"]
+    assert list(df.columns) == ["r", "per_s", "db_calls", "rate"]
     assert df.attrs["units"] == {"per_s": "/s", "rate": "/ms"}
     # A uniform source sends rate x run: 100 and 200 calls in the 1 000 ticks
     # of the window, 0.1 and 0.2 per ms, 100 and 200 per s (1e-12: the
     # quotient and product of exact integers, off by at most an ulp or two).
-    assert df["calls"].tolist() == [100.0, 200.0]
+    assert df["db_calls"].tolist() == [100.0, 200.0]
     assert df["per_s"].tolist() == pytest.approx([100.0, 200.0], rel=1e-12)
     assert df["rate"].tolist() == pytest.approx([0.1, 0.2], rel=1e-12)
     # With replications a mean is three columns, each by the bare name.

@@ -59,6 +59,7 @@ print("one row per point (attempts x budget):")
 # Columns are the measures' names; a measure's unit is in df.attrs["units"]
 # (db_calls_per_s: "/s"), where the sweep table heads it `db_calls_per_s [/s]`.
 print(df[["attempts", "budget", "tries", "db_calls_per_s", "completed_share", "wasted_calls"]].round(3).to_string(index=False))
+print()
 print("units:", df.attrs["units"])
 
 # Analysis: tries per request at the database, one row per tries setting,
