@@ -355,7 +355,9 @@ impl Runner<'_, '_> {
         // The try took from its send (its callee's arrival) to now.
         let took = match child {
             NONE => 0,
-            child => self.ticks_since(now, self.timed.calls.get(child).arrived),
+            child => self
+                .timed
+                .ticks_since(now, self.timed.calls.get(child).arrived),
         };
         if child != NONE {
             self.nodes[node].caller.back();
@@ -383,13 +385,6 @@ impl Runner<'_, '_> {
             });
         }
         self.after_try(now, c, fail(FailKind::Timeout))
-    }
-
-    /// Whole ticks from `then` to `now`, rounded up (what a breaker's
-    /// slow-call rule reads: a call is slow iff it took longer than a
-    /// threshold of whole ticks, and `d > T` ticks iff `ceil(d) > T`).
-    fn ticks_since(&self, now: Time, then: Time) -> u64 {
-        now.since(then).units().div_ceil(self.timed.res.per_tick())
     }
 
     /// Cancels call `c` and the calls below it: each leaves its queue or
@@ -499,7 +494,7 @@ impl Runner<'_, '_> {
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
             let failed = counts_against_dependency(answer);
-            let took = self.ticks_since(now, call.arrived);
+            let took = self.timed.ticks_since(now, call.arrived);
             let after = self.breaker_record(pnode, scope, failed, took, tick, epoch);
             let (sent, scope) = (
                 self.timed.calls.get(p).sent(),

@@ -229,6 +229,13 @@ impl Timed {
         }
     }
 
+    /// Whole ticks from `then` to `now`, rounded up (what a breaker's
+    /// slow-call rule reads: a call is slow iff it took longer than a
+    /// threshold of whole ticks, and `d > T` ticks iff `ceil(d) > T`).
+    pub(super) fn ticks_since(&self, now: Time, then: Time) -> u64 {
+        now.since(then).units().div_ceil(self.res.per_tick())
+    }
+
     /// The state for `model` (empty when nothing in it takes time).
     /// Engine units per tick: 1 when nothing takes time.
     pub(super) fn per_tick(&self) -> u64 {
