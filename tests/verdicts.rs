@@ -120,24 +120,11 @@ fn end_to_end_latency_is_of_completed_requests() -> Result<(), Box<dyn std::erro
 #[test]
 fn a_node_a_breaker_keeps_starved_is_not_recovered() -> Result<(), Box<dyn std::error::Error>> {
     let text = |end: &str| {
-        format!(
-            r#"scenario "starved" {{
-  clock ms
-  run {end}
-  series every 1s
-  chain app -> db
-  service app {{ breaker {{ after 5 failures  cooldown 30s }} }}
-  service db {{ latency 2ms  workers 10  queue 100 }}
-  source users {{ rate 100/s  enters app }}
-  fault down {{ on db  during 10s..20s  fail 503 }}
-  window before 1s..10s
-  window aftermath 20s..{end}
-  report {{
-    measure normal = before.db.call_rate
+        kept_open(
+            end,
+            "    measure normal = before.db.call_rate
     measure recovery = recovery(db, down, 1.1 * normal)
-    diagnose db in aftermath vs before
-  }}
-}}"#
+    diagnose db in aftermath vs before",
         )
     };
     let s = load_text("starved.squall", &text("60s"))?;
@@ -176,27 +163,14 @@ fn a_node_a_breaker_keeps_starved_is_not_recovered() -> Result<(), Box<dyn std::
 #[test]
 fn a_replicated_recovery_that_never_came_says_never() -> Result<(), Box<dyn std::error::Error>> {
     let text = |end: &str| {
-        format!(
-            r#"scenario "starved" {{
-  clock ms
-  run {end}
-  series every 1s
-  chain app -> db
-  service app {{ breaker {{ after 5 failures  cooldown 30s }} }}
-  service db {{ latency 2ms  workers 10  queue 100 }}
-  source users {{ rate 100/s  enters app }}
-  fault down {{ on db  during 10s..20s  fail 503 }}
-  window before 1s..10s
-  window aftermath 20s..{end}
-  report {{
-    replications 3
-    table "recovery" {{
+        kept_open(
+            end,
+            r#"    replications 3
+    table "recovery" {
       rows windows [aftermath]
       label "window"
       column "ms" = recovery(db, down, 1.1 * before.db.call_rate) :.0
-    }}
-  }}
-}}"#
+    }"#,
         )
     };
     let cell = |end: &str| -> Result<String, Box<dyn std::error::Error>> {
@@ -210,6 +184,29 @@ fn a_replicated_recovery_that_never_came_says_never() -> Result<(), Box<dyn std:
     assert_eq!(cell("60s")?, "20001 ± 0");
     assert_eq!(cell("35s")?, "never (3 of 3)");
     Ok(())
+}
+
+/// A db that fails from 10 s to 20 s behind a consecutive breaker that,
+/// once open, stays open 30 s, run to `end` with `report` as its report's
+/// body: the model of the two tests above.
+fn kept_open(end: &str, report: &str) -> String {
+    format!(
+        r#"scenario "starved" {{
+  clock ms
+  run {end}
+  series every 1s
+  chain app -> db
+  service app {{ breaker {{ after 5 failures  cooldown 30s }} }}
+  service db {{ latency 2ms  workers 10  queue 100 }}
+  source users {{ rate 100/s  enters app }}
+  fault down {{ on db  during 10s..20s  fail 503 }}
+  window before 1s..10s
+  window aftermath 20s..{end}
+  report {{
+{report}
+  }}
+}}"#
+    )
 }
 
 /// The diagnose lines of `text`'s report, one per `diagnose` item and
