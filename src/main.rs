@@ -10,6 +10,7 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 mod cmd;
 mod interrupt;
+mod late_bar;
 mod util;
 
 use util::EXIT_OK;

@@ -145,27 +145,32 @@ pub fn run(
         .events
         .as_ref()
         .map(|_| extras.events_limit.unwrap_or(DEFAULT_EVENTS_LIMIT));
-    let study = match Study::run(
-        &scenario,
-        StudyOptions {
-            cli,
-            variants: selected,
-            jobs: seeding.jobs,
-            // The series and charts read every tick; the report alone reads
-            // window totals, so each run is reduced as it finishes.
-            keep: if extras.series.is_some()
-                || extras.chart.is_some()
-                || extras.charts.is_some()
-                || extras.html.is_some()
-            {
-                Keep::Everything
-            } else {
-                Keep::Report
+    // A run longer than about a second shows a progress bar on a terminal.
+    let study = crate::late_bar::with_late_bar(|progress| {
+        Study::run_with_progress(
+            &scenario,
+            StudyOptions {
+                cli,
+                variants: selected,
+                jobs: seeding.jobs,
+                // The series and charts read every tick; the report alone reads
+                // window totals, so each run is reduced as it finishes.
+                keep: if extras.series.is_some()
+                    || extras.chart.is_some()
+                    || extras.charts.is_some()
+                    || extras.html.is_some()
+                {
+                    Keep::Everything
+                } else {
+                    Keep::Report
+                },
+                memory_mib: seeding.memory_budget,
+                events: events_limit,
             },
-            memory_mib: seeding.memory_budget,
-            events: events_limit,
-        },
-    ) {
+            progress,
+        )
+    });
+    let study = match study {
         Ok(s) => s,
         Err(e) => return study_error(&e, color),
     };

@@ -105,7 +105,7 @@ pub mod words;
 pub use document::{Block, Cell, Report, Table};
 pub use error::{Budget, StudyError};
 pub use interval::Interval;
-pub use plan::{Keep, MemoryEstimate, OverBudget, RunOptions, RunPlan};
+pub use plan::{Keep, MemoryEstimate, OverBudget, Progress, RunOptions, RunPlan};
 pub use refusal::Refusal;
 pub use render::Format;
 pub use run::Run;

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use squall_lang::{RunKey, Scenario, Setting};
 
 pub use crate::error::StudyError;
-use crate::plan::{Keep, RunOptions, RunPlan};
+use crate::plan::{Keep, Progress, RunOptions, RunPlan};
 pub use crate::run::Run;
 use crate::sending::SendRun;
 
@@ -60,6 +60,16 @@ impl<'s> Study<'s> {
     /// Runs everything the scenario's report refers to
     /// ([`RunPlan::report`]).
     pub fn run(scenario: &'s Scenario, options: StudyOptions) -> Result<Study<'s>, StudyError> {
+        Self::run_with_progress(scenario, options, &|_, _| {})
+    }
+
+    /// [`Study::run`], calling `progress` with (runs finished, runs in all)
+    /// after each run, from any thread (`squall run` draws its bar with it).
+    pub fn run_with_progress(
+        scenario: &'s Scenario,
+        options: StudyOptions,
+        progress: Progress<'_>,
+    ) -> Result<Study<'s>, StudyError> {
         let plan = RunPlan::report(scenario, options.variants.as_deref());
         let mut ran = plan.run_with(
             scenario,
@@ -68,7 +78,7 @@ impl<'s> Study<'s> {
                 jobs: options.jobs,
                 keep: options.keep,
                 memory_mib: options.memory_mib,
-                progress: &|_, _| {},
+                progress,
                 stop: None,
                 call_log: options.events,
             },

@@ -142,8 +142,8 @@ pub struct RunOptions<'a> {
     pub call_log: Option<usize>,
 }
 
-/// Progress of a plan's runs: called with (finished, total) after each run,
-/// from any thread.
+/// Progress of a plan's runs: called with (0, total) before the first run
+/// starts and with (finished, total) after each run, from any thread.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
 impl RunPlan {

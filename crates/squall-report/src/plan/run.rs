@@ -117,6 +117,7 @@ impl RunPlan {
             Ok((ov, m))
         };
         let total = runs.len();
+        (o.progress)(0, total);
         let done = AtomicUsize::new(0);
         // A run that fails (past its work budget) does not stop the others:
         // every run that can finish does, and the failures are returned
