@@ -166,8 +166,9 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         #[arg(long)]
         model: bool,
         /// Also print, for each run in which calls take time, its estimated
-        /// work (events without a failure, against the work budget) and
-        /// peak memory.
+        /// work (events without a failure, against the work budget), peak
+        /// memory and, with retries, the most calls if every try fails;
+        /// with replications, the runs in all.
         #[arg(long)]
         estimate: bool,
         /// The memory one run may hold [MiB] (default 4096, as for `run`):

@@ -452,3 +452,52 @@ fn the_event_log_stops_at_its_limit_and_says_so() {
     );
     assert_eq!(code, 3, "{err}");
 }
+
+/// Issue 23: `check --estimate` counts retries and replications. Two
+/// variants of a chain `api -> db` where `api` makes 3 tries (4 in the
+/// second): by hand 2 calls a request if nothing fails, at most 1 + 3 = 4
+/// (1 + 4 = 5) if every try fails; 100 requests a second for 10 s are 1 000
+/// requests a run, and `replications 5` makes each of the 2 runs 5 times.
+#[test]
+fn check_estimate_counts_retries_and_replications() {
+    let text = r#"scenario "estimate" {
+  clock ms
+  run 10s
+  param attempts = 3
+  source users { rate 100/s  enters api }
+  chain api -> db
+  service api { retry { attempts $attempts  backoff fixed 10ms } }
+  service db { latency 5ms }
+  variant three "3 tries" { }
+  variant four "4 tries" { set attempts = 4 }
+  window all 1ms..10s
+  report {
+    replications 5
+    table "t" {
+      rows variants x windows [all]
+      column "calls" = calls at db
+    }
+  }
+}
+"#;
+    let path = scratch("check-estimate", "estimate.squall", text);
+    let dir = path.parent().unwrap_or_else(|| panic!("no folder"));
+    let (code, out, err) = run_in(dir, &["check", "--estimate", "estimate.squall"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let lines: Vec<&str> = out.lines().filter(|l| l.contains("with retries")).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert!(
+        lines[0].contains(
+            "2000 calls if nothing fails, at most 4000 if every try fails (4.0 per request"
+        ),
+        "{out}"
+    );
+    assert!(
+        lines[1].contains("at most 5000 if every try fails (5.0 per request"),
+        "{out}"
+    );
+    assert!(
+        out.contains("in all: 2 runs x 5 replications = 10 runs, about "),
+        "{out}"
+    );
+}

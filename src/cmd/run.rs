@@ -462,17 +462,40 @@ pub fn check(
 /// memory ([`RunPlan::estimates`]).
 fn print_estimates(out: &mut impl std::io::Write, s: &Scenario) -> std::io::Result<()> {
     let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
-    for (key, budget, e) in RunPlan::every(s).estimates(s) {
+    let estimates = RunPlan::every(s).estimates(s);
+    for (key, budget, e) in &estimates {
         writeln!(
             out,
             "  {}: about {:.0} events if nothing fails ({:.0} requests; work budget {budget}), peak memory about {:.1} MiB ({:.1} counters and bins, {:.1} histograms, {:.1} in flight)",
-            run_name(s, key),
+            run_name(s, *key),
             e.events,
             e.requests,
             mib(e.peak_bytes()),
             mib(e.series_bytes),
             mib(e.histogram_bytes),
             mib(e.in_flight_bytes),
+        )?;
+        // Retries only add work: how much at most, when every try fails.
+        if e.calls_if_all_fail > e.calls {
+            writeln!(
+                out,
+                "    with retries: {:.0} calls if nothing fails, at most {:.0} if every try fails ({:.1} per request; budgets and breakers only lower it)",
+                e.calls,
+                e.calls_if_all_fail,
+                e.calls_if_all_fail / e.requests.max(1.0),
+            )?;
+        }
+    }
+    // Every run above is made once per replication.
+    let replications = s.report.replications.map_or(1, |n| n.max(1));
+    if replications > 1 && !estimates.is_empty() {
+        let events: f64 = estimates.iter().map(|(_, _, e)| e.events).sum();
+        writeln!(
+            out,
+            "  in all: {} runs x {replications} replications = {} runs, about {:.0} events if nothing fails",
+            estimates.len(),
+            estimates.len() * replications as usize,
+            events * f64::from(replications),
         )?;
     }
     Ok(())

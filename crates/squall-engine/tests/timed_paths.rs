@@ -339,3 +339,42 @@ fn the_estimate_counts_a_closed_loops_requests() {
         obs.accounting
     );
 }
+
+/// Issue 23: `check --estimate` counts retries. When every try fails and
+/// nothing lowers the count, each layer makes all its tries for every call
+/// it gets: by hand, `api` (3 tries) over `mid` (4 tries) over a `db` that
+/// answers 503 to everything gives 1 + 3 + 3 x 4 = 16 calls a request
+/// (the estimate's bound), against 3 when nothing fails. 10 requests (sent
+/// at given times; each ends within 16 x (1 ms + 1 ms) = 32 ms, so the
+/// last, sent at 950 ms, ends inside the fault and the run) make exactly 160
+/// calls: the bound is met, not only respected, because no budget,
+/// breaker or deadline stops a try.
+#[test]
+fn the_estimate_bounds_the_calls_when_every_try_fails() {
+    let text = r#"scenario "odometer" {
+  clock ms
+  run 1s
+  source users { at [100ms, 200ms, 300ms, 400ms, 500ms, 600ms, 700ms, 800ms, 900ms, 950ms]  enters api }
+  chain api -> mid -> db
+  service api { retry { attempts 3  backoff fixed 1ms } }
+  service mid { retry { attempts 4  backoff fixed 1ms } }
+  service db { latency 1ms }
+  fault down { on db  during 1ms..1s  errors 100% as 503 }
+}
+"#;
+    let s =
+        squall_lang::load("odometer.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
+    let e = squall_engine::simulation::estimate(&m);
+    assert_eq!(e.requests, 10.0);
+    assert_eq!(e.calls, 30.0);
+    assert_eq!(e.calls_if_all_fail, 160.0);
+    let obs = run_text_model(&m, None).unwrap();
+    let calls: u64 = obs
+        .nodes
+        .iter()
+        .flat_map(|n| n.calls.iter().map(|&c| u64::from(c)))
+        .sum();
+    assert_eq!(obs.accounting.entered, 10);
+    assert_eq!(calls, 160);
+}

@@ -40,6 +40,14 @@
 //!   bytes of its calls (each with a pending event), its request slot and
 //!   its source's next arrival.
 //!
+//! # When every try fails
+//!
+//! [`Estimate::calls_if_all_fail`] bounds the calls from above: every node
+//! on the path makes all the tries its retry policy allows (and a hedging
+//! node all its hedges) for every call it gets, so the tries compound down
+//! the path like an odometer. Budgets, breakers, deadlines and a composite
+//! field's own limits only lower the real count.
+//!
 //! # Hedges and closed loops
 //!
 //! A hedging node sends, without a failure, all its tries at once when its
@@ -76,6 +84,13 @@ pub struct Estimate {
     pub calls: f64,
     /// Events the run handles without a failure.
     pub events: f64,
+    /// Calls the nodes answer at most when every try fails: each retrying
+    /// node makes all its `attempts` tries (a failure of unknown class is
+    /// capped lower, at `min(attempts, unknown_attempts)`) and each hedging
+    /// node all its `max_attempts`,
+    /// compounding down the path (`n` layers of `k` tries: `k^n` calls at
+    /// the bottom). Budgets, breakers and deadlines only lower it.
+    pub calls_if_all_fail: f64,
     /// The source whose requests make the most events: its name, its
     /// requests and their events.
     pub busiest: Option<(String, f64, f64)>,
@@ -101,6 +116,7 @@ pub fn estimate(m: &Model) -> Estimate {
     let ticks = m.ticks.saturating_sub(m.start).saturating_add(1);
     let mut requests = 0.0;
     let mut all_calls = 0.0;
+    let mut worst_calls = 0.0;
     let mut events = 0.0;
     let mut busiest: Option<(String, f64, f64)> = None;
     let mut in_flight = 0.0;
@@ -143,10 +159,14 @@ pub fn estimate(m: &Model) -> Estimate {
         // Calls of this node per request: the product of the tries the
         // hedging nodes above it send.
         let mut fan = 1.0;
+        // The same when every try fails: every retry and hedge is made.
+        let mut worst_fan = 1.0;
+        let mut worst = 0.0;
         for (pos, &i) in path.iter().enumerate() {
             let n = &m.nodes[i];
             let knows_deadline = deadline.is_some_and(|d| pos == 0 || d.propagate);
             calls += fan;
+            worst += worst_fan;
             let own = n.server.as_ref().and_then(|s| s.latency.as_ref());
             if own.is_some() {
                 per += fan;
@@ -157,6 +177,7 @@ pub fn estimate(m: &Model) -> Estimate {
                 let mut slowest: f64 = 0.0;
                 for f in &c.fields {
                     calls += fan;
+                    worst += worst_fan;
                     let lat = m
                         .nodes
                         .get(f.source)
@@ -181,6 +202,26 @@ pub fn estimate(m: &Model) -> Estimate {
                 time += slowest;
             }
             let calls_down = pos + 1 < path.len();
+            if calls_down {
+                // A sequential source's operation may replace the entry
+                // node's policy: the most tries any of them allows.
+                let ops = match &s.schedule {
+                    Schedule::Sequential(ops) if pos == 0 => ops.as_slice(),
+                    _ => &[],
+                };
+                let tries = ops
+                    .iter()
+                    .map(|o| o.retry.as_ref().or(n.retry.as_ref()))
+                    .chain(std::iter::once(n.retry.as_ref()))
+                    .flatten()
+                    .map(|r| r.attempts.max(1))
+                    .max()
+                    .unwrap_or(1);
+                worst_fan *= f64::from(tries);
+                if let Some(h) = &n.hedge {
+                    worst_fan *= f64::from(h.max_attempts.max(1));
+                }
+            }
             if calls_down && (n.caller.timeout.is_some() || knows_deadline) {
                 per += fan;
             }
@@ -213,6 +254,7 @@ pub fn estimate(m: &Model) -> Estimate {
         };
         requests += sent;
         all_calls += sent * calls;
+        worst_calls += sent * worst;
         events += sent * per;
         if busiest.as_ref().is_none_or(|(_, _, e)| sent * per > *e) {
             busiest = Some((s.name.clone(), sent, sent * per));
@@ -246,6 +288,7 @@ pub fn estimate(m: &Model) -> Estimate {
     Estimate {
         requests,
         calls: all_calls,
+        calls_if_all_fail: worst_calls,
         events,
         busiest,
         series_bytes,
