@@ -16,14 +16,18 @@
 //!
 //! On the zero-time path every field is fetched and added in the tick of
 //! the request. When calls take time, the fields are fetched in parallel
-//! and a field not back by its timeout is added as a timeout
-//! (`simulation/timed/composite.rs`); the rules here are the same.
+//! and a field not back by its limit is added as a timeout: [`Fetches`]
+//! keeps each response's fields in flight and decides when a field is in
+//! or out and when the response is assembled; the event loop makes the
+//! calls, wakes the response at the limits [`Fetches::start`] returns,
+//! and cancels or leaves behind the calls of fields that are out
+//! (`simulation/timed/composite.rs`). The assembly rules are the same.
 
 use squall_lang::{CompositeSpec, Degradation};
 
 use crate::observe::series::CompositeSeries;
 use crate::outcome::{Answer, FailKind, Failure};
-use crate::time::NEVER;
+use crate::time::{Duration, Resolution, Time, NEVER};
 
 /// The fields of one composite response so far.
 #[derive(Debug, Clone, Copy, Default)]
@@ -98,5 +102,169 @@ impl Assembly {
             c.bytes[ti] += self.bytes;
         }
         Answer::Ok
+    }
+}
+
+/// A field not back by its limit.
+const TIMED_OUT: Answer = Answer::Fail(Failure {
+    kind: FailKind::Timeout,
+    not_before: None,
+});
+
+/// The fields of one composite response being fetched.
+#[derive(Debug, Clone)]
+struct Fetch {
+    /// Per field: the call fetching it, `None` once it is in or out.
+    child: Vec<Option<u32>>,
+    /// Per field: its answer once in or out.
+    answer: Vec<Option<Answer>>,
+    /// Per field: when the response stops waiting for it.
+    until: Vec<Time>,
+    /// Fields neither in nor out yet.
+    left: usize,
+}
+
+/// The composite responses being fetched when calls take time, by the
+/// event loop's handle on the response's call (its index).
+#[derive(Debug, Default)]
+pub(crate) struct Fetches {
+    by_call: Vec<Option<Fetch>>,
+}
+
+impl Fetches {
+    fn get_mut(&mut self, c: u32) -> Option<&mut Fetch> {
+        self.by_call.get_mut(c as usize).and_then(Option::as_mut)
+    }
+
+    /// Call `c` sends the fields of `spec` at `now`: field `i` waits until
+    /// `now` plus its own timeout, else `own` (the node's), else forever,
+    /// cut at `deadline` (the one the node knows). The distinct limits,
+    /// earliest first: the loop wakes `c` at each.
+    pub(crate) fn start(
+        &mut self,
+        c: u32,
+        spec: &CompositeSpec,
+        now: Time,
+        res: Resolution,
+        own: Option<Duration>,
+        deadline: Option<Time>,
+    ) -> Vec<Time> {
+        let n = spec.fields.len();
+        let until: Vec<Time> = spec
+            .fields
+            .iter()
+            .map(|f| {
+                let limit = f.timeout.map(|t| res.duration(t)).or(own);
+                let at = limit.map_or(Time::NEVER, |d| now.after(d));
+                deadline.map_or(at, |d| at.min(d))
+            })
+            .collect();
+        let mut wakes: Vec<Time> = until
+            .iter()
+            .copied()
+            .filter(|&t| t != Time::NEVER)
+            .collect();
+        wakes.sort_unstable();
+        wakes.dedup();
+        let i = c as usize;
+        if self.by_call.len() <= i {
+            self.by_call.resize(i + 1, None);
+        }
+        self.by_call[i] = Some(Fetch {
+            child: vec![None; n],
+            answer: vec![None; n],
+            until,
+            left: n,
+        });
+        wakes
+    }
+
+    /// Call `child` fetches field `i` of response `c`.
+    pub(crate) fn sent(&mut self, c: u32, i: usize, child: u32) {
+        if let Some(f) = self.get_mut(c) {
+            f.child[i] = Some(child);
+        }
+    }
+
+    /// Field `i` of response `c` answered `answer`: it is in, unless it
+    /// was already out. True when it was the last field neither in nor
+    /// out: the response is assembled now.
+    pub(crate) fn answered(&mut self, c: u32, i: usize, answer: Answer) -> bool {
+        let Some(f) = self.get_mut(c) else {
+            return false;
+        };
+        if f.answer[i].is_some() {
+            return false;
+        }
+        f.answer[i] = Some(answer);
+        f.child[i] = None;
+        f.left -= 1;
+        f.left == 0
+    }
+
+    /// Response `c` is woken at `now`: every field neither in nor out
+    /// whose limit has come is out, a timeout. Per such field, the call
+    /// that fetched it (the loop cancels it or leaves it behind), and
+    /// whether every field is now in or out (the response is assembled
+    /// now); nothing when `c` fetches no fields.
+    pub(crate) fn time_out(&mut self, c: u32, now: Time) -> (Vec<Option<u32>>, bool) {
+        let Some(f) = self.get_mut(c) else {
+            return (Vec::new(), false);
+        };
+        let mut out = Vec::new();
+        for i in 0..f.answer.len() {
+            if f.answer[i].is_none() && f.until[i] <= now {
+                f.answer[i] = Some(TIMED_OUT);
+                out.push(f.child[i].take());
+                f.left -= 1;
+            }
+        }
+        (out, f.left == 0)
+    }
+
+    /// Response `c` has every field in or out: its answer under `spec`'s
+    /// policy ([`Assembly`]), with the fields added at tick `t` (the
+    /// ledger hears the fresh ones then) and the response counted in slot
+    /// `ti` of `series`. `None` when `c` fetches no fields.
+    pub(crate) fn assemble(
+        &mut self,
+        c: u32,
+        spec: &CompositeSpec,
+        t: u64,
+        ledger: &mut [u64],
+        ti: usize,
+        series: Option<&mut CompositeSeries>,
+    ) -> Option<Answer> {
+        let f = self.by_call.get_mut(c as usize).and_then(Option::take)?;
+        let mut assembly = Assembly::default();
+        for (i, a) in f.answer.iter().enumerate() {
+            assembly.add(spec, i, a.unwrap_or(TIMED_OUT), t, ledger);
+        }
+        Some(assembly.finish(spec, ti, series))
+    }
+
+    /// True when call `c` waits for its fields.
+    pub(crate) fn fetching(&self, c: u32) -> bool {
+        self.by_call.get(c as usize).is_some_and(Option::is_some)
+    }
+
+    /// The calls still fetching fields for `c`.
+    pub(crate) fn pending(&self, c: u32) -> Vec<u32> {
+        self.by_call
+            .get(c as usize)
+            .and_then(Option::as_ref)
+            .map(|f| f.child.iter().flatten().copied().collect())
+            .unwrap_or_default()
+    }
+
+    /// Response `c` is cancelled: it fetches nothing more; the calls still
+    /// fetching its fields (the loop cancels them).
+    pub(crate) fn cancel(&mut self, c: u32) -> Vec<u32> {
+        if !self.fetching(c) {
+            return Vec::new();
+        }
+        let pending = self.pending(c);
+        self.by_call[c as usize] = None;
+        pending
     }
 }

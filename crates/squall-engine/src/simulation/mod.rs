@@ -6,7 +6,8 @@
 //! deadline or a timed fault ([`takes_time`]) runs on the **timed path**
 //! (`timed/`: its module doc is the guide): events in nanoseconds, each try
 //! a call of its own, workers held while waiting, timeouts, orphans and
-//! cancellation. Both use the same server checks (`answer.rs`), the same
+//! cancellation. Both use the same server side per node
+//! (`server::node::ServerSide`), the same
 //! caller side per node (`caller::CallerSide`: breakers,
 //! budgets, the retry rule) and per-tick counters.
 //!
@@ -103,17 +104,16 @@
 //!   a request belongs to, and which of the entry node's per-client
 //!   breakers and budgets (held by its caller side) it uses;
 //! * `operation` — the running operation of a sequential source;
-//! * `call` — a call down the path and its answer back up: arrive, admit,
-//!   deliver, retry waits, finish; and the caller-side helpers both paths
-//!   call;
-//! * `answer` — a node's own answer (faults, capacity, script, composite);
+//! * `call` — a call down the path and its answer back up: arrive, a
+//!   node's own answer (the server side's `own_answer`, and a composite
+//!   response's fields fetched and assembled), admit, deliver, retry waits,
+//!   finish; and the caller-side helpers both paths call;
 //! * `requests` — the per-request slab (`keep`: which of its arrays a
 //!   model needs; `last_seen`: the last tick per request and node);
 //! * `node_state` — per-node state, one field per component (its caller
 //!   side among them).
 
 mod accumulator;
-mod answer;
 mod builder;
 mod call;
 mod clients;
