@@ -268,3 +268,119 @@ impl Fetches {
         pending
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use squall_lang::FieldSpec;
+
+    fn field(core: bool, timeout: Option<f64>) -> FieldSpec {
+        FieldSpec {
+            name: String::new(),
+            source: 1,
+            core,
+            bytes: 10,
+            timeout,
+        }
+    }
+
+    fn spec(policy: Degradation, fields: Vec<FieldSpec>) -> CompositeSpec {
+        CompositeSpec {
+            fields,
+            marker: 0,
+            policy,
+            ledger: None,
+        }
+    }
+
+    const fn at(units: u64) -> Time {
+        Time::from_units(units)
+    }
+
+    /// Hand-worked, in ticks as engine units (`Resolution::TICKS`, so a
+    /// timeout of 50 ticks is 50 units exactly): response call 3 sends its
+    /// fields at 100; field 0 (core, its own 50-tick timeout) answers at
+    /// 130, before its limit 150; field 1 (optional, the node's 80-tick
+    /// timeout) is still out at its limit 180 and is out then.
+    #[test]
+    fn a_field_past_its_limit_is_out_and_the_last_one_assembles() {
+        let spec = spec(
+            Degradation::SkipOptional,
+            vec![field(true, Some(50.0)), field(false, None)],
+        );
+        let mut f = Fetches::default();
+        let own = Some(Duration::from_units(80));
+        // The limits 100 + 50 and 100 + 80, earliest first.
+        let wakes = f.start(3, &spec, at(100), Resolution::TICKS, own, None);
+        assert_eq!(wakes, vec![at(150), at(180)]);
+        f.sent(3, 0, 7);
+        f.sent(3, 1, 8);
+        assert_eq!(f.pending(3), vec![7, 8]);
+        // Field 0 is in; field 1 is neither in nor out.
+        assert!(!f.answered(3, 0, Answer::Ok));
+        assert_eq!(f.pending(3), vec![8]);
+        // At 150 only field 0's limit has come, and it is in already.
+        assert_eq!(f.time_out(3, at(150)), (vec![], false));
+        // At 180 field 1 is out: its call goes back to the loop, and no
+        // field is left.
+        assert_eq!(f.time_out(3, at(180)), (vec![Some(8)], true));
+        // Its late answer changes nothing.
+        assert!(!f.answered(3, 1, Answer::Ok));
+        // Skip optional: a missing optional field leaves a reduced
+        // response, answered; the fresh field 0 enters the ledger at the
+        // tick of the assembly.
+        let mut ledger = [NEVER; 2];
+        let answer = f.assemble(3, &spec, 180, &mut ledger, 0, None);
+        assert_eq!(answer, Some(Answer::Ok));
+        assert_eq!(ledger, [180, NEVER]);
+        assert!(!f.fetching(3));
+        assert_eq!(f.assemble(3, &spec, 180, &mut ledger, 0, None), None);
+    }
+
+    /// Hand-worked: a deadline at 120 cuts field 0's limit (100 + 50) and
+    /// gives field 1, which has none, one: a single wake at 120, where
+    /// both are out; all or nothing then drops the response.
+    #[test]
+    fn the_deadline_cuts_the_limits_and_all_or_nothing_drops() {
+        let spec = spec(
+            Degradation::AllOrNothing,
+            vec![field(true, Some(50.0)), field(false, None)],
+        );
+        let mut f = Fetches::default();
+        let wakes = f.start(0, &spec, at(100), Resolution::TICKS, None, Some(at(120)));
+        assert_eq!(wakes, vec![at(120)]);
+        f.sent(0, 0, 5);
+        f.sent(0, 1, 6);
+        assert_eq!(f.time_out(0, at(120)), (vec![Some(5), Some(6)], true));
+        let mut ledger = [NEVER; 2];
+        let answer = f.assemble(0, &spec, 120, &mut ledger, 0, None);
+        assert_eq!(
+            answer,
+            Some(Answer::Fail(Failure {
+                kind: FailKind::Incomplete,
+                not_before: None,
+            }))
+        );
+    }
+
+    /// A cancelled response gives back the calls still fetching (field 0
+    /// answered, so only field 1's) and fetches nothing more.
+    #[test]
+    fn a_cancelled_response_gives_back_its_pending_calls() {
+        let spec = spec(
+            Degradation::SkipOptional,
+            vec![field(true, None), field(false, None)],
+        );
+        let mut f = Fetches::default();
+        // No limit at all: no wake.
+        assert!(f
+            .start(2, &spec, at(0), Resolution::TICKS, None, None)
+            .is_empty());
+        f.sent(2, 0, 9);
+        f.sent(2, 1, 10);
+        assert!(!f.answered(2, 0, Answer::Ok));
+        assert_eq!(f.cancel(2), vec![10]);
+        assert!(!f.fetching(2));
+        assert!(f.cancel(2).is_empty());
+    }
+}

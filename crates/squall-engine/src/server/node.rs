@@ -22,6 +22,7 @@
 //! | [`service_time`](ServerSide::service_time) | — | a call takes a worker | its service time |
 //! | [`release`](ServerSide::release) | — | a call leaves its worker | the queued call that takes it (by the discipline) |
 //! | [`leave_queue`](ServerSide::leave_queue) | — | a queued call gives up | its room is free |
+//! | [`worker_changes`](ServerSide::worker_changes) | — | at the start of the run | when a `workers` fault changes the node |
 //! | [`set_workers`](ServerSide::set_workers), [`take_free`](ServerSide::take_free) | — | a `workers` fault starts or ends | the worker count in force, and the queued calls that take new workers |
 //!
 //! On the zero-time path a node has no error share, rate limit, workers or
@@ -360,9 +361,11 @@ impl ServerSide {
         next
     }
 
-    /// True when the node has a worker pool.
-    pub(crate) fn has_pool(&self) -> bool {
-        self.pool.is_some()
+    /// The ticks at which `workers` fault `f` (on this node) changes the
+    /// workers in force: its first tick and the tick after its last; `None`
+    /// when `f` does not change workers or the node has no worker pool.
+    pub(crate) fn worker_changes(&self, f: &FaultSpec) -> Option<[u64; 2]> {
+        (self.pool.is_some() && f.timed.workers.is_some()).then(|| [f.from, f.to.saturating_add(1)])
     }
 
     /// Sets the workers in force at tick `t`: the last declared `workers`

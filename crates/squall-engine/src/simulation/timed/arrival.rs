@@ -129,20 +129,20 @@ impl Timed {
         }
     }
 
-    /// Schedules an [`Event::Workers`] at the start and at the end of every
-    /// `workers` fault on a node with a worker pool (`has_pool`), so that
-    /// the fault takes effect at those moments and not at the node's next
-    /// arrival.
+    /// Schedules an [`Event::Workers`] at each tick at which a fault
+    /// changes a node's workers (`changes`: the node's
+    /// [`ServerSide::worker_changes`]), so that the fault takes effect at
+    /// those moments and not at the node's next arrival.
     pub(super) fn schedule_worker_faults(
         &mut self,
         faults: &[FaultSpec],
-        has_pool: impl Fn(usize) -> bool,
+        changes: impl Fn(&FaultSpec) -> Option<[u64; 2]>,
     ) -> Result<(), SimError> {
         for f in faults {
-            if f.timed.workers.is_none() || !has_pool(f.node) {
+            let Some(ticks) = changes(f) else {
                 continue;
-            }
-            for tick in [f.from, f.to.saturating_add(1)] {
+            };
+            for tick in ticks {
                 let at = self.res.at_tick(tick);
                 if at < self.end {
                     let node = f.node as u32;

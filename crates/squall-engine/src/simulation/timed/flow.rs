@@ -31,8 +31,8 @@ impl Runner<'_, '_> {
         let m = self.sim.model;
         let res = self.timed.res;
         let nodes = &self.nodes;
-        let has_pool = |n: usize| nodes[n].server.has_pool();
-        self.timed.schedule_worker_faults(&m.faults, has_pool)?;
+        let changes = |f: &squall_lang::FaultSpec| nodes[f.node].server.worker_changes(f);
+        self.timed.schedule_worker_faults(&m.faults, changes)?;
         if m.start <= m.ticks {
             for (s, spec) in m.sources.iter().enumerate() {
                 let source = s as u32;
