@@ -37,8 +37,8 @@
 //! |-------------------------------------------|----------------------------------------|
 //! | building and running a simulation         | [`simulation`] (`builder.rs`, `runner.rs`) |
 //! | a node's caller side: breakers (own, per path, per client), retry budgets (own, per client) and the counts Envoy reads, per-try timeout, cancel, hedging | `caller/` (`CallerSide`, `Breakers`, `Budgets`) |
-//! | a call down the path and back up          | `simulation/call.rs`, `simulation/answer.rs` |
-//! | the same on a run that takes time         | `simulation/timed/` (`flow.rs`, `arrival.rs`, `hedge.rs`) |
+//! | a call down the path and back up          | `simulation/call.rs` (a node's own answer: `ServerSide::own_answer`) |
+//! | the same on a run that takes time         | `simulation/timed/` (`flow.rs` the loop; `arrival.rs`, `composite.rs`: the `Timed` side of the server's stage; `hedge.rs`) |
 //! | per-request and per-node state            | `simulation/requests.rs`, `simulation/node_state.rs` |
 //! | sources and sequential operations         | `simulation/source.rs`, `simulation/operation.rs` |
 //! | an open-loop source's gaps in time (timed sources, fed senders) | `arrivals.rs` (`OpenLoop`) |
@@ -55,8 +55,8 @@
 //! | capacity per tick                         | `server/capacity.rs`                   |
 //! | failing faults                            | `server/fault.rs`                      |
 //! | scripted routes                           | `server/script.rs`                     |
-//! | composite responses and the ledger        | `server/composite.rs`                  |
-//! | composite responses with time             | `simulation/timed/composite.rs`        |
+//! | composite responses and the ledger        | `server/composite.rs` (`Assembly`)     |
+//! | composite responses with time             | `server/composite.rs` (`Fetches`), `simulation/timed/composite.rs` (its wakes) |
 //! | a run's work and memory, estimated        | `simulation/timed/estimate.rs`         |
 //! | what a run measured                       | [`observe`] (`observations.rs`)        |
 //! | per-tick series                           | [`observe::series`]                    |

@@ -10,6 +10,7 @@
 //! | [`capacity::Capacity`] | `capacity.rs` | the per-tick capacity window and the faults that change it |
 //! | [`script::Script`] | `script.rs` | where each scripted route stands |
 //! | [`composite::Assembly`] | `composite.rs` | a composite response's fields and its degradation policy (the ledger is the server side's) |
+//! | [`composite::Fetches`] | `composite.rs` | when calls take time: the fields each response waits for, their limits, which are in or out, when it is assembled |
 //! | [`token_bucket::TokenBucket`] | `token_bucket.rs` | the rate limit's tokens |
 //! | [`station::Station`] | `station.rs` | workers and the queue, with its [`station::Discipline`] |
 //! | [`latency::Latency`] | `latency.rs` | a service-time distribution |
@@ -36,13 +37,15 @@
 //!    term and the latency faults in force.
 //!
 //! Steps 1, 4, 6 and 7 exist only when calls take time; the zero-time
-//! path's calls meet 2, 3 and 5 ([`node::ServerSide::refuse`],
-//! [`node::ServerSide::answer`]). A node that is not at the bottom passes
-//! the call on to its downstream. The event loops ([`crate::simulation`]:
-//! `answer.rs` on the zero-time path, `timed/arrival.rs` when calls take
-//! time) call [`node::ServerSide`] and keep the observations and the
-//! events; they decide nothing about the server. Times are ticks, or
-//! engine units where calls take time.
+//! path's calls meet 2, 3 and 5 ([`node::ServerSide::own_answer`]). A node
+//! that is not at the bottom passes the call on to its downstream. The
+//! event loops ([`crate::simulation`]: `call.rs` on the zero-time path;
+//! `timed/flow.rs` when calls take time, through the `Timed` methods of
+//! `timed/arrival.rs` and `timed/composite.rs`, which keep the calls'
+//! phases, levels and wakes) call [`node::ServerSide`] and
+//! [`composite::Fetches`], keep the observations and the events, and act
+//! on what these return; they decide nothing about the server. Times are
+//! ticks, or engine units where calls take time.
 //!
 //! A new server behaviour (a queue discipline, a fault kind) is a change
 //! here and in the language, not in `simulation/`.

@@ -14,24 +14,30 @@
 //!
 //! | method | zero-time path | timed path | what it decides |
 //! |---|---|---|---|
-//! | [`refuse`](ServerSide::refuse) | every call | (inside `arrive`) | a failing fault, no capacity left |
+//! | [`own_answer`](ServerSide::own_answer) | every call | — | `refuse`, then at the bottom of a path the scripted answer or [`Own::Assemble`] |
+//! | [`refuse`](ServerSide::refuse) | (inside `own_answer`) | (inside `arrive`) | a failing fault, no capacity left |
 //! | [`arrive`](ServerSide::arrive) | — | every call | error share, then `refuse`, then the rate limit: pass, refused, throttled or a wait for a token |
-//! | [`answer`](ServerSide::answer) | a leaf | a leaf | the scripted answer |
+//! | [`answer`](ServerSide::answer) | (inside `own_answer`) | a leaf past the limit | the scripted answer |
 //! | [`join`](ServerSide::join) | — | past the limit | served now, queued (until when) or overflow |
 //! | [`service_time`](ServerSide::service_time) | — | a call takes a worker | its service time |
 //! | [`release`](ServerSide::release) | — | a call leaves its worker | the queued call that takes it (by the discipline) |
 //! | [`leave_queue`](ServerSide::leave_queue) | — | a queued call gives up | its room is free |
+//! | [`worker_changes`](ServerSide::worker_changes) | — | at the start of the run | when a `workers` fault changes the node |
 //! | [`set_workers`](ServerSide::set_workers), [`take_free`](ServerSide::take_free) | — | a `workers` fault starts or ends | the worker count in force, and the queued calls that take new workers |
 //!
 //! On the zero-time path a node has no error share, rate limit, workers or
 //! latency (any of them puts the model on the timed path), so that path
-//! calls `refuse` directly: the step of `arrive` that applies to it.
+//! calls `own_answer`: the step of `arrive` that applies to it, then the
+//! answer at the bottom. A composite response's fields are fetched by the
+//! event loop (each field's own answer at its node) and assembled by
+//! [`Assembly`](super::composite::Assembly); when calls take time,
+//! [`Fetches`](super::composite::Fetches) keeps the fields in flight.
 //!
 //! A new queue discipline is a variant of [`Discipline`] (`station.rs`)
 //! and its keyword in the language; nothing here or in the event loops
 //! changes.
 
-use squall_lang::{FaultSpec, Model, RateLimitSpec, RequestSpec, RouteSpec};
+use squall_lang::{FaultSpec, Model, NodeSpec, RateLimitSpec, RequestSpec, RouteSpec};
 
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::rng::Stream;
@@ -68,6 +74,20 @@ pub(crate) const REFUSED: Answer = Answer::Fail(Failure {
     kind: FailKind::Refused,
     not_before: None,
 });
+
+/// What a node answers by itself on the zero-time path
+/// ([`ServerSide::own_answer`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Own {
+    /// Not at the bottom of the path and not refused: on downstream.
+    Pass,
+    /// A refusal, or the answer of the bottom of the path.
+    Answer(Answer),
+    /// The bottom of the path has a composite response: the event loop
+    /// fetches its fields (each one's own answer) into an
+    /// [`Assembly`](super::composite::Assembly).
+    Assemble,
+}
 
 /// What the workers do with a call past the rate limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,6 +195,36 @@ impl ServerSide {
             return Some(REFUSED);
         }
         None
+    }
+
+    /// The answer node `spec` gives by itself at tick `t` on the zero-time
+    /// path: a refusal ([`refuse`](Self::refuse); `no_capacity` counts
+    /// one for capacity), or at the bottom of a path (`leaf`) its
+    /// composite response or the answer its scripted routes give the
+    /// request (`request`, asked only then). `field`: the composite field
+    /// the call fetches, 0 otherwise.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn own_answer<'r>(
+        &mut self,
+        spec: &NodeSpec,
+        faults: &[FaultSpec],
+        t: u64,
+        field: usize,
+        leaf: bool,
+        request: impl FnOnce() -> &'r RequestSpec,
+        no_capacity: impl FnOnce(),
+    ) -> Own {
+        if let Some(answer) = self.refuse(faults, t, field, no_capacity) {
+            return Own::Answer(answer);
+        }
+        if !leaf {
+            return Own::Pass;
+        }
+        if spec.composite.is_some() {
+            return Own::Assemble;
+        }
+        Own::Answer(self.script.answer(&spec.routes, request(), t))
     }
 
     /// A call arrives at `now` (`deadline`: the one the node knows):
@@ -311,9 +361,11 @@ impl ServerSide {
         next
     }
 
-    /// True when the node has a worker pool.
-    pub(crate) fn has_pool(&self) -> bool {
-        self.pool.is_some()
+    /// The ticks at which `workers` fault `f` (on this node) changes the
+    /// workers in force: its first tick and the tick after its last; `None`
+    /// when `f` does not change workers or the node has no worker pool.
+    pub(crate) fn worker_changes(&self, f: &FaultSpec) -> Option<[u64; 2]> {
+        (self.pool.is_some() && f.timed.workers.is_some()).then(|| [f.from, f.to.saturating_add(1)])
     }
 
     /// Sets the workers in force at tick `t`: the last declared `workers`

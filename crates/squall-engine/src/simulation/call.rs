@@ -2,7 +2,7 @@
 //!
 //! Calls take no time: a call made in tick `t` is answered in tick `t`.
 //! [`Runner::arrive`] walks down the path until a node answers by itself
-//! (see `answer`), opening each service's retry loop and asking its breaker
+//! ([`Runner::own_answer`]: the server side's answer), opening each service's retry loop and asking its breaker
 //! ([`Runner::admit`]) on the way. [`Runner::deliver`] carries the answer
 //! back up: each service with a breaker records it (one [`TraceRow`]), and
 //! the first service whose retry policy allows another try
@@ -19,6 +19,8 @@ use crate::observe::OpRecord;
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::breaker::{counts_against_dependency, Admission, State};
 use crate::policy::retry::RetryLoop;
+use crate::server::composite::Assembly;
+use crate::server::node::Own;
 
 use super::{event::Event, runner::Runner, SimError};
 
@@ -56,6 +58,62 @@ impl Runner<'_, '_> {
             }
             pos += 1;
         }
+    }
+
+    /// The answer a node gives by itself, without calling downstream
+    /// ([`ServerSide::own_answer`](crate::server::node::ServerSide::own_answer)):
+    /// a refusal for capacity is counted, and a composite response is
+    /// assembled from its fields. `field`: the composite field the call
+    /// fetches (0 otherwise).
+    #[inline]
+    fn own_answer(
+        &mut self,
+        t: u64,
+        slot: u32,
+        node: usize,
+        leaf: bool,
+        field: usize,
+    ) -> Option<Answer> {
+        let (sim, requests, obs) = (self.sim, &self.requests, &mut self.obs);
+        let request = || &sim.kinds[requests.kind[slot as usize] as usize].request;
+        let count = || {
+            let i = obs.slots.index(t);
+            obs.nodes[node].refused[i] += 1;
+        };
+        let (spec, faults) = (&sim.model.nodes[node], &sim.model.faults);
+        match self.nodes[node]
+            .server
+            .own_answer(spec, faults, t, field, leaf, request, count)
+        {
+            Own::Pass => None,
+            Own::Answer(answer) => Some(answer),
+            Own::Assemble => Some(self.assemble(t, slot, node)),
+        }
+    }
+
+    /// A composite response: every field fetched from its node in this
+    /// tick (counted and logged there), added under the policy with the
+    /// ledger's fallback ([`Assembly`]), then answered or dropped.
+    fn assemble(&mut self, t: u64, slot: u32, node: usize) -> Answer {
+        let sim = self.sim;
+        let Some(spec) = &sim.model.nodes[node].composite else {
+            return Answer::Ok;
+        };
+        let mut assembly = Assembly::default();
+        for (i, f) in spec.fields.iter().enumerate() {
+            self.observe(t, slot, f.source);
+            let answer = self
+                .own_answer(t, slot, f.source, true, i)
+                .unwrap_or(Answer::Ok);
+            self.count_answer(t, f.source, answer);
+            // Logged at the start of the tick the fetch is made in.
+            let at = t.saturating_mul(self.timed.per_tick());
+            self.log_call(at, slot, f.source, 1, answer, 0);
+            let ledger = self.nodes[node].server.ledger_mut();
+            assembly.add(spec, i, answer, t, ledger);
+        }
+        let i = self.obs.slots.index(t);
+        assembly.finish(spec, i, self.obs.nodes[node].composite.as_mut())
     }
 
     /// The service at `pos` sends a try downstream (after its breaker agrees).

@@ -6,7 +6,8 @@
 //! deadline or a timed fault ([`takes_time`]) runs on the **timed path**
 //! (`timed/`: its module doc is the guide): events in nanoseconds, each try
 //! a call of its own, workers held while waiting, timeouts, orphans and
-//! cancellation. Both use the same server checks (`answer.rs`), the same
+//! cancellation. Both use the same server side per node
+//! (`server::node::ServerSide`), the same
 //! caller side per node (`caller::CallerSide`: breakers,
 //! budgets, the retry rule) and per-tick counters.
 //!
@@ -77,8 +78,13 @@
 //! `CallerSide` per node, which owns its breakers, retry budgets with the
 //! counts an Envoy budget reads, per-try timeout and hedging),
 //! [`crate::policy`] (the retry rule, backoff, the breaker and budget
-//! kinds), `server/` (faults, capacity, scripts, composite responses) and
-//! [`crate::observe`] (what is counted).
+//! kinds), `server/` (a node's server side, one `ServerSide` per node:
+//! faults, capacity, scripts, rate limit, workers and queue with its
+//! discipline, service time; composite responses and, when calls take
+//! time, their fields in flight, `Fetches`) and [`crate::observe`] (what
+//! is counted). The loops ask the server side at the same moments on both
+//! paths (`own_answer` here; `arrive`, `join`, `service_time`, `release`
+//! when calls take time) and act on what it returns.
 //!
 //! Both paths call the caller side at the same moments of a try's life
 //! (`call.rs` here, `timed/flow.rs` on the timed path), through the
@@ -103,17 +109,20 @@
 //!   a request belongs to, and which of the entry node's per-client
 //!   breakers and budgets (held by its caller side) it uses;
 //! * `operation` — the running operation of a sequential source;
-//! * `call` — a call down the path and its answer back up: arrive, admit,
-//!   deliver, retry waits, finish; and the caller-side helpers both paths
-//!   call;
-//! * `answer` — a node's own answer (faults, capacity, script, composite);
+//! * `call` — a call down the path and its answer back up: arrive, a
+//!   node's own answer (the server side's `own_answer`, and a composite
+//!   response's fields fetched and assembled), admit, deliver, retry waits,
+//!   finish; and the caller-side helpers both paths call;
+//! * `timed` — the timed path (its module doc is the guide): `flow.rs` is
+//!   its event loop; the methods of `Timed` in `arrival.rs` (a call at its
+//!   node) and `composite.rs` (a response's fields) keep the calls'
+//!   phases, levels and wakes around the server side's decisions;
 //! * `requests` — the per-request slab (`keep`: which of its arrays a
 //!   model needs; `last_seen`: the last tick per request and node);
 //! * `node_state` — per-node state, one field per component (its caller
 //!   side among them).
 
 mod accumulator;
-mod answer;
 mod builder;
 mod call;
 mod clients;

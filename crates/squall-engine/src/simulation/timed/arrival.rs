@@ -1,135 +1,172 @@
 //! A call at its node on a run that takes time: the event loop's side of
-//! the node's [`ServerSide`](crate::server::node::ServerSide). The server
-//! side decides (error shares and faults in force, capacity, the rate
-//! limit, workers and queue, service time); this file counts what it
-//! decided and schedules the events that follow (a token's wait, a queue
-//! timeout, the end of service, a queued call's start), and checks the
-//! deadline the node knows. What happens after the service (tries
-//! downstream, the answer back up) is `flow.rs`'s. The rules are in the
-//! module doc of [`super`].
+//! the node's [`ServerSide`]. The server side decides (error shares and
+//! faults in force, capacity, the rate limit, workers and queue, service
+//! time); these methods of [`Timed`] keep what it decided (the call's
+//! phase, the node's levels and counts) and schedule the events that
+//! follow (a token's wait, a queue timeout, the end of service, a queued
+//! call's start), check the deadline the node knows, and return a
+//! [`Step`]: what the event loop (`flow.rs`) does next with the call.
+//! What happens after the service (tries downstream, the answer back up)
+//! is the loop's. The rules are in the module doc of [`super`].
 
-use crate::outcome::{fail, FailKind};
-use crate::server::node::{Arrival, Join, REFUSED};
+use squall_lang::{FaultSpec, NodeSpec, RequestSpec};
+
+use crate::observe::Observations;
+use crate::outcome::{fail, Answer, FailKind};
+use crate::server::node::{Arrival, Join, ServerSide, REFUSED};
 use crate::time::Time;
 
-use super::super::{event::Event, runner::Runner, SimError};
+use super::super::{event::Event, SimError};
 use super::calls::{Phase, NONE};
 use super::recorder::Count;
+use super::Timed;
 
-impl Runner<'_, '_> {
-    /// Call `c` reaches its node at `now`.
-    pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, _) = self.node_of(c);
-        let slot = self.timed.calls.get(c).slot;
-        let tick = self.timed.res.tick_of(now);
-        self.observe(tick, slot, node);
-        if self.timed.is_work_queue(node) {
-            return self.timed.enqueue_message(now, c, node);
+/// What the event loop does next with a call after the server's stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    /// Nothing now: it waits for an event (a token, a worker, the end of
+    /// its service), or it is a work queue's message.
+    Wait,
+    /// It is past the rate limit: on to the workers ([`Timed::join`]).
+    Limit,
+    /// Its own service is over at once: on to its tries downstream, its
+    /// fields, or its answer.
+    Proceed,
+    /// It answers this at once.
+    Answer(Answer),
+}
+
+impl Timed {
+    /// Call `c` reaches `node` (its `server`) at `now`: a work queue takes
+    /// it as a message; past the deadline the node knows it fails;
+    /// otherwise [`ServerSide::arrive`] decides (a refusal for capacity is
+    /// counted in `obs`).
+    pub(super) fn arrive(
+        &mut self,
+        now: Time,
+        c: u32,
+        node: usize,
+        server: &mut ServerSide,
+        faults: &[FaultSpec],
+        obs: &mut Observations,
+    ) -> Result<Step, SimError> {
+        if self.is_work_queue(node) {
+            self.enqueue_message(now, c, node)?;
+            return Ok(Step::Wait);
         }
         let deadline = self.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {
-            return self.complete_call(now, c, fail(FailKind::Deadline));
+            return Ok(Step::Answer(fail(FailKind::Deadline)));
         }
-        let field = self.timed.calls.get(c).field;
+        let field = self.calls.get(c).field;
         let field = if field == NONE { 0 } else { field as usize };
-        let m = self.sim.model;
-        let res = self.timed.res;
-        match self.nodes[node]
-            .server
-            .arrive(&m.faults, now, res, field, deadline)
-        {
-            Arrival::Pass => self.after_limit(now, c),
-            Arrival::Refused(a) => self.complete_call(now, c, a),
-            Arrival::NoCapacity => {
-                let i = self.obs.slots.index(tick);
-                self.obs.nodes[node].refused[i] += 1;
-                self.complete_call(now, c, REFUSED)
-            }
-            Arrival::Throttled(a) => {
-                self.timed.recorder.count(node, Count::Throttled, now, 1);
-                self.complete_call(now, c, a)
-            }
-            Arrival::Wait(at) => {
-                let gen = self.timed.calls.enter(c, Phase::Token);
-                self.timed
-                    .events
-                    .schedule(at.units(), Event::Wake { call: c, gen })?;
-                Ok(())
-            }
-        }
+        Ok(
+            match server.arrive(faults, now, self.res, field, deadline) {
+                Arrival::Pass => Step::Limit,
+                Arrival::Refused(a) => Step::Answer(a),
+                Arrival::NoCapacity => {
+                    let i = obs.slots.index(self.res.tick_of(now));
+                    obs.nodes[node].refused[i] += 1;
+                    Step::Answer(REFUSED)
+                }
+                Arrival::Throttled(a) => {
+                    self.recorder.count(node, Count::Throttled, now, 1);
+                    Step::Answer(a)
+                }
+                Arrival::Wait(at) => {
+                    let gen = self.calls.enter(c, Phase::Token);
+                    self.events
+                        .schedule(at.units(), Event::Wake { call: c, gen })?;
+                    Step::Wait
+                }
+            },
+        )
     }
 
-    /// Call `c` is past its node's rate limit at `now`: a leaf decides its
-    /// answer, and the call meets the workers.
-    pub(super) fn after_limit(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+    /// Call `c` is past the rate limit of its node (`spec`, its `server`)
+    /// at `now`: at the bottom of a path its scripted answer to `request`
+    /// is decided now (a composite response is assembled from its fields
+    /// after the node's own work, not here), and it meets the workers
+    /// ([`ServerSide::join`]): served, queued until its queue timeout or
+    /// the deadline, or refused as overflow.
+    pub(super) fn join<'r>(
+        &mut self,
+        now: Time,
+        c: u32,
+        spec: &NodeSpec,
+        request: impl FnOnce() -> &'r RequestSpec,
+        server: &mut ServerSide,
+        faults: &[FaultSpec],
+    ) -> Result<Step, SimError> {
         let (node, _, leaf) = self.node_of(c);
-        let slot = self.timed.calls.get(c).slot;
-        let tick = self.timed.res.tick_of(now);
-        // A composite response is assembled from its fields after the
-        // node's own work (`composite`), not here.
-        if leaf && self.sim.model.nodes[node].composite.is_none() {
-            let a = self.leaf_answer(tick, slot, node);
-            self.timed.calls.get_mut(c).answer = a;
+        if leaf && spec.composite.is_none() {
+            let tick = self.res.tick_of(now);
+            self.calls.get_mut(c).answer = server.answer(&spec.routes, request(), tick);
         }
         let deadline = self.known_deadline(c);
-        let gen = self.timed.calls.enter(c, Phase::Queued);
-        let join = self.nodes[node].server.join(now, (c, gen));
+        let gen = self.calls.enter(c, Phase::Queued);
+        let join = server.join(now, (c, gen));
         if join != Join::Overflow {
             let queued = matches!(join, Join::Queued { .. });
-            self.timed.recorder.admitted(node, now, queued);
+            self.recorder.admitted(node, now, queued);
         }
         match join {
             Join::Serve => {
                 self.worker_taken(now, c, node);
-                self.start_service(now, c)
+                self.start_service(now, c, server, faults)
             }
             Join::Queued { until } => {
-                self.timed.recorder.queue(node, now, 1);
+                self.recorder.queue(node, now, 1);
                 // One wake: the queue timeout or the deadline, whichever
                 // comes first.
-                self.wake_at_first(c, gen, until, deadline)
+                self.wake_at_first(c, gen, until, deadline)?;
+                Ok(Step::Wait)
             }
             Join::Overflow => {
-                self.timed.recorder.count(node, Count::Overflow, now, 1);
-                self.complete_call(now, c, fail(FailKind::Overflow))
+                self.recorder.count(node, Count::Overflow, now, 1);
+                Ok(Step::Answer(fail(FailKind::Overflow)))
             }
         }
     }
 
-    /// Schedules an [`Event::Workers`] at the start and at the end of every
-    /// `workers` fault on a node with a worker pool, so that the fault
-    /// takes effect at those moments and not at the node's next arrival.
-    pub(super) fn schedule_worker_faults(&mut self) -> Result<(), SimError> {
-        let m = self.sim.model;
-        let tm = &mut self.timed;
-        for f in &m.faults {
-            if f.timed.workers.is_none() || !self.nodes[f.node].server.has_pool() {
+    /// Schedules an [`Event::Workers`] at each tick at which a fault
+    /// changes a node's workers (`changes`: the node's
+    /// [`ServerSide::worker_changes`]), so that the fault takes effect at
+    /// those moments and not at the node's next arrival.
+    pub(super) fn schedule_worker_faults(
+        &mut self,
+        faults: &[FaultSpec],
+        changes: impl Fn(&FaultSpec) -> Option<[u64; 2]>,
+    ) -> Result<(), SimError> {
+        for f in faults {
+            let Some(ticks) = changes(f) else {
                 continue;
-            }
-            for tick in [f.from, f.to.saturating_add(1)] {
-                let at = tm.res.at_tick(tick);
-                if at < tm.end {
+            };
+            for tick in ticks {
+                let at = self.res.at_tick(tick);
+                if at < self.end {
                     let node = f.node as u32;
-                    tm.events.schedule(at.units(), Event::Workers { node })?;
+                    self.events.schedule(at.units(), Event::Workers { node })?;
                 }
             }
         }
         Ok(())
     }
 
-    /// A `workers` fault on `node` starts or ends at `now`: the server side
+    /// A `workers` fault on `node` starts or ends at `now`: its `server`
     /// sets the workers in force, and queued calls take the workers a
     /// raise frees.
-    pub(super) fn apply_worker_faults(&mut self, now: Time, node: usize) -> Result<(), SimError> {
-        let m = self.sim.model;
-        let tick = self.timed.res.tick_of(now);
-        self.nodes[node].server.set_workers(&m.faults, tick);
+    pub(super) fn apply_worker_faults(
+        &mut self,
+        now: Time,
+        node: usize,
+        server: &mut ServerSide,
+        faults: &[FaultSpec],
+    ) -> Result<(), SimError> {
+        server.set_workers(faults, self.res.tick_of(now));
         loop {
-            let calls = &self.timed.calls;
-            let next = self.nodes[node]
-                .server
-                .take_free(|(q, g)| calls.current(q, g));
-            let Some((q, _)) = next else {
+            let calls = &self.calls;
+            let Some((q, _)) = server.take_free(|(q, g)| calls.current(q, g)) else {
                 return Ok(());
             };
             self.hand_worker(now, q, node)?;
@@ -140,61 +177,66 @@ impl Runner<'_, '_> {
     /// it, and starts at a wake at `now` (not inline, so a long queue never
     /// deepens the stack).
     fn hand_worker(&mut self, now: Time, q: u32, node: usize) -> Result<(), SimError> {
-        self.timed.recorder.queue(node, now, -1);
+        self.recorder.queue(node, now, -1);
         self.worker_taken(now, q, node);
-        let gen = self.timed.calls.enter(q, Phase::Dequeued);
-        self.timed
-            .events
+        let gen = self.calls.enter(q, Phase::Dequeued);
+        self.events
             .schedule(now.units(), Event::Wake { call: q, gen })?;
         Ok(())
     }
 
-    /// A queued call leaves `node`'s queue at `now` without service.
-    pub(super) fn leave_queue(&mut self, now: Time, node: usize) {
-        self.nodes[node].server.leave_queue();
-        self.timed.recorder.queue(node, now, -1);
+    /// A queued call leaves `node`'s queue (its `server`'s) at `now`
+    /// without service.
+    pub(super) fn leave_queue(&mut self, now: Time, node: usize, server: &mut ServerSide) {
+        server.leave_queue();
+        self.recorder.queue(node, now, -1);
     }
 
     /// Call `c` holds one of `node`'s workers from `now`.
     fn worker_taken(&mut self, now: Time, c: u32, node: usize) {
-        let tm = &mut self.timed;
-        tm.recorder.busy(node, now, 1);
-        let call = tm.calls.get_mut(c);
+        self.recorder.busy(node, now, 1);
+        let call = self.calls.get_mut(c);
         call.holds_worker = true;
         call.served = now;
     }
 
-    /// A worker of `node` is free at `now`: the queued call the server
-    /// side picks takes it.
-    pub(super) fn free_worker(&mut self, now: Time, node: usize) -> Result<(), SimError> {
-        self.timed.recorder.busy(node, now, -1);
-        let calls = &self.timed.calls;
-        let next = self.nodes[node]
-            .server
-            .release(|(q, g)| calls.current(q, g));
-        match next {
+    /// A worker of `node` is free at `now`: the queued call its `server`
+    /// picks takes it.
+    pub(super) fn free_worker(
+        &mut self,
+        now: Time,
+        node: usize,
+        server: &mut ServerSide,
+    ) -> Result<(), SimError> {
+        self.recorder.busy(node, now, -1);
+        let calls = &self.calls;
+        match server.release(|(q, g)| calls.current(q, g)) {
             Some((q, _)) => self.hand_worker(now, q, node),
             None => Ok(()),
         }
     }
 
-    /// Call `c` starts its node's own service time.
-    pub(super) fn start_service(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, _) = self.node_of(c);
-        let m = self.sim.model;
-        let gen = self.timed.calls.enter(c, Phase::Service);
-        let res = self.timed.res;
-        let d = self.nodes[node].server.service_time(&m.faults, now, res);
+    /// Call `c` starts its node's own service time at `now`
+    /// ([`ServerSide::service_time`]): one that takes none goes on at once
+    /// ([`Step::Proceed`]); otherwise it wakes at the end of its service,
+    /// or at the deadline the node knows when that comes first.
+    pub(super) fn start_service(
+        &mut self,
+        now: Time,
+        c: u32,
+        server: &mut ServerSide,
+        faults: &[FaultSpec],
+    ) -> Result<Step, SimError> {
+        let gen = self.calls.enter(c, Phase::Service);
+        let d = server.service_time(faults, now, self.res);
         if d.is_zero() {
-            return self.proceed(now, c);
+            return Ok(Step::Proceed);
         }
-        // A known deadline before the end of service stops the call then.
         let end = now.after(d);
-        self.timed.calls.get_mut(c).service_end = end;
+        self.calls.get_mut(c).service_end = end;
         let at = self.known_deadline(c).map_or(end, |dl| end.min(dl));
-        self.timed
-            .events
+        self.events
             .schedule(at.units(), Event::Wake { call: c, gen })?;
-        Ok(())
+        Ok(Step::Wait)
     }
 }

@@ -1,8 +1,10 @@
 //! The run of a model that takes time: the event loop, a call's tries
 //! downstream with timeouts, retries and cancellation, and the answer back
 //! up. A call's way through its own node (deadline, faults, capacity, rate
-//! limit, workers and queue, service time) is the server's stage, in
-//! `arrival.rs`. The rules are in the module doc of [`super`].
+//! limit, workers and queue, service time) is the server's stage
+//! (`arrival.rs`, which returns the loop's next [`Step`]), and a composite
+//! response's fields are the server side's [`Fetches`](crate::server::composite::Fetches)
+//! (`composite.rs`). The rules are in the module doc of [`super`].
 
 use squall_lang::{RetrySpec, Schedule};
 
@@ -15,6 +17,7 @@ use crate::policy::retry::RetryLoop;
 use crate::time::Time;
 
 use super::super::{event::Event, runner::Runner, SimError};
+use super::arrival::Step;
 use super::calls::{Phase, NONE};
 use super::recorder::Count;
 
@@ -27,7 +30,9 @@ impl Runner<'_, '_> {
     pub(in crate::simulation) fn run_timed(mut self) -> Result<Observations, SimError> {
         let m = self.sim.model;
         let res = self.timed.res;
-        self.schedule_worker_faults()?;
+        let nodes = &self.nodes;
+        let changes = |f: &squall_lang::FaultSpec| nodes[f.node].server.worker_changes(f);
+        self.timed.schedule_worker_faults(&m.faults, changes)?;
         if m.start <= m.ticks {
             for (s, spec) in m.sources.iter().enumerate() {
                 let source = s as u32;
@@ -36,13 +41,7 @@ impl Runner<'_, '_> {
                         self.start_clients(res.at_tick(m.start), s)?
                     }
                     Schedule::Rate => self.next_arrival(res.at_tick(m.start), s)?,
-                    Schedule::At(times) => {
-                        if let Some(&t) = times.first() {
-                            self.timed
-                                .events
-                                .schedule(res.at_tick(t).units(), Event::At { source, index: 0 })?;
-                        }
-                    }
+                    Schedule::At(times) => self.timed.schedule_at(source, 0, times)?,
                     Schedule::Sequential(_) => self.start_sequential(s)?,
                 }
             }
@@ -73,15 +72,7 @@ impl Runner<'_, '_> {
                     let s = source as usize;
                     self.enter_timed(now, s, self.sim.kind_base[s])?;
                     if let Schedule::At(times) = &m.sources[s].schedule {
-                        if let Some(&next) = times.get(index as usize + 1) {
-                            self.timed.events.schedule(
-                                res.at_tick(next).units(),
-                                Event::At {
-                                    source,
-                                    index: index + 1,
-                                },
-                            )?;
-                        }
+                        self.timed.schedule_at(source, index + 1, times)?;
                     }
                 }
                 Event::Wake { call, gen } => self.wake(now, call, gen)?,
@@ -89,7 +80,11 @@ impl Runner<'_, '_> {
                 Event::Think { source, client } => {
                     self.client_sends(now, source as usize, client)?;
                 }
-                Event::Workers { node } => self.apply_worker_faults(now, node as usize)?,
+                Event::Workers { node } => {
+                    let (n, faults) = (node as usize, &m.faults);
+                    let server = &mut self.nodes[n].server;
+                    self.timed.apply_worker_faults(now, n, server, faults)?;
+                }
                 Event::Retry { .. } => {}
             }
         }
@@ -123,42 +118,52 @@ impl Runner<'_, '_> {
     pub(super) fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
         let tick = self.timed.res.tick_of(now);
         let slot = self.new_request(tick, s, kind);
-        let i = slot as usize;
-        let tm = &mut self.timed;
-        if tm.refs.len() <= i {
-            tm.refs.resize(i + 1, 0);
-            tm.started.resize(i + 1, Time::ZERO);
-            tm.deadline.resize(i + 1, Time::NEVER);
-        }
-        tm.refs[i] = 1;
-        tm.started[i] = now;
-        tm.deadline[i] = self.sim.model.sources[s]
-            .deadline
-            .as_ref()
-            .map_or(Time::NEVER, |d| now.after(tm.res.duration(d.after)));
+        let deadline = self.sim.model.sources[s].deadline.as_ref();
+        self.timed.open_request(slot, now, deadline);
         let c = self.new_call(slot, 0, NONE, now);
         self.arrive_timed(now, c)
     }
 
+    /// A new call for request `slot` at path position `pos`, made by
+    /// `parent` at `now`.
     pub(super) fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
-        let tm = &mut self.timed;
-        tm.refs[slot as usize] += 1;
-        tm.recorder.calls.arrived += 1;
-        let c = tm.calls.alloc(slot, pos, parent, now);
         let source = self.requests.source[slot as usize];
         let path = &self.sim.paths[source as usize];
-        let call = tm.calls.get_mut(c);
-        call.source = source;
-        call.node = path.get(pos as usize).map_or(NONE, |&n| n as u32);
-        call.leaf = pos as usize + 1 == path.len();
-        if parent != NONE {
-            tm.calls.get_mut(c).try_no = tm.calls.get(parent).tries;
+        self.timed.new_call(slot, pos, parent, now, source, path)
+    }
+
+    /// Call `c` reaches its node at `now`: counted, then the server's
+    /// stage (`arrival.rs`).
+    pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (node, _, _) = self.timed.node_of(c);
+        let slot = self.timed.calls.get(c).slot;
+        self.observe(self.timed.res.tick_of(now), slot, node);
+        let (server, faults) = (&mut self.nodes[node].server, &self.sim.model.faults);
+        let step = self
+            .timed
+            .arrive(now, c, node, server, faults, &mut self.obs)?;
+        self.go_on(now, c, step)
+    }
+
+    /// Does what the server's stage decided for call `c` at `now`.
+    fn go_on(&mut self, now: Time, c: u32, step: Step) -> Result<(), SimError> {
+        match step {
+            Step::Wait => Ok(()),
+            Step::Limit => {
+                // Past the rate limit: the workers (`arrival.rs`).
+                let (node, _, _) = self.timed.node_of(c);
+                let slot = self.timed.calls.get(c).slot as usize;
+                let (sim, kind) = (self.sim, self.requests.kind[slot] as usize);
+                let request = || &sim.kinds[kind].request;
+                let (spec, server) = (&sim.model.nodes[node], &mut self.nodes[node].server);
+                let step = self
+                    .timed
+                    .join(now, c, spec, request, server, &sim.model.faults)?;
+                self.go_on(now, c, step)
+            }
+            Step::Proceed => self.proceed(now, c),
+            Step::Answer(a) => self.complete_call(now, c, a),
         }
-        if parent != NONE && tm.calls.get(parent).orphan {
-            tm.calls.get_mut(c).orphan = true;
-            tm.calls.get_mut(c).orphaned_at = now;
-        }
-        c
     }
 
     /// One reference to request `slot` goes; the last frees its slot.
@@ -170,63 +175,47 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// The node at `call`'s position and its source's path.
-    pub(super) fn node_of(&self, c: u32) -> (usize, usize, bool) {
-        let call = self.timed.calls.get(c);
-        let source = call.source as usize;
-        if call.field != NONE {
-            // A field's node answers by itself (`composite`).
-            return (call.field_node as usize, source, true);
-        }
-        (call.node as usize, source, call.leaf)
-    }
-
-    /// Wakes call `c` at generation `gen` at the earlier of `a` and `b`
-    /// (a timer and the deadline the node knows), or not at all when
-    /// neither is set: one wake per wait, whichever comes first.
-    pub(super) fn wake_at_first(
-        &mut self,
-        c: u32,
-        gen: u32,
-        a: Option<Time>,
-        b: Option<Time>,
-    ) -> Result<(), SimError> {
-        let wake = match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+    /// Call `c` at composite node `node` is done with its own work at
+    /// `now`: it sends one call per field, all now, and waits for them
+    /// (`composite.rs`).
+    fn fetch_fields(&mut self, now: Time, c: u32, node: usize) -> Result<(), SimError> {
+        let sim = self.sim;
+        let Some(spec) = &sim.model.nodes[node].composite else {
+            return Ok(());
         };
-        if let Some(at) = wake {
-            self.timed
-                .events
-                .schedule(at.units(), Event::Wake { call: c, gen })?;
+        let (own, deadline) = (
+            self.nodes[node].caller.timeout(),
+            self.timed.known_deadline(c),
+        );
+        if self.timed.start_fetch(now, c, spec, own, deadline)? {
+            return self.assemble_fetch(now, c, node);
+        }
+        let (slot, pos) = (self.timed.calls.get(c).slot, self.timed.calls.get(c).pos);
+        for (i, f) in spec.fields.iter().enumerate() {
+            let child = self.new_call(slot, pos + 1, c, now);
+            self.timed.field_call(c, i, child, f.source);
+            self.arrive_timed(now, child)?;
         }
         Ok(())
     }
 
-    /// The deadline the node of `c` knows, if any. Asked several times
-    /// for every call: when no source has a deadline it answers at once.
-    #[inline]
-    pub(super) fn known_deadline(&self, c: u32) -> Option<Time> {
-        if !self.timed.any_deadline {
-            return None;
+    /// Response call `p` at `node` has every field in or out at `now`: it
+    /// answers what its policy makes of them.
+    fn assemble_fetch(&mut self, now: Time, p: u32, node: usize) -> Result<(), SimError> {
+        let (spec, server) = (&self.sim.model.nodes[node], &mut self.nodes[node].server);
+        match self
+            .timed
+            .assemble_fetch(now, p, node, spec, server, &mut self.obs)
+        {
+            Some(answer) => self.complete_call(now, p, answer),
+            None => Ok(()),
         }
-        let call = self.timed.calls.get(c);
-        let d = self.timed.deadline[call.slot as usize];
-        if d == Time::NEVER {
-            return None;
-        }
-        let source = call.source as usize;
-        let propagate = self.sim.model.sources[source]
-            .deadline
-            .as_ref()
-            .is_some_and(|d| d.propagate);
-        (call.pos == 0 || propagate).then_some(d)
     }
 
     /// Call `c`'s own service is over: a leaf answers, another node sends
     /// its first try downstream.
     pub(super) fn proceed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, leaf) = self.node_of(c);
+        let (node, _, leaf) = self.timed.node_of(c);
         if leaf && self.sim.model.nodes[node].composite.is_some() {
             return self.fetch_fields(now, c, node);
         }
@@ -236,7 +225,7 @@ impl Runner<'_, '_> {
         }
         let tick = self.timed.res.tick_of(now);
         self.timed.calls.get_mut(c).first_try = tick;
-        let (node, _, _) = self.node_of(c);
+        let (node, _, _) = self.timed.node_of(c);
         if self.hedges(node) {
             return self.send_hedge(now, c);
         }
@@ -247,10 +236,10 @@ impl Runner<'_, '_> {
 
     /// The node of call `c` sends a try downstream.
     fn send_try(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, _) = self.node_of(c);
+        let (node, _, _) = self.timed.node_of(c);
         let tick = self.timed.res.tick_of(now);
         self.timed.calls.get_mut(c).tries += 1;
-        let deadline = self.known_deadline(c);
+        let deadline = self.timed.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {
             return self.complete_call(now, c, fail(FailKind::Deadline));
         }
@@ -295,7 +284,7 @@ impl Runner<'_, '_> {
         if !self.timed.calls.current(c, gen) {
             return Ok(());
         }
-        let (node, _, _) = self.node_of(c);
+        let (node, _, _) = self.timed.node_of(c);
         if self.timed.is_work_queue(node) {
             if let Some(answer) = self.timed.message_wake(now, c, node)? {
                 self.complete_call(now, c, answer)?;
@@ -303,24 +292,37 @@ impl Runner<'_, '_> {
             }
             return Ok(());
         }
-        let past_deadline = self.known_deadline(c).is_some_and(|d| now >= d);
+        let past_deadline = self.timed.known_deadline(c).is_some_and(|d| now >= d);
         match self.timed.calls.get(c).phase {
             Phase::Queued => {
                 if past_deadline {
                     return self.stop_at_deadline(now, c);
                 }
-                let (node, _, _) = self.node_of(c);
-                self.leave_queue(now, node);
+                self.timed
+                    .leave_queue(now, node, &mut self.nodes[node].server);
                 self.timed.recorder.count(node, Count::QueueTimeout, now, 1);
                 self.complete_call(now, c, fail(FailKind::QueueTimeout))
             }
-            Phase::Dequeued => self.start_service(now, c),
-            Phase::Token => self.after_limit(now, c),
+            Phase::Dequeued => {
+                let (server, faults) = (&mut self.nodes[node].server, &self.sim.model.faults);
+                let step = self.timed.start_service(now, c, server, faults)?;
+                self.go_on(now, c, step)
+            }
+            Phase::Token => self.go_on(now, c, Step::Limit),
             Phase::Service if now < self.timed.calls.get(c).service_end => {
                 self.stop_at_deadline(now, c)
             }
             Phase::Service => self.proceed(now, c),
-            Phase::Waiting if self.timed.fetches.fetching(c) => self.fetch_wake(now, c),
+            Phase::Waiting if self.timed.fetches.fetching(c) => {
+                let (out, done) = self.timed.fields_out(now, c, node);
+                for child in out.into_iter().flatten() {
+                    self.give_up(now, c, child)?;
+                }
+                if done {
+                    return self.assemble_fetch(now, c, node);
+                }
+                Ok(())
+            }
             Phase::Waiting => self.time_out(now, c),
             Phase::Backoff => self.send_try(now, c),
         }
@@ -337,15 +339,16 @@ impl Runner<'_, '_> {
             return self.cancel_chain(now, c);
         }
         if call.phase == Phase::Queued {
-            let (node, _, _) = self.node_of(c);
-            self.leave_queue(now, node);
+            let (node, _, _) = self.timed.node_of(c);
+            self.timed
+                .leave_queue(now, node, &mut self.nodes[node].server);
         }
         self.complete_call(now, c, fail(FailKind::Deadline))
     }
 
     /// The try of call `c` timed out at `now`.
     fn time_out(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, source, _) = self.node_of(c);
+        let (node, _, _) = self.timed.node_of(c);
         if self.hedges(node) {
             return self.hedge_timer(now, c);
         }
@@ -362,20 +365,8 @@ impl Runner<'_, '_> {
         if child != NONE {
             self.nodes[node].caller.back();
         }
+        self.give_up(now, c, child)?;
         let slot = self.timed.calls.get(c).slot;
-        let propagated_past = self.sim.model.sources[source]
-            .deadline
-            .as_ref()
-            .is_some_and(|d| d.propagate)
-            && now >= self.timed.deadline[slot as usize];
-        if self.nodes[node].caller.cancels() || propagated_past {
-            self.cancel_chain(now, child)?;
-        } else {
-            if child != NONE {
-                self.timed.calls.get_mut(child).detached = true;
-            }
-            self.orphan_from(now, child);
-        }
         if let Some(scope) = self.breaker_scope(slot, node) {
             let epoch = self.timed.calls.get(c).admitted_epoch;
             let after = self.breaker_record(node, scope, true, took, tick, epoch);
@@ -387,20 +378,38 @@ impl Runner<'_, '_> {
         self.after_try(now, c, fail(FailKind::Timeout))
     }
 
+    /// The node of call `c` gives up on its call `child` at `now`: with
+    /// `cancel` on the node, or past a propagated deadline, the chain is
+    /// cancelled; otherwise it is left behind as orphans.
+    fn give_up(&mut self, now: Time, c: u32, child: u32) -> Result<(), SimError> {
+        let (node, _, _) = self.timed.node_of(c);
+        if self.nodes[node].caller.cancels() || self.timed.propagated_past(now, c) {
+            return self.cancel_chain(now, child);
+        }
+        if child != NONE {
+            self.timed.calls.get_mut(child).detached = true;
+        }
+        self.timed.orphan_from(now, child);
+        Ok(())
+    }
+
     /// Cancels call `c` and the calls below it: each leaves its queue or
     /// frees its worker now.
     pub(super) fn cancel_chain(&mut self, now: Time, mut c: u32) -> Result<(), SimError> {
         while c != NONE {
             let call = *self.timed.calls.get(c);
-            let (node, _, _) = self.node_of(c);
+            let (node, _, _) = self.timed.node_of(c);
+            let server = &mut self.nodes[node].server;
             if call.phase == Phase::Queued {
-                self.leave_queue(now, node);
+                self.timed.leave_queue(now, node, server);
             }
             if call.holds_worker {
-                self.wasted_busy(now, node, &call);
-                self.free_worker(now, node)?;
+                self.timed.wasted_busy(now, node, &call);
+                self.timed.free_worker(now, node, server)?;
             }
-            self.cancel_fields(now, c)?;
+            for child in self.timed.fetches.cancel(c) {
+                self.cancel_chain(now, child)?;
+            }
             if call.child != NONE {
                 self.nodes[node].caller.back();
             }
@@ -423,16 +432,6 @@ impl Runner<'_, '_> {
         Ok(())
     }
 
-    fn wasted_busy(&mut self, now: Time, node: usize, call: &super::calls::Call) {
-        if call.orphan {
-            let from = call.served.max(call.orphaned_at);
-            let busy = now.since(from).units();
-            self.timed
-                .recorder
-                .count(node, Count::WastedBusy, now, busy);
-        }
-    }
-
     /// The node of call `c` answers `answer` at `now`.
     pub(super) fn complete_call(
         &mut self,
@@ -441,14 +440,13 @@ impl Runner<'_, '_> {
         answer: Answer,
     ) -> Result<(), SimError> {
         let call = *self.timed.calls.get(c);
-        let (node, source, _) = self.node_of(c);
+        let (node, source, _) = self.timed.node_of(c);
         let tick = self.timed.res.tick_of(now);
         if call.holds_worker {
-            self.wasted_busy(now, node, &call);
-            self.timed
-                .recorder
-                .latency(node, now, now.since(call.arrived));
-            self.free_worker(now, node)?;
+            self.timed.wasted_busy(now, node, &call);
+            let tm = &mut self.timed;
+            tm.recorder.latency(node, now, now.since(call.arrived));
+            tm.free_worker(now, node, &mut self.nodes[node].server)?;
         }
         self.timed.recorder.calls.answered += 1;
         if answer == Answer::Ok {
@@ -485,11 +483,15 @@ impl Runner<'_, '_> {
         }
         let p = call.parent;
         if call.field != NONE {
-            return self.field_answered(now, p, call.field as usize, answer);
+            if self.timed.fetches.answered(p, call.field as usize, answer) {
+                let (pnode, _, _) = self.timed.node_of(p);
+                return self.assemble_fetch(now, p, pnode);
+            }
+            return Ok(());
         }
         // The caller's try answered: its timer goes stale.
         self.timed.calls.get_mut(p).child = NONE;
-        let (pnode, _, _) = self.node_of(p);
+        let (pnode, _, _) = self.timed.node_of(p);
         self.nodes[pnode].caller.back();
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
@@ -513,13 +515,13 @@ impl Runner<'_, '_> {
     /// wait ends before the deadline, or answers up.
     fn after_try(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
         if self.timed.calls.get(c).retry_open {
-            let (node, _, _) = self.node_of(c);
+            let (node, _, _) = self.timed.node_of(c);
             self.close_retry(c, node);
         }
         let Answer::Fail(f) = answer else {
             return self.complete_call(now, c, answer);
         };
-        let (node, source, _) = self.node_of(c);
+        let (node, source, _) = self.timed.node_of(c);
         let call = *self.timed.calls.get(c);
         let kind = self.requests.kind[call.slot as usize] as usize;
         let sim = self.sim;
@@ -536,7 +538,7 @@ impl Runner<'_, '_> {
             return self.complete_call(now, c, answer);
         };
         let at = now.after(self.timed.res.ticks(wait));
-        if self.known_deadline(c).is_some_and(|d| at >= d) {
+        if self.timed.known_deadline(c).is_some_and(|d| at >= d) {
             return self.complete_call(now, c, answer);
         }
         if !call.orphan {
@@ -573,7 +575,7 @@ impl Runner<'_, '_> {
             previous: (call.prev_wait != u64::MAX).then_some(call.prev_wait),
             skip: call.skip,
         };
-        let (node, _, _) = self.node_of(c);
+        let (node, _, _) = self.timed.node_of(c);
         let d = self.decide(tick, call.slot, node, f, policy, kind, &mut state);
         let x = self.timed.calls.get_mut(c);
         x.prev_wait = state.previous.unwrap_or(u64::MAX);

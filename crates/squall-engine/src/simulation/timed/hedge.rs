@@ -52,12 +52,12 @@ impl Runner<'_, '_> {
     /// Call `c` at a hedging node sends a try downstream, and sets its
     /// timer for the next one (or for the deadline).
     pub(super) fn send_hedge(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, _) = self.node_of(c);
+        let (node, _, _) = self.timed.node_of(c);
         let Some(spec) = self.nodes[node].caller.hedge() else {
             return Ok(());
         };
         let tick = self.timed.res.tick_of(now);
-        let deadline = self.known_deadline(c);
+        let deadline = self.timed.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {
             return self.finish_hedged(now, c, fail(FailKind::Deadline));
         }
@@ -86,13 +86,13 @@ impl Runner<'_, '_> {
         // moves on, the timer goes stale with the generation.
         let gen = self.timed.calls.enter(c, Phase::Waiting);
         let next = (tries < spec.max_attempts).then(|| now.after(self.timed.res.ticks(spec.delay)));
-        self.wake_at_first(c, gen, next, deadline)?;
+        self.timed.wake_at_first(c, gen, next, deadline)?;
         self.arrive_timed(now, child)
     }
 
     /// The timer of hedging call `c` fired: the deadline, or the next try.
     pub(super) fn hedge_timer(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        if self.known_deadline(c).is_some_and(|d| now >= d) {
+        if self.timed.known_deadline(c).is_some_and(|d| now >= d) {
             return self.finish_hedged(now, c, fail(FailKind::Deadline));
         }
         self.send_hedge(now, c)
@@ -111,7 +111,7 @@ impl Runner<'_, '_> {
         let Answer::Fail(f) = answer else {
             return self.finish_hedged(now, p, answer);
         };
-        let (node, _, _) = self.node_of(p);
+        let (node, _, _) = self.timed.node_of(p);
         let kind = self.requests.kind[self.timed.calls.get(p).slot as usize] as usize;
         if classify(f.kind, &self.sim.kinds[kind].request) == Class::Terminal {
             return self.finish_hedged(now, p, answer);

@@ -66,6 +66,18 @@
 //! timeout, and answers what its degradation policy makes of what came
 //! back ([`composite`]).
 //!
+//! # Where the code lives
+//!
+//! The server side decides ([`ServerSide`](crate::server::node::ServerSide):
+//! faults, capacity, rate limit, workers and queue, service time;
+//! [`Fetches`]: a composite response's fields in flight). The methods of
+//! [`Timed`] keep the calls' phases, the levels and counts, and the wakes:
+//! `arrival.rs` for a call at its node (it returns the loop's next step:
+//! wait, meet the workers, go on, or answer), `composite.rs` for the
+//! fields, `mod.rs` for calls, requests, deadlines and work queues. The
+//! event loop (`flow.rs`) counts the calls, makes the calls down the path
+//! and the fields, and acts on what these return.
+//!
 //! # The caller's side
 //!
 //! A try is not started past the deadline the node knows; a node with a
@@ -122,18 +134,19 @@ mod sequential;
 mod source_events;
 mod sources;
 
-use squall_lang::Model;
+use squall_lang::{DeadlineSpec, Model};
 
 use crate::observe::{Observations, Slots};
 use crate::outcome::Answer;
 use crate::queue::{BucketWidth, EventQueue};
+use crate::server::composite::Fetches;
 use crate::server::work_queue::{WorkQueue, Worked};
 use crate::time::{Resolution, Time};
 
 use super::{event::Event, SimError};
 
-use calls::{Calls, Phase};
-use recorder::Recorder;
+use calls::{Call, Calls, Phase, NONE};
+use recorder::{Count, Recorder};
 use sources::TimedSources;
 
 pub use estimate::{estimate, Estimate};
@@ -199,11 +212,13 @@ pub(super) struct Timed {
     /// Some source has a deadline: else every `deadline` entry is
     /// `Time::NEVER` and `known_deadline` need not look.
     any_deadline: bool,
+    /// Per source: its deadline is propagated to every node.
+    propagate: Vec<bool>,
     /// Where the sources stand (`sources`).
     sources: TimedSources,
     recorder: Recorder,
     /// Composite responses waiting for their fields.
-    fetches: composite::Fetches,
+    fetches: Fetches,
     /// Per call of a hedging node: its tries in flight (`hedge`).
     hedge_kids: Vec<Vec<u32>>,
     /// Per node: its work queue, if it is one.
@@ -234,6 +249,123 @@ impl Timed {
     /// threshold of whole ticks, and `d > T` ticks iff `ceil(d) > T`).
     pub(super) fn ticks_since(&self, now: Time, then: Time) -> u64 {
         now.since(then).units().div_ceil(self.res.per_tick())
+    }
+
+    /// Request `slot` opens at `now`; `deadline`: its source's, if any.
+    fn open_request(&mut self, slot: u32, now: Time, deadline: Option<&DeadlineSpec>) {
+        let i = slot as usize;
+        if self.refs.len() <= i {
+            self.refs.resize(i + 1, 0);
+            self.started.resize(i + 1, Time::ZERO);
+            self.deadline.resize(i + 1, Time::NEVER);
+        }
+        self.refs[i] = 1;
+        self.started[i] = now;
+        self.deadline[i] = deadline.map_or(Time::NEVER, |d| now.after(self.res.duration(d.after)));
+    }
+
+    /// Schedules send `index` of an `at` source `source` (sending at tick
+    /// `times[i]` for each `i`), if it has one.
+    fn schedule_at(&mut self, source: u32, index: u32, times: &[u64]) -> Result<(), SimError> {
+        if let Some(&t) = times.get(index as usize) {
+            let at = self.res.at_tick(t).units();
+            self.events.schedule(at, Event::At { source, index })?;
+        }
+        Ok(())
+    }
+
+    /// A new call at position `pos` of `path` (its `source`'s) for request
+    /// `slot`, made by `parent` (`NONE`: the entry call) at `now`.
+    fn new_call(
+        &mut self,
+        slot: u32,
+        pos: u32,
+        parent: u32,
+        now: Time,
+        source: u32,
+        path: &[usize],
+    ) -> u32 {
+        self.refs[slot as usize] += 1;
+        self.recorder.calls.arrived += 1;
+        let c = self.calls.alloc(slot, pos, parent, now);
+        let call = self.calls.get_mut(c);
+        call.source = source;
+        call.node = path.get(pos as usize).map_or(NONE, |&n| n as u32);
+        call.leaf = pos as usize + 1 == path.len();
+        if parent != NONE {
+            self.calls.get_mut(c).try_no = self.calls.get(parent).tries;
+        }
+        if parent != NONE && self.calls.get(parent).orphan {
+            self.calls.get_mut(c).orphan = true;
+            self.calls.get_mut(c).orphaned_at = now;
+        }
+        c
+    }
+
+    /// The node of call `c`, its source, and whether the node answers by
+    /// itself (the bottom of the path, or a composite field's node).
+    pub(super) fn node_of(&self, c: u32) -> (usize, usize, bool) {
+        let call = self.calls.get(c);
+        let source = call.source as usize;
+        if call.field != NONE {
+            // A field's node answers by itself (`composite`).
+            return (call.field_node as usize, source, true);
+        }
+        (call.node as usize, source, call.leaf)
+    }
+
+    /// The deadline the node of `c` knows, if any (the entry node, or
+    /// every node when its source propagates it). Asked several times for
+    /// every call: when no source has a deadline it answers at once.
+    #[inline]
+    pub(super) fn known_deadline(&self, c: u32) -> Option<Time> {
+        if !self.any_deadline {
+            return None;
+        }
+        let call = self.calls.get(c);
+        let d = self.deadline[call.slot as usize];
+        if d == Time::NEVER {
+            return None;
+        }
+        (call.pos == 0 || self.propagate[call.source as usize]).then_some(d)
+    }
+
+    /// True when call `c`'s request has a propagated deadline and it has
+    /// passed at `now` (the calls below it are cancelled, not left behind).
+    fn propagated_past(&self, now: Time, c: u32) -> bool {
+        let call = self.calls.get(c);
+        self.propagate[call.source as usize] && now >= self.deadline[call.slot as usize]
+    }
+
+    /// Wakes call `c` at generation `gen` at the earlier of `a` and `b`
+    /// (a timer and the deadline the node knows), or not at all when
+    /// neither is set: one wake per wait, whichever comes first.
+    pub(super) fn wake_at_first(
+        &mut self,
+        c: u32,
+        gen: u32,
+        a: Option<Time>,
+        b: Option<Time>,
+    ) -> Result<(), SimError> {
+        let wake = match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(at) = wake {
+            self.events
+                .schedule(at.units(), Event::Wake { call: c, gen })?;
+        }
+        Ok(())
+    }
+
+    /// An orphan `call` at `node` stops at `now`: the time it held its
+    /// worker since its caller gave up is wasted.
+    fn wasted_busy(&mut self, now: Time, node: usize, call: &Call) {
+        if call.orphan {
+            let from = call.served.max(call.orphaned_at);
+            let busy = now.since(from).units();
+            self.recorder.count(node, Count::WastedBusy, now, busy);
+        }
     }
 
     /// The state for `model` (empty when nothing in it takes time).
@@ -271,6 +403,11 @@ impl Timed {
             started: Vec::new(),
             deadline: Vec::new(),
             any_deadline: model.sources.iter().any(|s| s.deadline.is_some()),
+            propagate: model
+                .sources
+                .iter()
+                .map(|s| s.deadline.as_ref().is_some_and(|d| d.propagate))
+                .collect(),
             sources: TimedSources::new(model, seed, res),
             hedge_kids: Vec::new(),
             queues,
@@ -283,7 +420,7 @@ impl Timed {
                 model.nodes.len(),
                 model.sources.len(),
             ),
-            fetches: composite::Fetches::default(),
+            fetches: Fetches::default(),
             events: EventQueue::with_width(BucketWidth::NANOSECONDS),
         }
     }
