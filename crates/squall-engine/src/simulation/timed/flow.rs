@@ -93,29 +93,7 @@ impl Runner<'_, '_> {
                 Event::Retry { .. } => {}
             }
         }
-        // What is left at the end: calls by phase, requests still open.
-        let mut open = 0;
-        for c in &self.timed.calls.calls {
-            if !c.live {
-                continue;
-            }
-            let acc = &mut self.timed.recorder.calls;
-            match c.phase {
-                Phase::Queued | Phase::Token => acc.queued += 1,
-                Phase::Dequeued | Phase::Service => acc.in_service += 1,
-                Phase::Waiting | Phase::Backoff => acc.waiting += 1,
-            }
-            if c.parent == NONE {
-                open += 1;
-            }
-        }
-        self.obs.accounting.in_flight = open;
-        for (i, n) in self.nodes.iter().enumerate() {
-            self.obs.route_calls[i] = n.server.route_calls().to_vec();
-        }
-        let recorder = std::mem::take(&mut self.timed.recorder);
-        self.obs.timed = Some(recorder.finish(end));
-        self.timed.finish_queues(end, &mut self.obs);
+        self.timed.finish(&self.nodes, &mut self.obs);
         Ok(self.obs)
     }
 

@@ -115,6 +115,7 @@ mod arrival;
 mod calls;
 mod composite;
 mod estimate;
+mod finish;
 mod flow;
 mod hedge;
 mod recorder;
