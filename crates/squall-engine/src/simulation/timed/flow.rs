@@ -4,7 +4,7 @@
 //! limit, workers and queue, service time) is the server's stage, in
 //! `arrival.rs`. The rules are in the module doc of [`super`].
 
-use squall_lang::{RetrySpec, Schedule};
+use squall_lang::RetrySpec;
 
 use crate::caller::NO_GRANT;
 
@@ -28,25 +28,7 @@ impl Runner<'_, '_> {
         let m = self.sim.model;
         let res = self.timed.res;
         self.schedule_worker_faults()?;
-        if m.start <= m.ticks {
-            for (s, spec) in m.sources.iter().enumerate() {
-                let source = s as u32;
-                match &spec.schedule {
-                    Schedule::Rate if spec.closed() => {
-                        self.start_clients(res.at_tick(m.start), s)?
-                    }
-                    Schedule::Rate => self.next_arrival(res.at_tick(m.start), s)?,
-                    Schedule::At(times) => {
-                        if let Some(&t) = times.first() {
-                            self.timed
-                                .events
-                                .schedule(res.at_tick(t).units(), Event::At { source, index: 0 })?;
-                        }
-                    }
-                    Schedule::Sequential(_) => self.start_sequential(s)?,
-                }
-            }
-        }
+        self.timed.start_sources(m, &mut self.sources)?;
         let end = self.timed.end;
         // The work budget and the queue's stale timers are looked at every
         // `LOOK_EVERY` events, and at the event past the budget exactly.
@@ -67,27 +49,24 @@ impl Runner<'_, '_> {
                     if self.timed.sources.sends(s) {
                         self.enter_timed(now, s, self.sim.kind_base[s])?;
                     }
-                    self.next_arrival(now, s)?;
+                    let stream = self.sources.stream(s);
+                    self.timed.next_arrival(now, s, &m.sources[s], stream)?;
                 }
                 Event::At { source, index } => {
                     let s = source as usize;
                     self.enter_timed(now, s, self.sim.kind_base[s])?;
-                    if let Schedule::At(times) = &m.sources[s].schedule {
-                        if let Some(&next) = times.get(index as usize + 1) {
-                            self.timed.events.schedule(
-                                res.at_tick(next).units(),
-                                Event::At {
-                                    source,
-                                    index: index + 1,
-                                },
-                            )?;
-                        }
-                    }
+                    self.timed.next_at(&m.sources[s], source, index)?;
                 }
                 Event::Wake { call, gen } => self.wake(now, call, gen)?,
-                Event::Op { source, index } => self.start_op(now, source as usize, index)?,
+                Event::Op { source, index } => {
+                    let s = source as usize;
+                    self.operations.start(s, res.tick_of(now));
+                    self.enter_timed(now, s, self.sim.kind_base[s] + index)?;
+                }
                 Event::Think { source, client } => {
-                    self.client_sends(now, source as usize, client)?;
+                    self.clients.sending = Some(client);
+                    let s = source as usize;
+                    self.enter_timed(now, s, self.sim.kind_base[s])?;
                 }
                 Event::Workers { node } => self.apply_worker_faults(now, node as usize)?,
                 Event::Retry { .. } => {}
@@ -455,7 +434,8 @@ impl Runner<'_, '_> {
             let client = self.requests.client[call.slot as usize];
             self.drop_ref(call.slot);
             self.drop_ref(call.slot);
-            return self.client_done(now, source, client);
+            let spec = &self.sim.model.sources[source];
+            return self.timed.client_done(now, source, spec, client);
         }
         self.drop_ref(call.slot);
         if call.detached {
@@ -520,10 +500,9 @@ impl Runner<'_, '_> {
         if !call.orphan {
             self.requests.retried[call.slot as usize] = true;
             if call.pos == 0 {
-                self.op_wait(call.slot, wait);
+                self.operations.wait(source, &sim.kinds[kind], wait);
             }
         }
-        let _ = source;
         let gen = self.timed.calls.enter(c, Phase::Backoff);
         self.timed
             .events
@@ -561,6 +540,32 @@ impl Runner<'_, '_> {
             x.retry_open = d.wait.is_some();
         }
         d.wait
+    }
+
+    /// The request in `slot` ended at `now` with `answer` after `tries`
+    /// tries at its entry node: an operation is recorded and the next one
+    /// starts at that moment (`Operations::ended`, as on the zero-time path).
+    fn op_ended(
+        &mut self,
+        now: Time,
+        slot: u32,
+        answer: Answer,
+        tries: u32,
+    ) -> Result<(), SimError> {
+        let (sim, s) = (self.sim, self.requests.source[slot as usize] as usize);
+        let kind = &sim.kinds[self.requests.kind[slot as usize] as usize];
+        let tries = sim.model.nodes[sim.paths[s][0]].downstream.map(|_| tries);
+        let (spec, t) = (&sim.model.sources[s], self.timed.res.tick_of(now));
+        if let Some((record, next)) = self.operations.ended(s, spec, kind, t, tries, answer) {
+            self.obs.ops[s].push(record);
+            if let Some(index) = next {
+                let source = s as u32;
+                self.timed
+                    .events
+                    .schedule(now.units(), Event::Op { source, index })?;
+            }
+        }
+        Ok(())
     }
 
     /// Call `c` at `node` leaves its retry open (its retry answered, or

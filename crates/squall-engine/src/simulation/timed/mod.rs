@@ -119,7 +119,6 @@ mod finish;
 mod flow;
 mod hedge;
 mod recorder;
-mod sequential;
 mod source_events;
 mod sources;
 
