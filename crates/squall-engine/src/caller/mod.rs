@@ -38,6 +38,7 @@
 
 mod breakers;
 mod budget;
+mod hedge;
 
 use squall_lang::{HedgeSpec, Model};
 
@@ -46,6 +47,7 @@ use crate::time::{Duration, Resolution};
 
 pub(crate) use breakers::Breakers;
 pub(crate) use budget::{Budgets, Decision, NO_GRANT};
+pub(crate) use hedge::{HedgeStep, Hedges};
 
 /// One node's caller side.
 #[derive(Debug, Clone)]

@@ -6,12 +6,12 @@
 
 use squall_lang::RetrySpec;
 
-use crate::caller::NO_GRANT;
+use crate::caller::{HedgeStep, NO_GRANT};
 
 use crate::observe::Observations;
 use crate::outcome::{fail, Answer, FailKind, Failure};
 use crate::policy::breaker::counts_against_dependency;
-use crate::policy::retry::RetryLoop;
+use crate::policy::retry::{classify, Class};
 use crate::time::Time;
 
 use super::super::{event::Event, runner::Runner, SimError};
@@ -78,51 +78,23 @@ impl Runner<'_, '_> {
 
     /// A new request of `kind` from source `s` at `now`.
     pub(super) fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
-        let tick = self.timed.res.tick_of(now);
-        let slot = self.new_request(tick, s, kind);
-        let i = slot as usize;
-        let tm = &mut self.timed;
-        if tm.refs.len() <= i {
-            tm.refs.resize(i + 1, 0);
-            tm.started.resize(i + 1, Time::ZERO);
-            tm.deadline.resize(i + 1, Time::NEVER);
-        }
-        tm.refs[i] = 1;
-        tm.started[i] = now;
-        tm.deadline[i] = self.sim.model.sources[s]
-            .deadline
-            .as_ref()
-            .map_or(Time::NEVER, |d| now.after(tm.res.duration(d.after)));
+        let slot = self.new_request(self.timed.res.tick_of(now), s, kind);
+        let deadline = self.sim.model.sources[s].deadline.as_ref();
+        self.timed.open_request(slot, now, deadline);
         let c = self.new_call(slot, 0, NONE, now);
         self.arrive_timed(now, c)
     }
 
+    /// A new call of request `slot` at path position `pos` from `parent`.
     pub(super) fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
-        let tm = &mut self.timed;
-        tm.refs[slot as usize] += 1;
-        tm.recorder.calls.arrived += 1;
-        let c = tm.calls.alloc(slot, pos, parent, now);
         let source = self.requests.source[slot as usize];
         let path = &self.sim.paths[source as usize];
-        let call = tm.calls.get_mut(c);
-        call.source = source;
-        call.node = path.get(pos as usize).map_or(NONE, |&n| n as u32);
-        call.leaf = pos as usize + 1 == path.len();
-        if parent != NONE {
-            tm.calls.get_mut(c).try_no = tm.calls.get(parent).tries;
-        }
-        if parent != NONE && tm.calls.get(parent).orphan {
-            tm.calls.get_mut(c).orphan = true;
-            tm.calls.get_mut(c).orphaned_at = now;
-        }
-        c
+        self.timed.new_call(slot, pos, parent, now, source, path)
     }
 
     /// One reference to request `slot` goes; the last frees its slot.
     fn drop_ref(&mut self, slot: u32) {
-        let r = &mut self.timed.refs[slot as usize];
-        *r -= 1;
-        if *r == 0 {
+        if self.timed.drop_ref(slot) {
             self.requests.release(slot);
         }
     }
@@ -160,24 +132,10 @@ impl Runner<'_, '_> {
         Ok(())
     }
 
-    /// The deadline the node of `c` knows, if any. Asked several times
-    /// for every call: when no source has a deadline it answers at once.
+    /// The deadline the node of `c` knows, if any.
     #[inline]
     pub(super) fn known_deadline(&self, c: u32) -> Option<Time> {
-        if !self.timed.any_deadline {
-            return None;
-        }
-        let call = self.timed.calls.get(c);
-        let d = self.timed.deadline[call.slot as usize];
-        if d == Time::NEVER {
-            return None;
-        }
-        let source = call.source as usize;
-        let propagate = self.sim.model.sources[source]
-            .deadline
-            .as_ref()
-            .is_some_and(|d| d.propagate);
-        (call.pos == 0 || propagate).then_some(d)
+        self.timed.known_deadline(c, &self.sim.model.sources)
     }
 
     /// Call `c`'s own service is over: a leaf answers, another node sends
@@ -194,7 +152,7 @@ impl Runner<'_, '_> {
         let tick = self.timed.res.tick_of(now);
         self.timed.calls.get_mut(c).first_try = tick;
         let (node, _, _) = self.node_of(c);
-        if self.hedges(node) {
+        if self.nodes[node].caller.hedge().is_some() {
             return self.send_hedge(now, c);
         }
         let slot = self.timed.calls.get(c).slot;
@@ -303,8 +261,8 @@ impl Runner<'_, '_> {
     /// The try of call `c` timed out at `now`.
     fn time_out(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, source, _) = self.node_of(c);
-        if self.hedges(node) {
-            return self.hedge_timer(now, c);
+        if self.nodes[node].caller.hedge().is_some() {
+            return self.send_hedge(now, c);
         }
         let tick = self.timed.res.tick_of(now);
         self.timed.recorder.count(node, Count::Timeout, now, 1);
@@ -354,15 +312,17 @@ impl Runner<'_, '_> {
                 self.leave_queue(now, node);
             }
             if call.holds_worker {
-                self.wasted_busy(now, node, &call);
+                self.timed.wasted_busy(now, node, &call);
                 self.free_worker(now, node)?;
             }
             self.cancel_fields(now, c)?;
             if call.child != NONE {
                 self.nodes[node].caller.back();
             }
-            if self.hedges(node) {
-                self.cancel_kids(now, c)?;
+            if self.nodes[node].caller.hedge().is_some() {
+                for k in self.timed.hedges.take(c) {
+                    self.cancel_chain(now, k)?;
+                }
             }
             self.close_retry(c, node);
             if self.nodes[node].caller.has_budget() {
@@ -380,16 +340,6 @@ impl Runner<'_, '_> {
         Ok(())
     }
 
-    fn wasted_busy(&mut self, now: Time, node: usize, call: &super::calls::Call) {
-        if call.orphan {
-            let from = call.served.max(call.orphaned_at);
-            let busy = now.since(from).units();
-            self.timed
-                .recorder
-                .count(node, Count::WastedBusy, now, busy);
-        }
-    }
-
     /// The node of call `c` answers `answer` at `now`.
     pub(super) fn complete_call(
         &mut self,
@@ -401,7 +351,7 @@ impl Runner<'_, '_> {
         let (node, source, _) = self.node_of(c);
         let tick = self.timed.res.tick_of(now);
         if call.holds_worker {
-            self.wasted_busy(now, node, &call);
+            self.timed.wasted_busy(now, node, &call);
             self.timed
                 .recorder
                 .latency(node, now, now.since(call.arrived));
@@ -460,10 +410,68 @@ impl Runner<'_, '_> {
             );
             self.trace(pnode, || sent.answered(scope, answer, after));
         }
-        if self.hedges(pnode) {
-            return self.hedge_answer(now, p, c, answer);
+        if let Some(spec) = self.nodes[pnode].caller.hedge() {
+            let request = &self.sim.kinds[self.requests.kind[call.slot as usize] as usize].request;
+            let terminal = |f: Failure| classify(f.kind, request) == Class::Terminal;
+            let tries = self.timed.calls.get(p).tries;
+            return match self
+                .timed
+                .hedges
+                .answered(&spec, p, c, tries, answer, terminal)
+            {
+                HedgeStep::Finish(answer) => self.finish_hedged(now, p, answer),
+                HedgeStep::Send => self.send_hedge(now, p),
+                HedgeStep::Wait => Ok(()),
+            };
         }
         self.after_try(now, p, answer)
+    }
+
+    /// Call `c` at a hedging node sends a try downstream (its caller
+    /// side's [`Hedges`](crate::caller::Hedges) keeps it), and sets its
+    /// timer for the next one or the deadline; past the deadline, or
+    /// refused by the breaker, the call answers instead.
+    fn send_hedge(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (node, _, _) = self.node_of(c);
+        let Some(spec) = self.nodes[node].caller.hedge() else {
+            return Ok(());
+        };
+        let tick = self.timed.res.tick_of(now);
+        let deadline = self.known_deadline(c);
+        if deadline.is_some_and(|d| now >= d) {
+            return self.finish_hedged(now, c, fail(FailKind::Deadline));
+        }
+        let call = self.timed.calls.get_mut(c);
+        call.tries += 1;
+        let (tries, slot, pos) = (call.tries, call.slot, call.pos);
+        if let Some(open) = self.admit_try(tick, c, node) {
+            return self.finish_hedged(now, c, open);
+        }
+        if tries > 1 {
+            let i = self.obs.slots.index(tick);
+            self.obs.nodes[node].count_hedged(i);
+            if !self.timed.calls.get(c).orphan {
+                self.requests.retried[slot as usize] = true;
+            }
+        }
+        let child = self.new_call(slot, pos + 1, c, now);
+        let delay = self.timed.hedges.sent(&spec, c, child, tries);
+        // The timer first: if the try answers in this moment and the call
+        // moves on, the timer goes stale with the generation.
+        let gen = self.timed.calls.enter(c, Phase::Waiting);
+        let next = delay.map(|d| now.after(self.timed.res.ticks(d)));
+        self.wake_at_first(c, gen, next, deadline)?;
+        self.arrive_timed(now, child)
+    }
+
+    /// Hedging call `p` answers `answer`: the tries still out are cancelled
+    /// (their work so far is wasted).
+    fn finish_hedged(&mut self, now: Time, p: u32, answer: Answer) -> Result<(), SimError> {
+        for k in self.timed.hedges.take(p) {
+            self.timed.calls.orphan_chain(k);
+            self.cancel_chain(now, k)?;
+        }
+        self.complete_call(now, p, answer)
     }
 
     /// The try of call `c` ended with `answer`: success answers up; a
@@ -523,22 +531,11 @@ impl Runner<'_, '_> {
         policy: &RetrySpec,
         kind: usize,
     ) -> Option<u64> {
-        let call = *self.timed.calls.get(c);
-        let mut state = RetryLoop {
-            tries: call.tries,
-            started: call.first_try,
-            previous: (call.prev_wait != u64::MAX).then_some(call.prev_wait),
-            skip: call.skip,
-        };
         let (node, _, _) = self.node_of(c);
-        let d = self.decide(tick, call.slot, node, f, policy, kind, &mut state);
-        let x = self.timed.calls.get_mut(c);
-        x.prev_wait = state.previous.unwrap_or(u64::MAX);
-        x.skip = state.skip;
-        if d.grant != NO_GRANT {
-            x.grant = d.grant;
-            x.retry_open = d.wait.is_some();
-        }
+        let call = self.timed.calls.get(c);
+        let (slot, mut state) = (call.slot, call.retry_loop());
+        let d = self.decide(tick, slot, node, f, policy, kind, &mut state);
+        self.timed.calls.get_mut(c).decided(&state, &d);
         d.wait
     }
 

@@ -117,13 +117,14 @@ mod composite;
 mod estimate;
 mod finish;
 mod flow;
-mod hedge;
+mod ledger;
 mod recorder;
 mod source_events;
 mod sources;
 
 use squall_lang::Model;
 
+use crate::caller::Hedges;
 use crate::observe::{Observations, Slots};
 use crate::outcome::Answer;
 use crate::queue::{BucketWidth, EventQueue};
@@ -204,8 +205,9 @@ pub(super) struct Timed {
     recorder: Recorder,
     /// Composite responses waiting for their fields.
     fetches: composite::Fetches,
-    /// Per call of a hedging node: its tries in flight (`hedge`).
-    hedge_kids: Vec<Vec<u32>>,
+    /// Per call of a hedging node: its tries in flight
+    /// ([`crate::caller::Hedges`]).
+    hedges: Hedges,
     /// Per node: its work queue, if it is one.
     queues: Vec<Option<WorkQueue>>,
     /// The events to come: the one calendar queue ([`crate::queue`]),
@@ -272,7 +274,7 @@ impl Timed {
             deadline: Vec::new(),
             any_deadline: model.sources.iter().any(|s| s.deadline.is_some()),
             sources: TimedSources::new(model, seed, res),
-            hedge_kids: Vec::new(),
+            hedges: Hedges::default(),
             queues,
             recorder: Recorder::new(
                 res,
