@@ -102,7 +102,10 @@
 //! * `clients` — the clients a source stands for (`clients N`): which one
 //!   a request belongs to, and which of the entry node's per-client
 //!   breakers and budgets (held by its caller side) it uses;
-//! * `operation` — the running operation of a sequential source;
+//! * `operation` — `Operations`: the running
+//!   operation of each sequential source and its record, one rule for
+//!   both paths (`start`, `wait`, `ended`; the loop pushes the record and
+//!   schedules the next operation);
 //! * `call` — a call down the path and its answer back up: arrive, admit,
 //!   deliver, retry waits, finish; and the caller-side helpers both paths
 //!   call;
@@ -110,7 +113,15 @@
 //! * `requests` — the per-request slab (`keep`: which of its arrays a
 //!   model needs; `last_seen`: the last tick per request and node);
 //! * `node_state` — per-node state, one field per component (its caller
-//!   side among them).
+//!   side among them);
+//! * `timed/` — the timed path: its loop is `timed/flow.rs` (with the
+//!   server's stage in `timed/arrival.rs` and `timed/composite.rs`, the
+//!   only `impl Runner` there); the rest is owned by `Timed` and its
+//!   parts, which return what to schedule (sources' next events in
+//!   `timed/sources.rs` and `timed/source_events.rs`, the request and
+//!   call ledger in `timed/ledger.rs`, the end of a run in
+//!   `timed/finish.rs`), and by the caller side's `Hedges` for hedged
+//!   tries. Its module doc has the map.
 
 mod accumulator;
 mod answer;

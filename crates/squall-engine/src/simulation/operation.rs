@@ -10,7 +10,7 @@
 //! own kind (method, path, key, retry policy); it ends when its entry call
 //! answers, and the next starts at that moment (on the timed path in
 //! engine units, not rounded to a tick). Its record
-//! ([`OpRecord`](crate::OpRecord)) holds the ticks it started and ended,
+//! ([`OpRecord`]) holds the ticks it started and ended,
 //! the tries its entry node made (1 when the entry calls nothing) and the
 //! waits the entry node chose before each retry, in ticks.
 

@@ -24,7 +24,7 @@
 //! a client has thought after its previous request ended (`sources`).
 //! `at` sources send at the start of their ticks. A sequential source runs
 //! one operation at a time, the next starting the moment the one before
-//! ends ([`sequential`]).
+//! ends (`simulation/operation.rs`, whose rule both paths share).
 //!
 //! # A call at a node
 //!
@@ -110,6 +110,27 @@
 //! every request is completed, dropped or in flight, and every call that
 //! reached a node was answered, cancelled, or is queued, in service or
 //! waiting ([`crate::observe::timed::CallAccounting`]).
+//!
+//! # Where the code lives
+//!
+//! The event loop is `flow.rs`: it pops the events and drives a try's life
+//! (send, timer, answer, retry wait, cancellation, hedged tries); with the
+//! server's stage (`arrival.rs`, `composite.rs`) it is the only code here
+//! that is `impl Runner`. The state it acts on is owned by components that
+//! keep their rules and return what to do; the loop makes the request,
+//! schedules and acts:
+//!
+//! | state and rules | owner | what the loop calls |
+//! |-----------------|-------|---------------------|
+//! | the calls in flight and each try's state | [`Calls`], `Call` (`calls.rs`) | `alloc`, `enter`, `release`, `orphan_chain`; `Call::retry_loop` and `Call::decided` around the caller side's retry decision |
+//! | a request's references, start and deadline; a new call's place on its path; the deadline a node knows; an orphan's wasted work | [`Timed`] (`ledger.rs`) | `open_request`, `new_call`, `drop_ref`, `known_deadline`, `wasted_busy` |
+//! | when a source's next event falls (open loops' gaps, clients' think times) | `TimedSources` (`sources.rs`) | through [`Timed`] (`source_events.rs`), which schedules it: `start_sources` once, then `next_arrival`, `next_at`, `client_done` |
+//! | a sequential source's running operation and its record | `Operations` (`simulation/operation.rs`, shared with the zero-time path) | `start`, `wait`, `ended` |
+//! | hedged tries: each hedging call's tries in flight, and what it does when one answers | [`Hedges`] (`caller/hedge.rs`), held here beside the call slab | `sent` (the delay to the next try), `answered` (a `HedgeStep`: finish, send, wait), `take` (the tries to cancel) |
+//! | a node's breakers, budgets, timeout, hedging policy | `CallerSide` (`caller/`) | the same methods as the zero-time path (`caller/mod.rs`) |
+//! | work queues | [`WorkQueue`] (`server/work_queue.rs`), with its calls and levels here | `enqueue_message`, `dispatch_messages`, `message_wake` |
+//! | what is counted in time | `Recorder` (`recorder.rs`) | `count`, `latency`, `queue`, `busy`, `end_to_end` |
+//! | the end of a run | [`Timed::finish`] (`finish.rs`) | once, after the last event |
 
 mod arrival;
 mod calls;
