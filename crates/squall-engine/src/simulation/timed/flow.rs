@@ -551,6 +551,9 @@ impl Runner<'_, '_> {
     ) -> Result<(), SimError> {
         let (sim, s) = (self.sim, self.requests.source[slot as usize] as usize);
         let kind = &sim.kinds[self.requests.kind[slot as usize] as usize];
+        if kind.op.is_none() {
+            return Ok(());
+        }
         let tries = sim.model.nodes[sim.paths[s][0]].downstream.map(|_| tries);
         let (spec, t) = (&sim.model.sources[s], self.timed.res.tick_of(now));
         if let Some((record, next)) = self.operations.ended(s, spec, kind, t, tries, answer) {
