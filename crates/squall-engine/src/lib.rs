@@ -38,7 +38,8 @@
 //! | building and running a simulation         | [`simulation`] (`builder.rs`, `runner.rs`) |
 //! | a node's caller side: breakers (own, per path, per client), retry budgets (own, per client) and the counts Envoy reads, per-try timeout, cancel, hedging | `caller/` (`CallerSide`, `Breakers`, `Budgets`) |
 //! | a call down the path and back up          | `simulation/call.rs` (a node's own answer: `ServerSide::own_answer`) |
-//! | the same on a run that takes time         | `simulation/timed/` (`flow.rs` the loop; `arrival.rs`, `composite.rs`: the `Timed` side of the server's stage; `hedge.rs`) |
+//! | the same on a run that takes time         | `simulation/timed/` (`flow/` the loop; `arrival.rs`, `composite.rs`: the `Timed` side of the server's stage; map in `timed/mod.rs`) |
+//! | hedged tries                              | `caller/hedge.rs` (`Hedges`)           |
 //! | per-request and per-node state            | `simulation/requests.rs`, `simulation/node_state.rs` |
 //! | sources and sequential operations         | `simulation/source.rs`, `simulation/operation.rs` |
 //! | an open-loop source's gaps in time (timed sources, fed senders) | `arrivals.rs` (`OpenLoop`) |

@@ -7,9 +7,10 @@
 //! | retry budget: the node's own, one per client; the in-flight counts an Envoy budget reads | [`Budgets`] (`budget.rs`) |
 //! | the retry rule and backoff draw        | [`crate::policy::retry`], asked through [`Budgets::next_try`] |
 //! | per-try timeout, cancel on timeout, hedging policy | [`CallerSide`] (read by the timed path) |
+//! | hedged tries: each hedging call's tries in flight, and what the call does when one answers | [`Hedges`] (`hedge.rs`; one per timed run, held beside its call slab) |
 //!
 //! Both engine paths (the zero-time path's `simulation/call.rs` and the
-//! timed path's `simulation/timed/flow.rs`) call the same methods, in the
+//! timed path's `simulation/timed/flow/`) call the same methods, in the
 //! same order in a try's life:
 //!
 //! 1. [`CallerSide::first_try`] — a request's retry loop opens at the
@@ -27,6 +28,14 @@
 //! 7. [`CallerSide::leave`] — the request leaves the node with its answer
 //!    (a success is credited to the budget).
 //!
+//! A hedging node (the timed path only; it has no retry, timeout or
+//! budget) replaces steps 5 and 6 with its [`Hedges`]: [`Hedges::sent`]
+//! when a try goes (the delay before the next, if one is left),
+//! [`Hedges::answered`] when one answers ([`HedgeStep`]: answer, send the
+//! next try now, or wait for the others), [`Hedges::take`] for the tries
+//! to cancel when the call answers or is cancelled. The event loop sends,
+//! sets timers and cancels; the rule is here.
+//!
 //! The per-try state (the retry loop, the breaker's epoch, the grant) lives
 //! with the path's own record of the try (the zero-time path's request
 //! slab, the timed path's call slab), since a timed node can have many
@@ -38,6 +47,7 @@
 
 mod breakers;
 mod budget;
+mod hedge;
 
 use squall_lang::{HedgeSpec, Model};
 
@@ -46,6 +56,7 @@ use crate::time::{Duration, Resolution};
 
 pub(crate) use breakers::Breakers;
 pub(crate) use budget::{Budgets, Decision, NO_GRANT};
+pub(crate) use hedge::{HedgeStep, Hedges};
 
 /// One node's caller side.
 #[derive(Debug, Clone)]

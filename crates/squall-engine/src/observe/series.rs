@@ -51,6 +51,14 @@ pub struct NodeSeries {
 }
 
 impl NodeSeries {
+    /// A hedged try in slot `i`: the series is made at the node's first.
+    pub(crate) fn count_hedged(&mut self, i: usize) {
+        if self.hedged.is_empty() {
+            self.hedged = vec![0; self.calls.len()];
+        }
+        self.hedged[i] += 1;
+    }
+
     pub(crate) fn new(name: &str, n: usize, binned: bool) -> Self {
         NodeSeries {
             name: name.to_string(),

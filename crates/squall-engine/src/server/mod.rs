@@ -40,7 +40,7 @@
 //! path's calls meet 2, 3 and 5 ([`node::ServerSide::own_answer`]). A node
 //! that is not at the bottom passes the call on to its downstream. The
 //! event loops ([`crate::simulation`]: `call.rs` on the zero-time path;
-//! `timed/flow.rs` when calls take time, through the `Timed` methods of
+//! `timed/flow/` when calls take time, through the `Timed` methods of
 //! `timed/arrival.rs` and `timed/composite.rs`, which keep the calls'
 //! phases, levels and wakes) call [`node::ServerSide`] and
 //! [`composite::Fetches`], keep the observations and the events, and act

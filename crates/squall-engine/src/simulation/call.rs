@@ -10,12 +10,9 @@
 //! answer reaches the source, [`Runner::finish`] ends the request (and
 //! records a sequential source's operation).
 
-use squall_lang::Schedule;
-
 use crate::caller::{Decision, NO_GRANT};
 use crate::observe::trace::{self, TraceRow};
 use crate::observe::CallRow;
-use crate::observe::OpRecord;
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::breaker::{counts_against_dependency, Admission, State};
 use crate::policy::retry::RetryLoop;
@@ -424,10 +421,8 @@ impl Runner<'_, '_> {
                     if let Some(wait) = self.retry_wait(t, slot, pos, node, f, policy, kind) {
                         self.requests.retried[slot as usize] = true;
                         let at = t.saturating_add(wait);
-                        // Only an operation's record reads its waits; for
-                        // other requests they would pile up for the whole run.
-                        if pos == 0 && sim.kinds[kind].op.is_some() {
-                            self.operations.waits[source].push(wait);
+                        if pos == 0 {
+                            self.operations.wait(source, &sim.kinds[kind], wait);
                         }
                         if at <= self.sim.model.ticks {
                             self.queue.schedule(
@@ -502,34 +497,18 @@ impl Runner<'_, '_> {
         self.tally_end(t, slot, answer);
         let source = self.requests.source[slot as usize] as usize;
         let kind = self.requests.kind[slot as usize] as usize;
-        if let Some(op) = self.sim.kinds[kind].op {
+        let k = &self.sim.kinds[kind];
+        if k.op.is_some() {
             let entry = self.sim.paths[source][0];
-            let tries = if self.sim.model.nodes[entry].downstream.is_some() {
-                self.requests.tries[slot as usize * self.requests.depth]
-            } else {
-                1
-            };
-            let label = match &self.sim.model.sources[source].schedule {
-                Schedule::Sequential(ops) => ops.get(op).map_or(String::new(), |o| o.label.clone()),
-                _ => String::new(),
-            };
-            self.obs.ops[source].push(OpRecord {
-                label,
-                start: self.operations.start[source],
-                end: t,
-                tries,
-                answer,
-                waits: std::mem::take(&mut self.operations.waits[source]),
-            });
-            if let Schedule::Sequential(ops) = &self.sim.model.sources[source].schedule {
-                if op + 1 < ops.len() {
-                    self.queue.schedule(
-                        t,
-                        Event::Op {
-                            source: source as u32,
-                            index: op as u32 + 1,
-                        },
-                    )?;
+            let tries = self.sim.model.nodes[entry]
+                .downstream
+                .map(|_| self.requests.tries[slot as usize * self.requests.depth]);
+            let spec = &self.sim.model.sources[source];
+            if let Some((record, next)) = self.operations.ended(source, spec, k, t, tries, answer) {
+                self.obs.ops[source].push(record);
+                if let Some(index) = next {
+                    let source = source as u32;
+                    self.queue.schedule(t, Event::Op { source, index })?;
                 }
             }
         }

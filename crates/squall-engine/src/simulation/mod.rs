@@ -87,7 +87,7 @@
 //! when calls take time) and act on what it returns.
 //!
 //! Both paths call the caller side at the same moments of a try's life
-//! (`call.rs` here, `timed/flow.rs` on the timed path), through the
+//! (`call.rs` here, `timed/flow/` on the timed path), through the
 //! helpers in `call.rs` that pick the request's breaker and budget (its
 //! client's own at its entry node, the path's under `per path`, else the
 //! node's): `first_try` when a request's retry loop opens at the node;
@@ -108,19 +108,27 @@
 //! * `clients` — the clients a source stands for (`clients N`): which one
 //!   a request belongs to, and which of the entry node's per-client
 //!   breakers and budgets (held by its caller side) it uses;
-//! * `operation` — the running operation of a sequential source;
+//! * `operation` — `Operations`: the running
+//!   operation of each sequential source and its record, one rule for
+//!   both paths (`start`, `wait`, `ended`; the loop pushes the record and
+//!   schedules the next operation);
 //! * `call` — a call down the path and its answer back up: arrive, a
 //!   node's own answer (the server side's `own_answer`, and a composite
 //!   response's fields fetched and assembled), admit, deliver, retry waits,
 //!   finish; and the caller-side helpers both paths call;
-//! * `timed` — the timed path (its module doc is the guide): `flow.rs` is
-//!   its event loop; the methods of `Timed` in `arrival.rs` (a call at its
-//!   node) and `composite.rs` (a response's fields) keep the calls'
-//!   phases, levels and wakes around the server side's decisions;
 //! * `requests` — the per-request slab (`keep`: which of its arrays a
 //!   model needs; `last_seen`: the last tick per request and node);
 //! * `node_state` — per-node state, one field per component (its caller
-//!   side among them).
+//!   side among them);
+//! * `timed/` — the timed path (its module doc is the guide): its loop is
+//!   `timed/flow/`, the only `impl Runner` there; the rest is owned by
+//!   `Timed` and its parts, which return what to do or schedule (a call
+//!   at its node in `timed/arrival.rs` and a response's fields in
+//!   `timed/composite.rs`, around the server side's decisions; sources' next events in
+//!   `timed/sources.rs` and `timed/source_events.rs`, the request and
+//!   call ledger in `timed/ledger.rs`, the end of a run in
+//!   `timed/finish.rs`), and by the caller side's `Hedges` for hedged
+//!   tries. Its module doc has the map.
 
 mod accumulator;
 mod builder;

@@ -5,7 +5,7 @@
 //! phase, the node's levels and counts) and schedule the events that
 //! follow (a token's wait, a queue timeout, the end of service, a queued
 //! call's start), check the deadline the node knows, and return a
-//! [`Step`]: what the event loop (`flow.rs`) does next with the call.
+//! [`Step`]: what the event loop (`flow/`) does next with the call.
 //! What happens after the service (tries downstream, the answer back up)
 //! is the loop's. The rules are in the module doc of [`super`].
 

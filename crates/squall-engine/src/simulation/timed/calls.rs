@@ -8,9 +8,11 @@
 //! more calls in flight than its path has nodes; this is why the state of
 //! a try lives here and not in the request.
 
+use crate::caller::{Decision, NO_GRANT};
 use crate::observe::trace::SentTry;
 use crate::outcome::Answer;
 use crate::policy::breaker::{Admission, State};
+use crate::policy::retry::RetryLoop;
 use crate::time::Time;
 
 /// No call.
@@ -112,6 +114,29 @@ impl Call {
         self.sent_tick = tick;
     }
 
+    /// Its retry loop, as the caller side's retry rule reads it
+    /// ([`crate::caller::Budgets::next_try`]).
+    pub(super) fn retry_loop(&self) -> RetryLoop {
+        RetryLoop {
+            tries: self.tries,
+            started: self.first_try,
+            previous: (self.prev_wait != u64::MAX).then_some(self.prev_wait),
+            skip: self.skip,
+        }
+    }
+
+    /// Its caller side decided `d` on its retry loop, now `state`: the
+    /// loop's state is kept, and a grant of its node's budget (a retry
+    /// granted stays open until its answer comes back).
+    pub(super) fn decided(&mut self, state: &RetryLoop, d: &Decision) {
+        self.prev_wait = state.previous.unwrap_or(u64::MAX);
+        self.skip = state.skip;
+        if d.grant != NO_GRANT {
+            self.grant = d.grant;
+            self.retry_open = d.wait.is_some();
+        }
+    }
+
     /// Its current try, as the breaker's trace writes it once its answer
     /// is back.
     pub(super) fn sent(&self) -> SentTry {
@@ -157,7 +182,7 @@ impl Calls {
             admitted_epoch: 0,
             admitted_state: State::Closed,
             sent_tick: 0,
-            grant: crate::caller::NO_GRANT,
+            grant: NO_GRANT,
             retry_open: false,
             live: true,
             field: NONE,
@@ -192,6 +217,18 @@ impl Calls {
         call.gen = call.gen.wrapping_add(1);
         call.phase = phase;
         call.gen
+    }
+
+    /// Call `c` and the calls below it become orphans, each from its
+    /// arrival at the latest: their caller gave up on them (a hedging
+    /// call answered without them).
+    pub(super) fn orphan_chain(&mut self, mut c: u32) {
+        while c != NONE {
+            let call = self.get_mut(c);
+            call.orphan = true;
+            call.orphaned_at = call.orphaned_at.min(call.arrived);
+            c = call.child;
+        }
     }
 
     pub(super) fn get(&self, c: u32) -> &Call {

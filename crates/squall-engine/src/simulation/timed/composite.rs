@@ -4,7 +4,7 @@
 //! ([`Fetches`](crate::server::composite::Fetches): which fields are in or out, when the response is
 //! assembled; [`crate::server::composite::Assembly`], the zero-time
 //! path's rules); this file keeps the calls and the wakes, and the event
-//! loop (`flow.rs`) makes the calls and cancels or leaves behind those of
+//! loop (`flow/`) makes the calls and cancels or leaves behind those of
 //! the fields that are out.
 //!
 //! # The rule

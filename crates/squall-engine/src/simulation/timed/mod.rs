@@ -24,7 +24,7 @@
 //! a client has thought after its previous request ended (`sources`).
 //! `at` sources send at the start of their ticks. A sequential source runs
 //! one operation at a time, the next starting the moment the one before
-//! ends ([`sequential`]).
+//! ends (`simulation/operation.rs`, whose rule both paths share).
 //!
 //! # A call at a node
 //!
@@ -75,7 +75,7 @@
 //! `arrival.rs` for a call at its node (it returns the loop's next step:
 //! wait, meet the workers, go on, or answer), `composite.rs` for the
 //! fields, `mod.rs` for calls, requests, deadlines and work queues. The
-//! event loop (`flow.rs`) counts the calls, makes the calls down the path
+//! event loop (`flow/`) counts the calls, makes the calls down the path
 //! and the fields, and acts on what these return.
 //!
 //! # The caller's side
@@ -122,20 +122,44 @@
 //! every request is completed, dropped or in flight, and every call that
 //! reached a node was answered, cancelled, or is queued, in service or
 //! waiting ([`crate::observe::timed::CallAccounting`]).
+//!
+//! # Where the code lives
+//!
+//! The event loop is the module `flow/`: `mod.rs` pops the events and
+//! takes a call down (arrival, service, a try sent, its timer), `back.rs`
+//! takes the answer back up (the try's end, the retry wait, hedged tries,
+//! cancellation). It is the only code here that is `impl Runner`; the
+//! server's stage (`arrival.rs`, `composite.rs`) is `impl Timed` and
+//! returns what the loop does next. The state it acts on is owned by components that
+//! keep their rules and return what to do; the loop makes the request,
+//! schedules and acts:
+//!
+//! | state and rules | owner | what the loop calls |
+//! |-----------------|-------|---------------------|
+//! | the calls in flight and each try's state | [`Calls`], `Call` (`calls.rs`) | `alloc`, `enter`, `release`, `orphan_chain`; `Call::retry_loop` and `Call::decided` around the caller side's retry decision |
+//! | a request's references, start and deadline; a new call's place on its path; the deadline a node knows; an orphan's wasted work | [`Timed`] (`ledger.rs`) | `open_request`, `new_call`, `drop_ref`, `known_deadline`, `wasted_busy` |
+//! | when a source's next event falls (open loops' gaps, clients' think times) | `TimedSources` (`sources.rs`) | through [`Timed`] (`source_events.rs`), which schedules it: `start_sources` once, then `next_arrival`, `next_at`, `client_done` |
+//! | a sequential source's running operation and its record | `Operations` (`simulation/operation.rs`, shared with the zero-time path) | `start`, `wait`, `ended` |
+//! | hedged tries: each hedging call's tries in flight, and what it does when one answers | [`Hedges`] (`caller/hedge.rs`), held here beside the call slab | `sent` (the delay to the next try), `answered` (a `HedgeStep`: finish, send, wait), `take` (the tries to cancel) |
+//! | a node's breakers, budgets, timeout, hedging policy | `CallerSide` (`caller/`) | the same methods as the zero-time path (`caller/mod.rs`) |
+//! | work queues | [`WorkQueue`] (`server/work_queue.rs`), with its calls and levels here | `enqueue_message`, `dispatch_messages`, `message_wake` |
+//! | what is counted in time | `Recorder` (`recorder.rs`) | `count`, `latency`, `queue`, `busy`, `end_to_end` |
+//! | the end of a run | [`Timed::finish`] (`finish.rs`) | once, after the last event |
 
 mod arrival;
 mod calls;
 mod composite;
 mod estimate;
+mod finish;
 mod flow;
-mod hedge;
+mod ledger;
 mod recorder;
-mod sequential;
 mod source_events;
 mod sources;
 
-use squall_lang::{DeadlineSpec, Model};
+use squall_lang::Model;
 
+use crate::caller::Hedges;
 use crate::observe::{Observations, Slots};
 use crate::outcome::Answer;
 use crate::queue::{BucketWidth, EventQueue};
@@ -145,8 +169,8 @@ use crate::time::{Resolution, Time};
 
 use super::{event::Event, SimError};
 
-use calls::{Call, Calls, Phase, NONE};
-use recorder::{Count, Recorder};
+use calls::{Calls, Phase};
+use recorder::Recorder;
 use sources::TimedSources;
 
 pub use estimate::{estimate, Estimate};
@@ -219,8 +243,9 @@ pub(super) struct Timed {
     recorder: Recorder,
     /// Composite responses waiting for their fields.
     fetches: Fetches,
-    /// Per call of a hedging node: its tries in flight (`hedge`).
-    hedge_kids: Vec<Vec<u32>>,
+    /// Per call of a hedging node: its tries in flight
+    /// ([`crate::caller::Hedges`]).
+    hedges: Hedges,
     /// Per node: its work queue, if it is one.
     queues: Vec<Option<WorkQueue>>,
     /// The events to come: the one calendar queue ([`crate::queue`]),
@@ -249,123 +274,6 @@ impl Timed {
     /// threshold of whole ticks, and `d > T` ticks iff `ceil(d) > T`).
     pub(super) fn ticks_since(&self, now: Time, then: Time) -> u64 {
         now.since(then).units().div_ceil(self.res.per_tick())
-    }
-
-    /// Request `slot` opens at `now`; `deadline`: its source's, if any.
-    fn open_request(&mut self, slot: u32, now: Time, deadline: Option<&DeadlineSpec>) {
-        let i = slot as usize;
-        if self.refs.len() <= i {
-            self.refs.resize(i + 1, 0);
-            self.started.resize(i + 1, Time::ZERO);
-            self.deadline.resize(i + 1, Time::NEVER);
-        }
-        self.refs[i] = 1;
-        self.started[i] = now;
-        self.deadline[i] = deadline.map_or(Time::NEVER, |d| now.after(self.res.duration(d.after)));
-    }
-
-    /// Schedules send `index` of an `at` source `source` (sending at tick
-    /// `times[i]` for each `i`), if it has one.
-    fn schedule_at(&mut self, source: u32, index: u32, times: &[u64]) -> Result<(), SimError> {
-        if let Some(&t) = times.get(index as usize) {
-            let at = self.res.at_tick(t).units();
-            self.events.schedule(at, Event::At { source, index })?;
-        }
-        Ok(())
-    }
-
-    /// A new call at position `pos` of `path` (its `source`'s) for request
-    /// `slot`, made by `parent` (`NONE`: the entry call) at `now`.
-    fn new_call(
-        &mut self,
-        slot: u32,
-        pos: u32,
-        parent: u32,
-        now: Time,
-        source: u32,
-        path: &[usize],
-    ) -> u32 {
-        self.refs[slot as usize] += 1;
-        self.recorder.calls.arrived += 1;
-        let c = self.calls.alloc(slot, pos, parent, now);
-        let call = self.calls.get_mut(c);
-        call.source = source;
-        call.node = path.get(pos as usize).map_or(NONE, |&n| n as u32);
-        call.leaf = pos as usize + 1 == path.len();
-        if parent != NONE {
-            self.calls.get_mut(c).try_no = self.calls.get(parent).tries;
-        }
-        if parent != NONE && self.calls.get(parent).orphan {
-            self.calls.get_mut(c).orphan = true;
-            self.calls.get_mut(c).orphaned_at = now;
-        }
-        c
-    }
-
-    /// The node of call `c`, its source, and whether the node answers by
-    /// itself (the bottom of the path, or a composite field's node).
-    pub(super) fn node_of(&self, c: u32) -> (usize, usize, bool) {
-        let call = self.calls.get(c);
-        let source = call.source as usize;
-        if call.field != NONE {
-            // A field's node answers by itself (`composite`).
-            return (call.field_node as usize, source, true);
-        }
-        (call.node as usize, source, call.leaf)
-    }
-
-    /// The deadline the node of `c` knows, if any (the entry node, or
-    /// every node when its source propagates it). Asked several times for
-    /// every call: when no source has a deadline it answers at once.
-    #[inline]
-    pub(super) fn known_deadline(&self, c: u32) -> Option<Time> {
-        if !self.any_deadline {
-            return None;
-        }
-        let call = self.calls.get(c);
-        let d = self.deadline[call.slot as usize];
-        if d == Time::NEVER {
-            return None;
-        }
-        (call.pos == 0 || self.propagate[call.source as usize]).then_some(d)
-    }
-
-    /// True when call `c`'s request has a propagated deadline and it has
-    /// passed at `now` (the calls below it are cancelled, not left behind).
-    fn propagated_past(&self, now: Time, c: u32) -> bool {
-        let call = self.calls.get(c);
-        self.propagate[call.source as usize] && now >= self.deadline[call.slot as usize]
-    }
-
-    /// Wakes call `c` at generation `gen` at the earlier of `a` and `b`
-    /// (a timer and the deadline the node knows), or not at all when
-    /// neither is set: one wake per wait, whichever comes first.
-    pub(super) fn wake_at_first(
-        &mut self,
-        c: u32,
-        gen: u32,
-        a: Option<Time>,
-        b: Option<Time>,
-    ) -> Result<(), SimError> {
-        let wake = match (a, b) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        if let Some(at) = wake {
-            self.events
-                .schedule(at.units(), Event::Wake { call: c, gen })?;
-        }
-        Ok(())
-    }
-
-    /// An orphan `call` at `node` stops at `now`: the time it held its
-    /// worker since its caller gave up is wasted.
-    fn wasted_busy(&mut self, now: Time, node: usize, call: &Call) {
-        if call.orphan {
-            let from = call.served.max(call.orphaned_at);
-            let busy = now.since(from).units();
-            self.recorder.count(node, Count::WastedBusy, now, busy);
-        }
     }
 
     /// The state for `model` (empty when nothing in it takes time).
@@ -409,7 +317,7 @@ impl Timed {
                 .map(|s| s.deadline.as_ref().is_some_and(|d| d.propagate))
                 .collect(),
             sources: TimedSources::new(model, seed, res),
-            hedge_kids: Vec::new(),
+            hedges: Hedges::default(),
             queues,
             recorder: Recorder::new(
                 res,

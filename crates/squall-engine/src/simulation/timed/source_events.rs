@@ -1,87 +1,118 @@
-//! The events of the timed path's sources: an open loop's next request
-//! after its gap, a closed loop's clients thinking and sending. The rules
-//! and the state they keep are in `sources.rs`.
+//! The calendar side of the timed path's sources: [`Timed`] puts on its
+//! event queue what the sources' rules (`sources.rs`, [`TimedSources`])
+//! say comes next. The event loop (`flow/`) sends a request when one of
+//! these events comes, and calls back here for the source's next.
+//!
+//! [`TimedSources`]: super::sources::TimedSources
 
+use squall_lang::{Model, Schedule, SourceSpec};
+
+use crate::rng::Stream;
 use crate::time::Time;
 
-use super::super::{event::Event, runner::Runner, SimError};
+use super::super::{event::Event, source::Sources, SimError};
+use super::Timed;
 
-impl Runner<'_, '_> {
-    /// Schedules the next event of rate source `s` after `now`: its next
-    /// request, or a new draw at the next change of rate.
-    pub(in crate::simulation) fn next_arrival(
+impl Timed {
+    /// The first event of every source of `model`, in the order of the
+    /// sources, at the run's first tick (none when the run has no tick):
+    /// a rate source's first request, every client of a closed loop
+    /// thinking, an `at` source's first time, a sequential source's first
+    /// operation. `streams` holds the sources' random streams.
+    pub(super) fn start_sources(
+        &mut self,
+        model: &Model,
+        streams: &mut Sources,
+    ) -> Result<(), SimError> {
+        if model.start > model.ticks {
+            return Ok(());
+        }
+        let start = self.res.at_tick(model.start);
+        for (s, spec) in model.sources.iter().enumerate() {
+            let source = s as u32;
+            match &spec.schedule {
+                Schedule::Rate if spec.closed() => {
+                    let n = spec.clients.as_ref().map_or(0, |c| c.count);
+                    for client in 0..n {
+                        self.think_then_send(start, s, client)?;
+                    }
+                }
+                Schedule::Rate => self.next_arrival(start, s, spec, streams.stream(s))?,
+                Schedule::At(times) => {
+                    if let Some(&t) = times.first() {
+                        let at = self.res.at_tick(t).units();
+                        self.events.schedule(at, Event::At { source, index: 0 })?;
+                    }
+                }
+                Schedule::Sequential(ops) => {
+                    if !ops.is_empty() {
+                        self.events
+                            .schedule(start.units(), Event::Op { source, index: 0 })?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Schedules the next event of rate source `s` (described by `spec`)
+    /// after `now`: its next request, or a new draw at the next change of
+    /// rate.
+    pub(super) fn next_arrival(
         &mut self,
         now: Time,
         s: usize,
+        spec: &SourceSpec,
+        stream: &mut Stream,
     ) -> Result<(), SimError> {
-        let res = self.timed.res;
-        let spec = &self.sim.model.sources[s];
-        let stream = self.sources.stream(s);
-        let at = self.timed.sources.open[s].next(spec, now, res, || stream.next_f64());
-        if at < self.timed.end {
-            self.timed
-                .events
+        let (res, end) = (self.res, self.end);
+        if let Some(at) = self.sources.next_arrival(now, s, spec, res, stream, end) {
+            self.events
                 .schedule(at.units(), Event::Source { source: s as u32 })?;
         }
         Ok(())
     }
 
-    /// Closed-loop source `s` starts at `now`: each client thinks, then
-    /// sends its first request.
-    pub(in crate::simulation) fn start_clients(
+    /// `at` source `source` (described by `spec`) sent its time `index`:
+    /// schedules its next time, if it has one.
+    pub(super) fn next_at(
         &mut self,
-        now: Time,
-        s: usize,
+        spec: &SourceSpec,
+        source: u32,
+        index: u32,
     ) -> Result<(), SimError> {
-        let n = self.sim.model.sources[s]
-            .clients
-            .as_ref()
-            .map_or(0, |c| c.count);
-        for client in 0..n {
-            self.think_then_send(now, s, client)?;
+        if let Schedule::At(times) = &spec.schedule {
+            if let Some(&next) = times.get(index as usize + 1) {
+                let at = self.res.at_tick(next).units();
+                let index = index + 1;
+                self.events.schedule(at, Event::At { source, index })?;
+            }
         }
         Ok(())
     }
 
-    /// A request of closed-loop source `s`'s `client` ended at `now`: the
-    /// client thinks and sends its next (nothing for an open-loop source).
-    pub(in crate::simulation) fn client_done(
+    /// A request of source `s` (described by `spec`) from `client` ended
+    /// at `now`: a closed loop's client thinks and sends its next (nothing
+    /// for an open-loop source).
+    pub(super) fn client_done(
         &mut self,
         now: Time,
         s: usize,
+        spec: &SourceSpec,
         client: u32,
     ) -> Result<(), SimError> {
-        if self.sim.model.sources[s].closed() {
+        if spec.closed() {
             self.think_then_send(now, s, client)?;
         }
         Ok(())
     }
 
     fn think_then_send(&mut self, now: Time, s: usize, client: u32) -> Result<(), SimError> {
-        let Some(think) = self.timed.sources.think(s) else {
-            return Ok(());
-        };
-        let at = now.after(think);
-        if at < self.timed.end {
-            self.timed.events.schedule(
-                at.units(),
-                Event::Think {
-                    source: s as u32,
-                    client,
-                },
-            )?;
+        if let Some(at) = self.sources.next_think(now, s, self.end) {
+            let source = s as u32;
+            self.events
+                .schedule(at.units(), Event::Think { source, client })?;
         }
         Ok(())
-    }
-
-    /// Closed-loop source `s`'s `client` has thought: it sends at `now`.
-    pub(in crate::simulation) fn client_sends(
-        &mut self,
-        now: Time,
-        s: usize,
-        client: u32,
-    ) -> Result<(), SimError> {
-        self.clients.sending = Some(client);
-        self.enter_timed(now, s, self.sim.kind_base[s])
     }
 }

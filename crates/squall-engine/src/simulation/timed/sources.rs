@@ -1,7 +1,8 @@
 //! Sources in continuous time: open loops whose rate may change (steps,
-//! spikes, ramps) and closed loops of clients that think. Their state is
-//! here ([`TimedSources`]); the events that send their requests are in
-//! `source_events.rs`.
+//! spikes, ramps) and closed loops of clients that think. Their state and
+//! rules are here ([`TimedSources`]: when a source's next event falls);
+//! `source_events.rs` puts those events on the run's calendar, and the
+//! event loop (`flow/`) sends a request when one comes.
 //!
 //! # Open loops
 //!
@@ -21,18 +22,18 @@
 //! (R the mean response time, Z the mean think time). Draws are taken in
 //! event order: client 0..N at the start, then one per ended request.
 
-use squall_lang::Model;
+use squall_lang::{Model, SourceSpec};
 
 use crate::arrivals::OpenLoop;
 use crate::rng::Stream;
 use crate::server::latency::Latency;
-use crate::time::{Duration, Resolution};
+use crate::time::{Duration, Resolution, Time};
 
 /// The arrival state of a run's sources on the timed path.
 #[derive(Debug, Default)]
 pub(in crate::simulation) struct TimedSources {
     /// Per source: its open loop's gaps.
-    pub(super) open: Vec<OpenLoop>,
+    open: Vec<OpenLoop>,
     /// Per closed-loop source: its think time and the stream it draws from.
     think: Vec<Option<(Latency, Stream)>>,
 }
@@ -64,8 +65,33 @@ impl TimedSources {
     }
 
     /// A think time of closed-loop source `s`.
-    pub(super) fn think(&mut self, s: usize) -> Option<Duration> {
+    fn think(&mut self, s: usize) -> Option<Duration> {
         let (latency, stream) = self.think.get_mut(s)?.as_mut()?;
         Some(latency.sample_loaded(stream, 0))
+    }
+
+    /// When rate source `s` (described by `spec`) has its next event after
+    /// `now`: its next request, or a new draw at the next change of rate
+    /// ([`OpenLoop::next`], a Poisson gap drawn from `stream`); `None` at
+    /// or past the run's `end`.
+    pub(super) fn next_arrival(
+        &mut self,
+        now: Time,
+        s: usize,
+        spec: &SourceSpec,
+        res: Resolution,
+        stream: &mut Stream,
+        end: Time,
+    ) -> Option<Time> {
+        let at = self.open[s].next(spec, now, res, || stream.next_f64());
+        (at < end).then_some(at)
+    }
+
+    /// When a client of closed-loop source `s` that starts thinking at
+    /// `now` sends: one think time later; `None` when the source does not
+    /// think, or at or past the run's `end`.
+    pub(super) fn next_think(&mut self, now: Time, s: usize, end: Time) -> Option<Time> {
+        let at = now.after(self.think(s)?);
+        (at < end).then_some(at)
     }
 }

@@ -1,19 +1,13 @@
-//! The run of a model that takes time: the event loop, a call's tries
-//! downstream with timeouts, retries and cancellation, and the answer back
-//! up. A call's way through its own node (deadline, faults, capacity, rate
+//! The run of a model that takes time: the event loop and a call's tries
+//! downstream with timeouts; the answer back up, retries and cancellation
+//! are the loop's second file, `back.rs`. A call's way through its own node (deadline, faults, capacity, rate
 //! limit, workers and queue, service time) is the server's stage
 //! (`arrival.rs`, which returns the loop's next [`Step`]), and a composite
 //! response's fields are the server side's [`Fetches`](crate::server::composite::Fetches)
 //! (`composite.rs`). The rules are in the module doc of [`super`].
 
-use squall_lang::{RetrySpec, Schedule};
-
-use crate::caller::NO_GRANT;
-
 use crate::observe::Observations;
-use crate::outcome::{fail, Answer, FailKind, Failure};
-use crate::policy::breaker::counts_against_dependency;
-use crate::policy::retry::RetryLoop;
+use crate::outcome::{fail, Answer, FailKind};
 use crate::time::Time;
 
 use super::super::{event::Event, runner::Runner, SimError};
@@ -25,6 +19,8 @@ use super::recorder::Count;
 /// timers (the budget's own event is always looked at).
 const LOOK_EVERY: u64 = 1024;
 
+mod back;
+
 impl Runner<'_, '_> {
     /// The event loop of a run that takes time.
     pub(in crate::simulation) fn run_timed(mut self) -> Result<Observations, SimError> {
@@ -33,19 +29,7 @@ impl Runner<'_, '_> {
         let nodes = &self.nodes;
         let changes = |f: &squall_lang::FaultSpec| nodes[f.node].server.worker_changes(f);
         self.timed.schedule_worker_faults(&m.faults, changes)?;
-        if m.start <= m.ticks {
-            for (s, spec) in m.sources.iter().enumerate() {
-                let source = s as u32;
-                match &spec.schedule {
-                    Schedule::Rate if spec.closed() => {
-                        self.start_clients(res.at_tick(m.start), s)?
-                    }
-                    Schedule::Rate => self.next_arrival(res.at_tick(m.start), s)?,
-                    Schedule::At(times) => self.timed.schedule_at(source, 0, times)?,
-                    Schedule::Sequential(_) => self.start_sequential(s)?,
-                }
-            }
-        }
+        self.timed.start_sources(m, &mut self.sources)?;
         let end = self.timed.end;
         // The work budget and the queue's stale timers are looked at every
         // `LOOK_EVERY` events, and at the event past the budget exactly.
@@ -66,19 +50,24 @@ impl Runner<'_, '_> {
                     if self.timed.sources.sends(s) {
                         self.enter_timed(now, s, self.sim.kind_base[s])?;
                     }
-                    self.next_arrival(now, s)?;
+                    let stream = self.sources.stream(s);
+                    self.timed.next_arrival(now, s, &m.sources[s], stream)?;
                 }
                 Event::At { source, index } => {
                     let s = source as usize;
                     self.enter_timed(now, s, self.sim.kind_base[s])?;
-                    if let Schedule::At(times) = &m.sources[s].schedule {
-                        self.timed.schedule_at(source, index + 1, times)?;
-                    }
+                    self.timed.next_at(&m.sources[s], source, index)?;
                 }
                 Event::Wake { call, gen } => self.wake(now, call, gen)?,
-                Event::Op { source, index } => self.start_op(now, source as usize, index)?,
+                Event::Op { source, index } => {
+                    let s = source as usize;
+                    self.operations.start(s, res.tick_of(now));
+                    self.enter_timed(now, s, self.sim.kind_base[s] + index)?;
+                }
                 Event::Think { source, client } => {
-                    self.client_sends(now, source as usize, client)?;
+                    self.clients.sending = Some(client);
+                    let s = source as usize;
+                    self.enter_timed(now, s, self.sim.kind_base[s])?;
                 }
                 Event::Workers { node } => {
                     let (n, faults) = (node as usize, &m.faults);
@@ -88,44 +77,20 @@ impl Runner<'_, '_> {
                 Event::Retry { .. } => {}
             }
         }
-        // What is left at the end: calls by phase, requests still open.
-        let mut open = 0;
-        for c in &self.timed.calls.calls {
-            if !c.live {
-                continue;
-            }
-            let acc = &mut self.timed.recorder.calls;
-            match c.phase {
-                Phase::Queued | Phase::Token => acc.queued += 1,
-                Phase::Dequeued | Phase::Service => acc.in_service += 1,
-                Phase::Waiting | Phase::Backoff => acc.waiting += 1,
-            }
-            if c.parent == NONE {
-                open += 1;
-            }
-        }
-        self.obs.accounting.in_flight = open;
-        for (i, n) in self.nodes.iter().enumerate() {
-            self.obs.route_calls[i] = n.server.route_calls().to_vec();
-        }
-        let recorder = std::mem::take(&mut self.timed.recorder);
-        self.obs.timed = Some(recorder.finish(end));
-        self.timed.finish_queues(end, &mut self.obs);
+        self.timed.finish(&self.nodes, &mut self.obs);
         Ok(self.obs)
     }
 
     /// A new request of `kind` from source `s` at `now`.
     pub(super) fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
-        let tick = self.timed.res.tick_of(now);
-        let slot = self.new_request(tick, s, kind);
+        let slot = self.new_request(self.timed.res.tick_of(now), s, kind);
         let deadline = self.sim.model.sources[s].deadline.as_ref();
         self.timed.open_request(slot, now, deadline);
         let c = self.new_call(slot, 0, NONE, now);
         self.arrive_timed(now, c)
     }
 
-    /// A new call for request `slot` at path position `pos`, made by
-    /// `parent` at `now`.
+    /// A new call of request `slot` at path position `pos` from `parent`.
     pub(super) fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
         let source = self.requests.source[slot as usize];
         let path = &self.sim.paths[source as usize];
@@ -168,9 +133,7 @@ impl Runner<'_, '_> {
 
     /// One reference to request `slot` goes; the last frees its slot.
     fn drop_ref(&mut self, slot: u32) {
-        let r = &mut self.timed.refs[slot as usize];
-        *r -= 1;
-        if *r == 0 {
+        if self.timed.drop_ref(slot) {
             self.requests.release(slot);
         }
     }
@@ -226,7 +189,7 @@ impl Runner<'_, '_> {
         let tick = self.timed.res.tick_of(now);
         self.timed.calls.get_mut(c).first_try = tick;
         let (node, _, _) = self.timed.node_of(c);
-        if self.hedges(node) {
+        if self.nodes[node].caller.hedge().is_some() {
             return self.send_hedge(now, c);
         }
         let slot = self.timed.calls.get(c).slot;
@@ -349,8 +312,8 @@ impl Runner<'_, '_> {
     /// The try of call `c` timed out at `now`.
     fn time_out(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, _, _) = self.timed.node_of(c);
-        if self.hedges(node) {
-            return self.hedge_timer(now, c);
+        if self.nodes[node].caller.hedge().is_some() {
+            return self.send_hedge(now, c);
         }
         let tick = self.timed.res.tick_of(now);
         self.timed.recorder.count(node, Count::Timeout, now, 1);
@@ -391,209 +354,5 @@ impl Runner<'_, '_> {
         }
         self.timed.orphan_from(now, child);
         Ok(())
-    }
-
-    /// Cancels call `c` and the calls below it: each leaves its queue or
-    /// frees its worker now.
-    pub(super) fn cancel_chain(&mut self, now: Time, mut c: u32) -> Result<(), SimError> {
-        while c != NONE {
-            let call = *self.timed.calls.get(c);
-            let (node, _, _) = self.timed.node_of(c);
-            let server = &mut self.nodes[node].server;
-            if call.phase == Phase::Queued {
-                self.timed.leave_queue(now, node, server);
-            }
-            if call.holds_worker {
-                self.timed.wasted_busy(now, node, &call);
-                self.timed.free_worker(now, node, server)?;
-            }
-            for child in self.timed.fetches.cancel(c) {
-                self.cancel_chain(now, child)?;
-            }
-            if call.child != NONE {
-                self.nodes[node].caller.back();
-            }
-            if self.hedges(node) {
-                self.cancel_kids(now, c)?;
-            }
-            self.close_retry(c, node);
-            if self.nodes[node].caller.has_budget() {
-                self.nodes[node]
-                    .caller
-                    .leave(call.tries > 0, None, NO_GRANT, None);
-            }
-            let tm = &mut self.timed;
-            tm.recorder.count(node, Count::Cancelled, now, 1);
-            tm.recorder.calls.cancelled += 1;
-            tm.calls.release(c);
-            self.drop_ref(call.slot);
-            c = call.child;
-        }
-        Ok(())
-    }
-
-    /// The node of call `c` answers `answer` at `now`.
-    pub(super) fn complete_call(
-        &mut self,
-        now: Time,
-        c: u32,
-        answer: Answer,
-    ) -> Result<(), SimError> {
-        let call = *self.timed.calls.get(c);
-        let (node, source, _) = self.timed.node_of(c);
-        let tick = self.timed.res.tick_of(now);
-        if call.holds_worker {
-            self.timed.wasted_busy(now, node, &call);
-            let tm = &mut self.timed;
-            tm.recorder.latency(node, now, now.since(call.arrived));
-            tm.free_worker(now, node, &mut self.nodes[node].server)?;
-        }
-        self.timed.recorder.calls.answered += 1;
-        if answer == Answer::Ok {
-            self.timed.recorder.answered_ok(node, call.arrived);
-        }
-        self.count_answer(tick, node, answer);
-        let latency = now.since(call.arrived).units();
-        self.log_call(now.units(), call.slot, node, call.try_no, answer, latency);
-        if self.nodes[node].caller.has_budget() {
-            self.close_retry(c, node);
-            let client = self.client_budget(call.slot, node);
-            let caller = &mut self.nodes[node].caller;
-            caller.leave(call.tries > 0, Some(answer), call.grant, client);
-        }
-        if call.orphan {
-            self.timed.recorder.count(node, Count::WastedCalls, now, 1);
-        }
-        self.timed.calls.release(c);
-        if call.parent == NONE {
-            self.tally_end(tick, call.slot, answer);
-            self.op_ended(now, call.slot, answer, call.tries)?;
-            let started = self.timed.started[call.slot as usize];
-            self.timed
-                .recorder
-                .end_to_end(source, now, now.since(started), answer == Answer::Ok);
-            let client = self.requests.client[call.slot as usize];
-            self.drop_ref(call.slot);
-            self.drop_ref(call.slot);
-            return self.client_done(now, source, client);
-        }
-        self.drop_ref(call.slot);
-        if call.detached {
-            return Ok(());
-        }
-        let p = call.parent;
-        if call.field != NONE {
-            if self.timed.fetches.answered(p, call.field as usize, answer) {
-                let (pnode, _, _) = self.timed.node_of(p);
-                return self.assemble_fetch(now, p, pnode);
-            }
-            return Ok(());
-        }
-        // The caller's try answered: its timer goes stale.
-        self.timed.calls.get_mut(p).child = NONE;
-        let (pnode, _, _) = self.timed.node_of(p);
-        self.nodes[pnode].caller.back();
-        if let Some(scope) = self.breaker_scope(call.slot, pnode) {
-            let epoch = self.timed.calls.get(p).admitted_epoch;
-            let failed = counts_against_dependency(answer);
-            let took = self.timed.ticks_since(now, call.arrived);
-            let after = self.breaker_record(pnode, scope, failed, took, tick, epoch);
-            let (sent, scope) = (
-                self.timed.calls.get(p).sent(),
-                self.scope_of(call.slot, pnode),
-            );
-            self.trace(pnode, || sent.answered(scope, answer, after));
-        }
-        if self.hedges(pnode) {
-            return self.hedge_answer(now, p, c, answer);
-        }
-        self.after_try(now, p, answer)
-    }
-
-    /// The try of call `c` ended with `answer`: success answers up; a
-    /// failure is retried after a wait when the policy allows and the
-    /// wait ends before the deadline, or answers up.
-    fn after_try(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
-        if self.timed.calls.get(c).retry_open {
-            let (node, _, _) = self.timed.node_of(c);
-            self.close_retry(c, node);
-        }
-        let Answer::Fail(f) = answer else {
-            return self.complete_call(now, c, answer);
-        };
-        let (node, source, _) = self.timed.node_of(c);
-        let call = *self.timed.calls.get(c);
-        let kind = self.requests.kind[call.slot as usize] as usize;
-        let sim = self.sim;
-        let policy = if call.pos == 0 {
-            sim.kinds[kind].entry_retry.as_ref()
-        } else {
-            sim.model.nodes[node].retry.as_ref()
-        };
-        let Some(policy) = policy else {
-            return self.complete_call(now, c, answer);
-        };
-        let tick = self.timed.res.tick_of(now);
-        let Some(wait) = self.timed_wait(tick, c, f, policy, kind) else {
-            return self.complete_call(now, c, answer);
-        };
-        let at = now.after(self.timed.res.ticks(wait));
-        if self.timed.known_deadline(c).is_some_and(|d| at >= d) {
-            return self.complete_call(now, c, answer);
-        }
-        if !call.orphan {
-            self.requests.retried[call.slot as usize] = true;
-            if call.pos == 0 {
-                self.op_wait(call.slot, wait);
-            }
-        }
-        let _ = source;
-        let gen = self.timed.calls.enter(c, Phase::Backoff);
-        self.timed
-            .events
-            .schedule(at.units(), Event::Wake { call: c, gen })?;
-        Ok(())
-    }
-
-    /// The wait \[ticks\] before call `c`'s next try, or `None` when it
-    /// makes no more: the caller side's [`crate::caller::Decision`] on the
-    /// call's own retry loop, the zero-time path's rule. A retry its
-    /// node's budget granted stays open until its answer comes back
-    /// ([`Self::close_retry`]).
-    fn timed_wait(
-        &mut self,
-        tick: u64,
-        c: u32,
-        f: Failure,
-        policy: &RetrySpec,
-        kind: usize,
-    ) -> Option<u64> {
-        let call = *self.timed.calls.get(c);
-        let mut state = RetryLoop {
-            tries: call.tries,
-            started: call.first_try,
-            previous: (call.prev_wait != u64::MAX).then_some(call.prev_wait),
-            skip: call.skip,
-        };
-        let (node, _, _) = self.timed.node_of(c);
-        let d = self.decide(tick, call.slot, node, f, policy, kind, &mut state);
-        let x = self.timed.calls.get_mut(c);
-        x.prev_wait = state.previous.unwrap_or(u64::MAX);
-        x.skip = state.skip;
-        if d.grant != NO_GRANT {
-            x.grant = d.grant;
-            x.retry_open = d.wait.is_some();
-        }
-        d.wait
-    }
-
-    /// Call `c` at `node` leaves its retry open (its retry answered, or
-    /// the call ends).
-    pub(super) fn close_retry(&mut self, c: u32, node: usize) {
-        let call = self.timed.calls.get_mut(c);
-        if call.retry_open {
-            call.retry_open = false;
-            self.nodes[node].caller.retry_closed();
-        }
     }
 }

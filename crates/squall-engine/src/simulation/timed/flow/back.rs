@@ -1,0 +1,312 @@
+//! The way back up on a run that takes time: a call answers
+//! (`complete_call`) and its caller's try ends, is retried after its wait
+//! or answers up in turn (`after_try`, the retry decision of the caller
+//! side); a hedging caller acts on what its [`Hedges`](crate::caller::Hedges)
+//! decides; a chain given up on is cancelled (`cancel_chain`). The second
+//! half of the timed loop (`mod.rs` has the dispatch and the way down).
+
+use squall_lang::RetrySpec;
+
+use crate::caller::{HedgeStep, NO_GRANT};
+
+use crate::outcome::{fail, Answer, FailKind, Failure};
+use crate::policy::breaker::counts_against_dependency;
+use crate::policy::retry::{classify, Class};
+use crate::time::Time;
+
+use super::super::super::{event::Event, runner::Runner, SimError};
+use super::super::calls::{Phase, NONE};
+use super::super::recorder::Count;
+
+impl Runner<'_, '_> {
+    /// Cancels call `c` and the calls below it: each leaves its queue or
+    /// frees its worker now.
+    pub(in crate::simulation::timed) fn cancel_chain(
+        &mut self,
+        now: Time,
+        mut c: u32,
+    ) -> Result<(), SimError> {
+        while c != NONE {
+            let call = *self.timed.calls.get(c);
+            let (node, _, _) = self.timed.node_of(c);
+            let server = &mut self.nodes[node].server;
+            if call.phase == Phase::Queued {
+                self.timed.leave_queue(now, node, server);
+            }
+            if call.holds_worker {
+                self.timed.wasted_busy(now, node, &call);
+                self.timed.free_worker(now, node, server)?;
+            }
+            for child in self.timed.fetches.cancel(c) {
+                self.cancel_chain(now, child)?;
+            }
+            if call.child != NONE {
+                self.nodes[node].caller.back();
+            }
+            if self.nodes[node].caller.hedge().is_some() {
+                for k in self.timed.hedges.take(c) {
+                    self.cancel_chain(now, k)?;
+                }
+            }
+            self.close_retry(c, node);
+            if self.nodes[node].caller.has_budget() {
+                self.nodes[node]
+                    .caller
+                    .leave(call.tries > 0, None, NO_GRANT, None);
+            }
+            let tm = &mut self.timed;
+            tm.recorder.count(node, Count::Cancelled, now, 1);
+            tm.recorder.calls.cancelled += 1;
+            tm.calls.release(c);
+            self.drop_ref(call.slot);
+            c = call.child;
+        }
+        Ok(())
+    }
+
+    /// The node of call `c` answers `answer` at `now`.
+    pub(in crate::simulation::timed) fn complete_call(
+        &mut self,
+        now: Time,
+        c: u32,
+        answer: Answer,
+    ) -> Result<(), SimError> {
+        let call = *self.timed.calls.get(c);
+        let (node, source, _) = self.timed.node_of(c);
+        let tick = self.timed.res.tick_of(now);
+        if call.holds_worker {
+            self.timed.wasted_busy(now, node, &call);
+            let tm = &mut self.timed;
+            tm.recorder.latency(node, now, now.since(call.arrived));
+            tm.free_worker(now, node, &mut self.nodes[node].server)?;
+        }
+        self.timed.recorder.calls.answered += 1;
+        if answer == Answer::Ok {
+            self.timed.recorder.answered_ok(node, call.arrived);
+        }
+        self.count_answer(tick, node, answer);
+        let latency = now.since(call.arrived).units();
+        self.log_call(now.units(), call.slot, node, call.try_no, answer, latency);
+        if self.nodes[node].caller.has_budget() {
+            self.close_retry(c, node);
+            let client = self.client_budget(call.slot, node);
+            let caller = &mut self.nodes[node].caller;
+            caller.leave(call.tries > 0, Some(answer), call.grant, client);
+        }
+        if call.orphan {
+            self.timed.recorder.count(node, Count::WastedCalls, now, 1);
+        }
+        self.timed.calls.release(c);
+        if call.parent == NONE {
+            self.tally_end(tick, call.slot, answer);
+            self.op_ended(now, call.slot, answer, call.tries)?;
+            let started = self.timed.started[call.slot as usize];
+            self.timed
+                .recorder
+                .end_to_end(source, now, now.since(started), answer == Answer::Ok);
+            let client = self.requests.client[call.slot as usize];
+            self.drop_ref(call.slot);
+            self.drop_ref(call.slot);
+            let spec = &self.sim.model.sources[source];
+            return self.timed.client_done(now, source, spec, client);
+        }
+        self.drop_ref(call.slot);
+        if call.detached {
+            return Ok(());
+        }
+        let p = call.parent;
+        if call.field != NONE {
+            if self.timed.fetches.answered(p, call.field as usize, answer) {
+                let (pnode, _, _) = self.timed.node_of(p);
+                return self.assemble_fetch(now, p, pnode);
+            }
+            return Ok(());
+        }
+        // The caller's try answered: its timer goes stale.
+        self.timed.calls.get_mut(p).child = NONE;
+        let (pnode, _, _) = self.timed.node_of(p);
+        self.nodes[pnode].caller.back();
+        if let Some(scope) = self.breaker_scope(call.slot, pnode) {
+            let epoch = self.timed.calls.get(p).admitted_epoch;
+            let failed = counts_against_dependency(answer);
+            let took = self.timed.ticks_since(now, call.arrived);
+            let after = self.breaker_record(pnode, scope, failed, took, tick, epoch);
+            let (sent, scope) = (
+                self.timed.calls.get(p).sent(),
+                self.scope_of(call.slot, pnode),
+            );
+            self.trace(pnode, || sent.answered(scope, answer, after));
+        }
+        if let Some(spec) = self.nodes[pnode].caller.hedge() {
+            let request = &self.sim.kinds[self.requests.kind[call.slot as usize] as usize].request;
+            let terminal = |f: Failure| classify(f.kind, request) == Class::Terminal;
+            let tries = self.timed.calls.get(p).tries;
+            return match self
+                .timed
+                .hedges
+                .answered(&spec, p, c, tries, answer, terminal)
+            {
+                HedgeStep::Finish(answer) => self.finish_hedged(now, p, answer),
+                HedgeStep::Send => self.send_hedge(now, p),
+                HedgeStep::Wait => Ok(()),
+            };
+        }
+        self.after_try(now, p, answer)
+    }
+
+    /// Call `c` at a hedging node sends a try downstream (its caller
+    /// side's [`Hedges`](crate::caller::Hedges) keeps it), and sets its
+    /// timer for the next one or the deadline; past the deadline, or
+    /// refused by the breaker, the call answers instead.
+    pub(super) fn send_hedge(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let (node, _, _) = self.timed.node_of(c);
+        let Some(spec) = self.nodes[node].caller.hedge() else {
+            return Ok(());
+        };
+        let tick = self.timed.res.tick_of(now);
+        let deadline = self.timed.known_deadline(c);
+        if deadline.is_some_and(|d| now >= d) {
+            return self.finish_hedged(now, c, fail(FailKind::Deadline));
+        }
+        let call = self.timed.calls.get_mut(c);
+        call.tries += 1;
+        let (tries, slot, pos) = (call.tries, call.slot, call.pos);
+        if let Some(open) = self.admit_try(tick, c, node) {
+            return self.finish_hedged(now, c, open);
+        }
+        if tries > 1 {
+            let i = self.obs.slots.index(tick);
+            self.obs.nodes[node].count_hedged(i);
+            if !self.timed.calls.get(c).orphan {
+                self.requests.retried[slot as usize] = true;
+            }
+        }
+        let child = self.new_call(slot, pos + 1, c, now);
+        let delay = self.timed.hedges.sent(&spec, c, child, tries);
+        // The timer first: if the try answers in this moment and the call
+        // moves on, the timer goes stale with the generation.
+        let gen = self.timed.calls.enter(c, Phase::Waiting);
+        let next = delay.map(|d| now.after(self.timed.res.ticks(d)));
+        self.timed.wake_at_first(c, gen, next, deadline)?;
+        self.arrive_timed(now, child)
+    }
+
+    /// Hedging call `p` answers `answer`: the tries still out are cancelled
+    /// (their work so far is wasted).
+    pub(super) fn finish_hedged(
+        &mut self,
+        now: Time,
+        p: u32,
+        answer: Answer,
+    ) -> Result<(), SimError> {
+        for k in self.timed.hedges.take(p) {
+            self.timed.calls.orphan_chain(k);
+            self.cancel_chain(now, k)?;
+        }
+        self.complete_call(now, p, answer)
+    }
+
+    /// The try of call `c` ended with `answer`: success answers up; a
+    /// failure is retried after a wait when the policy allows and the
+    /// wait ends before the deadline, or answers up.
+    pub(super) fn after_try(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+        if self.timed.calls.get(c).retry_open {
+            let (node, _, _) = self.timed.node_of(c);
+            self.close_retry(c, node);
+        }
+        let Answer::Fail(f) = answer else {
+            return self.complete_call(now, c, answer);
+        };
+        let (node, source, _) = self.timed.node_of(c);
+        let call = *self.timed.calls.get(c);
+        let kind = self.requests.kind[call.slot as usize] as usize;
+        let sim = self.sim;
+        let policy = if call.pos == 0 {
+            sim.kinds[kind].entry_retry.as_ref()
+        } else {
+            sim.model.nodes[node].retry.as_ref()
+        };
+        let Some(policy) = policy else {
+            return self.complete_call(now, c, answer);
+        };
+        let tick = self.timed.res.tick_of(now);
+        let Some(wait) = self.timed_wait(tick, c, f, policy, kind) else {
+            return self.complete_call(now, c, answer);
+        };
+        let at = now.after(self.timed.res.ticks(wait));
+        if self.timed.known_deadline(c).is_some_and(|d| at >= d) {
+            return self.complete_call(now, c, answer);
+        }
+        if !call.orphan {
+            self.requests.retried[call.slot as usize] = true;
+            if call.pos == 0 {
+                self.operations.wait(source, &sim.kinds[kind], wait);
+            }
+        }
+        let gen = self.timed.calls.enter(c, Phase::Backoff);
+        self.timed
+            .events
+            .schedule(at.units(), Event::Wake { call: c, gen })?;
+        Ok(())
+    }
+
+    /// The wait \[ticks\] before call `c`'s next try, or `None` when it
+    /// makes no more: the caller side's [`crate::caller::Decision`] on the
+    /// call's own retry loop, the zero-time path's rule. A retry its
+    /// node's budget granted stays open until its answer comes back
+    /// ([`Self::close_retry`]).
+    pub(super) fn timed_wait(
+        &mut self,
+        tick: u64,
+        c: u32,
+        f: Failure,
+        policy: &RetrySpec,
+        kind: usize,
+    ) -> Option<u64> {
+        let (node, _, _) = self.timed.node_of(c);
+        let call = self.timed.calls.get(c);
+        let (slot, mut state) = (call.slot, call.retry_loop());
+        let d = self.decide(tick, slot, node, f, policy, kind, &mut state);
+        self.timed.calls.get_mut(c).decided(&state, &d);
+        d.wait
+    }
+
+    /// The request in `slot` ended at `now` with `answer` after `tries`
+    /// tries at its entry node: an operation is recorded and the next one
+    /// starts at that moment (`Operations::ended`, as on the zero-time path).
+    pub(super) fn op_ended(
+        &mut self,
+        now: Time,
+        slot: u32,
+        answer: Answer,
+        tries: u32,
+    ) -> Result<(), SimError> {
+        let (sim, s) = (self.sim, self.requests.source[slot as usize] as usize);
+        let kind = &sim.kinds[self.requests.kind[slot as usize] as usize];
+        if kind.op.is_none() {
+            return Ok(());
+        }
+        let tries = sim.model.nodes[sim.paths[s][0]].downstream.map(|_| tries);
+        let (spec, t) = (&sim.model.sources[s], self.timed.res.tick_of(now));
+        if let Some((record, next)) = self.operations.ended(s, spec, kind, t, tries, answer) {
+            self.obs.ops[s].push(record);
+            if let Some(index) = next {
+                let source = s as u32;
+                self.timed
+                    .events
+                    .schedule(now.units(), Event::Op { source, index })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Call `c` at `node` leaves its retry open (its retry answered, or
+    /// the call ends).
+    pub(in crate::simulation::timed) fn close_retry(&mut self, c: u32, node: usize) {
+        let call = self.timed.calls.get_mut(c);
+        if call.retry_open {
+            call.retry_open = false;
+            self.nodes[node].caller.retry_closed();
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! The timed path's ledger of requests and calls, kept by [`Timed`]: a
+//! request's references, start and deadline by slot, a new call's place
+//! on its source's path, the deadline a call's node knows, and the work
+//! an orphan wasted. The event loop (`flow/`) calls these and does the
+//! rest (the request slab, the node's arrival).
+
+use squall_lang::DeadlineSpec;
+
+use crate::time::Time;
+
+use super::super::{event::Event, SimError};
+use super::calls::{Call, NONE};
+use super::recorder::Count;
+use super::Timed;
+
+impl Timed {
+    /// Request `slot` opens at `now`, under its source's `deadline` if it
+    /// has one: it holds one reference to itself while it is open.
+    pub(super) fn open_request(&mut self, slot: u32, now: Time, deadline: Option<&DeadlineSpec>) {
+        let i = slot as usize;
+        if self.refs.len() <= i {
+            self.refs.resize(i + 1, 0);
+            self.started.resize(i + 1, Time::ZERO);
+            self.deadline.resize(i + 1, Time::NEVER);
+        }
+        self.refs[i] = 1;
+        self.started[i] = now;
+        self.deadline[i] = deadline.map_or(Time::NEVER, |d| now.after(self.res.duration(d.after)));
+    }
+
+    /// A new call of request `slot` (from `source`, whose request walks
+    /// `path`) at position `pos`, made by `parent` (`NONE`: the entry
+    /// call) at `now`; it refers to its request, and inherits its
+    /// parent's try number and orphanhood.
+    pub(super) fn new_call(
+        &mut self,
+        slot: u32,
+        pos: u32,
+        parent: u32,
+        now: Time,
+        source: u32,
+        path: &[usize],
+    ) -> u32 {
+        self.refs[slot as usize] += 1;
+        self.recorder.calls.arrived += 1;
+        let c = self.calls.alloc(slot, pos, parent, now);
+        let call = self.calls.get_mut(c);
+        call.source = source;
+        call.node = path.get(pos as usize).map_or(NONE, |&n| n as u32);
+        call.leaf = pos as usize + 1 == path.len();
+        if parent != NONE {
+            self.calls.get_mut(c).try_no = self.calls.get(parent).tries;
+        }
+        if parent != NONE && self.calls.get(parent).orphan {
+            self.calls.get_mut(c).orphan = true;
+            self.calls.get_mut(c).orphaned_at = now;
+        }
+        c
+    }
+
+    /// One reference to request `slot` goes: true when it was the last
+    /// (the loop frees the slot).
+    pub(super) fn drop_ref(&mut self, slot: u32) -> bool {
+        let r = &mut self.refs[slot as usize];
+        *r -= 1;
+        *r == 0
+    }
+
+    /// Orphan `call` at `node` stops working at `now`: the service time it
+    /// had since it (or its caller) was given up on is wasted.
+    pub(super) fn wasted_busy(&mut self, now: Time, node: usize, call: &Call) {
+        if call.orphan {
+            let from = call.served.max(call.orphaned_at);
+            let busy = now.since(from).units();
+            self.recorder.count(node, Count::WastedBusy, now, busy);
+        }
+    }
+
+    /// The node of call `c`, its source, and whether the node answers by
+    /// itself (the bottom of the path, or a composite field's node).
+    pub(super) fn node_of(&self, c: u32) -> (usize, usize, bool) {
+        let call = self.calls.get(c);
+        let source = call.source as usize;
+        if call.field != NONE {
+            // A field's node answers by itself (`composite`).
+            return (call.field_node as usize, source, true);
+        }
+        (call.node as usize, source, call.leaf)
+    }
+
+    /// The deadline the node of `c` knows, if any (the entry node, or
+    /// every node when its source propagates it). Asked several times for
+    /// every call: when no source has a deadline it answers at once.
+    #[inline]
+    pub(super) fn known_deadline(&self, c: u32) -> Option<Time> {
+        if !self.any_deadline {
+            return None;
+        }
+        let call = self.calls.get(c);
+        let d = self.deadline[call.slot as usize];
+        if d == Time::NEVER {
+            return None;
+        }
+        (call.pos == 0 || self.propagate[call.source as usize]).then_some(d)
+    }
+
+    /// True when call `c`'s request has a propagated deadline and it has
+    /// passed at `now` (the calls below it are cancelled, not left behind).
+    pub(super) fn propagated_past(&self, now: Time, c: u32) -> bool {
+        let call = self.calls.get(c);
+        self.propagate[call.source as usize] && now >= self.deadline[call.slot as usize]
+    }
+
+    /// Wakes call `c` at generation `gen` at the earlier of `a` and `b`
+    /// (a timer and the deadline the node knows), or not at all when
+    /// neither is set: one wake per wait, whichever comes first.
+    pub(super) fn wake_at_first(
+        &mut self,
+        c: u32,
+        gen: u32,
+        a: Option<Time>,
+        b: Option<Time>,
+    ) -> Result<(), SimError> {
+        let wake = match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(at) = wake {
+            self.events
+                .schedule(at.units(), Event::Wake { call: c, gen })?;
+        }
+        Ok(())
+    }
+}
