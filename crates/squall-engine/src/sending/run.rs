@@ -78,13 +78,13 @@
 //! Adaptive rates think in seconds: a tick of `clock ms` is 0.001 s, of
 //! `clock s` 1 s, and a round counts as a second.
 
-use crate::error::SimError;
-use crate::queue::EventQueue;
-use crate::time::{Resolution, Time};
+use squall_lang::Model;
 
+use crate::error::SimError;
+use crate::simulation::Simulation;
+
+use super::engine::Senders;
 use super::observations::SendObservations;
-use super::provider::Provider;
-use super::sender::{tick_seconds, Event, Sender};
 use super::spec::SendSpec;
 
 pub use squall_lang::model::sending::MAX_RECORDS;
@@ -107,20 +107,10 @@ pub fn estimate_bytes<'a>(specs: impl IntoIterator<Item = &'a SendSpec>) -> u64 
         .fold(0, u64::saturating_add)
 }
 
-/// The label suffix of the `i`th component of its kind: none for the
-/// first, ` NAME` for the others (see the module doc).
-fn suffix(i: usize, name: &str) -> String {
-    if i == 0 {
-        String::new()
-    } else {
-        format!(" {name}")
-    }
-}
-
-/// Runs every sender of a model in one run, to its end: senders whose
-/// providers have the same name share that provider. The clock, the
-/// length and the seed are the first sender's (a model's senders all have
-/// the file's). One observation per sender, in order.
+/// Runs every sender of a model in one run of the timed engine, to its
+/// end: senders whose providers have the same name share that provider.
+/// The clock, the length and the seed are the first sender's (a model's
+/// senders all have the file's). One observation per sender, in order.
 pub fn run_senders(specs: &[SendSpec]) -> Result<Vec<SendObservations>, SimError> {
     let Some(first) = specs.first() else {
         return Ok(Vec::new());
@@ -134,54 +124,20 @@ pub fn run_senders(specs: &[SendSpec]) -> Result<Vec<SendObservations>, SimError
             limit: MAX_RECORDS,
         });
     }
-    let res = Resolution::fine(first.clock);
-    let sec = tick_seconds(first.clock) / res.per_tick() as f64;
-    let end = res.at_tick(first.ticks);
-    // Providers by name, in the order senders first name them.
-    let mut providers: Vec<Provider> = Vec::new();
-    let mut names: Vec<&str> = Vec::new();
-    let mut provider_of = Vec::with_capacity(specs.len());
-    for s in specs {
-        let name = s.provider.name.as_str();
-        let i = match names.iter().position(|n| *n == name) {
-            Some(i) => i,
-            None => {
-                let i = names.len();
-                providers.push(Provider::new(
-                    &s.provider,
-                    first.seed,
-                    &suffix(i, name),
-                    res,
-                    sec,
-                ));
-                names.push(name);
-                i
-            }
-        };
-        provider_of.push(i);
-    }
-    let mut senders: Vec<Sender> = specs
-        .iter()
-        .enumerate()
-        .map(|(i, s)| Sender::new(s, i as u32, &suffix(i, &s.name), res, sec))
-        .collect();
-    let mut cal: EventQueue<Event> = EventQueue::new();
-    for (i, s) in senders.iter_mut().enumerate() {
-        s.start(&mut providers[provider_of[i]], &mut cal)?;
-    }
-    while let Some(t) = cal.peek_time() {
-        if t > end.units() {
-            break;
-        }
-        let Some((t, event)) = cal.pop() else {
-            break;
-        };
-        let now = Time::from_units(t);
-        let i = event.sender as usize;
-        let sender = &mut senders[i];
-        if sender.handle(now, event.kind, &mut cal)? {
-            sender.dispatch(now, &mut providers[provider_of[i]], &mut cal)?;
-        }
-    }
-    Ok(senders.into_iter().map(|s| s.finish(end)).collect())
+    // A model of no node and no source, on the timed path: its loop
+    // carries the senders' events alone. No work budget (see above).
+    let model = Model {
+        clock: first.clock,
+        start: 0,
+        ticks: first.ticks,
+        seed: first.seed,
+        ..Model::default()
+    };
+    let sim = Simulation::builder(&model)
+        .force_timed()
+        .work_budget(u64::MAX)
+        .build()?;
+    let mut senders = Senders::new(specs);
+    sim.run_sending(&mut senders)?;
+    Ok(senders.finish())
 }

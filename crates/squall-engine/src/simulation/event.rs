@@ -7,6 +7,10 @@
 //! small and copying events is free. The queue orders them by
 //! `(time, sequence)`; the derived `Ord` here is never used for that.
 
+use crate::error::SimError;
+use crate::queue::EventQueue;
+use crate::sending::{Calendar, SendEvent};
+
 /// An event in the queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum Event {
@@ -27,4 +31,19 @@ pub(super) enum Event {
     /// A `workers` fault on `node` starts or ends: the node's worker count
     /// is set again (see `timed/arrival.rs`).
     Workers { node: u32 },
+    /// A sender's event (`sending/`): a run of senders carries them on
+    /// the timed path's loop, which hands them to the senders it holds.
+    Send(SendEvent),
+}
+
+// A sender's event is two `u32`s like the largest of the others: carrying
+// it leaves the calendar's entry the size it was, so a run of services
+// pays nothing in memory for it.
+const _: () = assert!(std::mem::size_of::<Event>() == 12);
+
+impl Calendar for EventQueue<Event> {
+    #[inline]
+    fn schedule_send(&mut self, at: u64, event: SendEvent) -> Result<(), SimError> {
+        Ok(self.schedule(at, Event::Send(event))?)
+    }
 }

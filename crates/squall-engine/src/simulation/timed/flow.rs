@@ -91,6 +91,7 @@ impl Runner<'_, '_> {
                 }
                 Event::Workers { node } => self.apply_worker_faults(now, node as usize)?,
                 Event::Retry { .. } => {}
+                Event::Send(e) => self.senders.handle(now, e, &mut self.timed.events)?,
             }
         }
         // What is left at the end: calls by phase, requests still open.
