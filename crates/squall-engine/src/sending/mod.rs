@@ -17,8 +17,15 @@
 //! | the source that feeds a sender (its records)        | `feed.rs`            |
 //! | a provider: its ceiling and its answers             | `provider.rs`        |
 //! | a sender: records, pool, caller side, series        | `sender.rs`          |
-//! | the one run of every sender and provider            | `run.rs`             |
+//! | a sender's event on the calendar, the trait it schedules through | `calendar.rs` |
+//! | a run's senders and providers, as the timed loop holds them | `engine.rs`  |
+//! | the entry that builds a run of senders              | `run.rs`             |
 //! | what a run measured                                 | `observations.rs`    |
+//!
+//! A run of senders is a run of the timed engine (`simulation/timed/`):
+//! its loop pops a sender's event like any other and hands it to the
+//! senders the run holds; `run.rs` says how, and what that run keeps of
+//! the sending loop it replaced (its end, its budget, its order).
 //!
 //! The rule the module is built around (document 004): a rate limit is
 //! not a failure. "Never", "not like this" and "not now" are three

@@ -1,44 +1,63 @@
-//! The sending run: every sender and every provider of a model on one
-//! calendar ([`crate::queue::EventQueue`], the engine's one queue type),
-//! one event at a time.
+//! A run of senders: every sender and every provider of a model, on the
+//! timed engine's loop (`simulation/timed/flow.rs`) and its one calendar
+//! ([`crate::queue::EventQueue`]), one event at a time. [`run_senders`]
+//! is the entry that builds them; the sending path has no loop of its own.
 //!
 //! # Components
 //!
-//! | component             | owns                                                | file          |
-//! |-----------------------|-----------------------------------------------------|---------------|
-//! | [`Provider`]          | its ceiling (`server/token_bucket.rs`), its answers | `provider.rs` |
-//! | [`Sender`]            | records, the pool, the caller side, its series      | `sender.rs`   |
-//! | `Feed`                | the source that enters a sender, if one does        | `feed.rs`     |
+//! | component  | owns                                                | file          |
+//! |------------|-----------------------------------------------------|---------------|
+//! | `Provider` | its ceiling (`server/token_bucket.rs`), its answers | `provider.rs` |
+//! | `Sender`   | records, the pool, the caller side, its series      | `sender.rs`   |
+//! | `Feed`     | the source that enters a sender, if one does        | `feed.rs`     |
+//! | `Senders`  | a run's senders and providers, who names whom       | `engine.rs`   |
 //!
-//! The run drives them through the same few methods: `Sender::start` at
-//! time 0; for each event off the calendar, `Sender::handle` then
-//! `Sender::dispatch` of the sender it belongs to, which hands each
-//! attempt to `Provider::answer` of the provider the sender names.
-//! Senders naming one provider hand their attempts to the same value, so
-//! they share its ceiling: that is the whole point of one run (issue 18's
+//! # What runs where
+//!
+//! [`run_senders`] makes a model of no node and no source under the first
+//! sender's clock, length and seed, builds its `Simulation` on the timed
+//! path, and hands it the `Senders` (`Simulation::run_sending`,
+//! `simulation/runner.rs`). The `Runner` holds them beside its nodes (its
+//! `senders` field) for that run; they start at time 0 in declaration
+//! order (`Sender::start`), before the loop pops anything. A sender's
+//! event rides on the calendar as the simulation's `Event::Send`
+//! (`calendar.rs`: two `u32`s, so the calendar's entry keeps its size);
+//! the loop's one arm for it hands it to `Senders`, which calls
+//! `Sender::handle` then `Sender::dispatch` of the sender it belongs to,
+//! which hands each attempt to `Provider::answer` of the provider the
+//! sender names. Senders schedule through the `Calendar` trait and never
+//! name the simulation's types. Senders naming one provider hand their
+//! attempts to the same value, so they share its ceiling (issue 18's
 //! defect 3: run apart, two senders to one provider each saw the whole
 //! ceiling).
 //!
-//! This is not (yet) the timed call engine's loop (`simulation/timed/`):
-//! a record source, its pool and its caller side do not fit that loop's
-//! calls without reshaping the caller and server components of the
-//! services, which another change owns. What is shared with it is the
-//! calendar type, the token bucket, the time and random-stream modules,
-//! and the rule of a source's arrivals (`arrivals.rs`'s `OpenLoop`: a
-//! sender fed by a source creates a record at each request the source
-//! makes, with the gaps the timed path's sources have); what is not
-//! written twice is a policy: classification, Retry-After and jitter exist
-//! only here.
+//! A model's services and its senders are two runs (the report makes
+//! both): a model's services may run on the zero-time path, which has no
+//! calendar in engine units and whose reports must not move, and nothing
+//! a sender does reaches a service or back. A run of services holds no
+//! senders and its calendar never carries their events: it pays one
+//! arm of a match it never takes and one empty field.
 //!
-//! The step left: a model with senders runs on the timed `Runner`, its
-//! calendar carrying a `Send(Event)` variant that `flow.rs` hands to
-//! `Sender::handle`/`Sender::dispatch`, with the senders and providers
-//! held beside the nodes; `run_senders` then becomes the entry that builds
-//! them. The calendar's order is the same (time, then scheduling order),
-//! so a file of senders alone keeps its events and draws in order; what
-//! must be shown before the move is that document 004's report stays
-//! byte-identical and that a run of services pays no instructions for it.
+//! What the sending run keeps of the loop it replaced:
 //!
+//! * **Its end.** The timed loop pops events before `ticks + 1` ticks
+//!   after time 0; the sending loop stopped at `ticks` ticks after time 0
+//!   (an event at exactly that moment still ran, and the senders measure
+//!   to it). `Senders` ignores every event after that moment: those the
+//!   loop still pops are the run's last (nothing else is on its calendar)
+//!   and did nothing before either, so every sender ends, and measures,
+//!   where it did.
+//! * **Its budget.** A sending run has no work budget, only its bound on
+//!   records ([`MAX_RECORDS`], checked before the run and at each record a
+//!   feed creates): its `Simulation` is built with a work budget of
+//!   `u64::MAX`, so the loop's count of events never stops it. A
+//!   sender's own count of events (`SendObservations::events`) counts
+//!   what it handled, as before, not the wake-ups a sooner one replaced.
+//! * **Its order.** The calendar orders by time, then by scheduling
+//!   order, as the sending loop's did (only the width of its buckets is
+//!   the timed path's), so every event and every draw comes in the order
+//!   it always did.
+
 //! # Events
 //!
 //! | event      | what happens                                                     |

@@ -3,12 +3,14 @@
 //! (classification, Retry-After, jitter, attempt caps per record and per
 //! window, the adaptive rate).
 //!
-//! The sender owns its state and is driven by the run (`run.rs`) through
-//! four methods: [`Sender::start`] at time 0, [`Sender::handle`] for each
-//! of its events off the one calendar, [`Sender::dispatch`] after each,
-//! and [`Sender::finish`] at the end. It never owns a provider: it is
-//! handed the one it names for each attempt, so senders naming one
-//! provider share its ceiling.
+//! The sender owns its state and is driven through four methods, by the
+//! run's `Senders` (`engine.rs`) on the timed engine's loop:
+//! [`Sender::start`] at time 0, [`Sender::handle`] for each of its events
+//! off the one calendar, [`Sender::dispatch`] after each, and
+//! [`Sender::finish`] at the end. It schedules its events through the
+//! calendar's [`Calendar`] trait. It never owns a provider: it is handed
+//! the one it names for each attempt, so senders naming one provider
+//! share its ceiling.
 
 use std::collections::VecDeque;
 

@@ -2,7 +2,10 @@
 //!
 //! Four kinds of event drive a run: a rate source's tick, one send of an
 //! `at [..]` source, the next operation of a `sequential` source, and a
-//! service's next try after its backoff. An event is a few integers (a
+//! service's next try after its backoff. The timed path adds its own (a
+//! call's wake, a client's think time, a `workers` fault), and a run of
+//! senders carries theirs (`Send`, which `sending/` schedules through its
+//! `Calendar` trait, implemented here). An event is a few integers (a
 //! source index, a request's slot and path position), so the queue stays
 //! small and copying events is free. The queue orders them by
 //! `(time, sequence)`; the derived `Ord` here is never used for that.
