@@ -66,6 +66,12 @@ impl SendEvent {
     }
 }
 
+/// The bytes of one event on the calendar that carries a [`SendEvent`]
+/// (the simulation's `Event`, which asserts this size beside its
+/// definition): what a pending event of a sender costs in a run's memory
+/// estimate, less the calendar's own links.
+pub const CALENDAR_EVENT_BYTES: usize = 12;
+
 /// The calendar a sender schedules its events on.
 pub trait Calendar {
     /// Schedules `event` at `at` \[engine units\], after every event

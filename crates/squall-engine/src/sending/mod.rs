@@ -51,7 +51,7 @@ pub mod throttle_window;
 pub use adaptive::{AdaptiveRate, AdaptiveSpec};
 pub use aimd::{Aimd, AimdSpec};
 pub use aws_adaptive::AwsAdaptive;
-pub(crate) use calendar::{Calendar, SendEvent};
+pub(crate) use calendar::{Calendar, SendEvent, CALENDAR_EVENT_BYTES};
 pub use classify::{Classifier, CodeClass, CodeMatch, ProviderCode};
 pub(crate) use engine::{Senders, SendersRef};
 pub use next_attempt::{next_attempt_at, FullJitter, RetryAfter};

@@ -144,7 +144,7 @@ pub fn run_senders(specs: &[SendSpec]) -> Result<Vec<SendObservations>, SimError
         });
     }
     // A model of no node and no source, on the timed path: its loop
-    // carries the senders' events alone. No work budget (see above).
+    // carries the senders' events alone. No work budget (the module doc, "Its budget").
     let model = Model {
         clock: first.clock,
         start: 0,

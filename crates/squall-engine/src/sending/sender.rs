@@ -23,7 +23,7 @@ use crate::server::token_bucket::TokenBucket;
 use crate::time::{Duration, Resolution, Time};
 
 use super::adaptive::AdaptiveRate;
-use super::calendar::{Calendar, Kind, SendEvent};
+use super::calendar::{Calendar, Kind, SendEvent, CALENDAR_EVENT_BYTES};
 use super::classify::{CodeClass, ProviderCode};
 use super::feed::Feed;
 use super::next_attempt::{next_attempt_at, FullJitter, RetryAfter};
@@ -73,7 +73,7 @@ pub(super) fn bytes(spec: &SendSpec) -> u64 {
     };
     let by_pool = spec.pool.rate * spec.ticks as f64 + spec.pool.burst.max(1.0);
     let attempts = (records.saturating_mul(per_record) as f64).min(by_pool.ceil());
-    let event = size_of::<SendEvent>() as u64 + 16;
+    let event = CALENDAR_EVENT_BYTES as u64 + 16;
     let record = size_of::<Record>() as u64 + size_of::<u32>() as u64 + event;
     let bins = spec.ticks.div_ceil(spec.bin.max(1)).max(1);
     records

@@ -12,7 +12,7 @@
 
 use crate::error::SimError;
 use crate::queue::EventQueue;
-use crate::sending::{Calendar, SendEvent};
+use crate::sending::{Calendar, SendEvent, CALENDAR_EVENT_BYTES};
 
 /// An event in the queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -40,9 +40,10 @@ pub(super) enum Event {
 }
 
 // A sender's event is two `u32`s like the largest of the others: carrying
-// it leaves the calendar's entry the size it was, so a run of services
-// pays nothing in memory for it.
-const _: () = assert!(std::mem::size_of::<Event>() == 12);
+// it leaves the calendar's entry the size it was (12 bytes: a tag and two
+// `u32`s), so a run of services pays nothing in memory for it; a sender's
+// memory estimate counts this size for each of its pending events.
+const _: () = assert!(std::mem::size_of::<Event>() == CALENDAR_EVENT_BYTES);
 
 impl Calendar for EventQueue<Event> {
     #[inline]
