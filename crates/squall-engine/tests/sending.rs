@@ -367,3 +367,30 @@ fn the_window_cap_holds_the_whole_pool() {
     // 18 a second for 300 s, and perhaps one at the last instant.
     assert!(o.attempts.len().abs_diff(18 * 300) <= 1);
 }
+
+/// The run's end (`sending/run.rs`, "Its end"): a record created exactly
+/// `ticks` ticks after time 0 is still created and tried; the loop that
+/// carries the senders runs on to `ticks + 1`, but nothing after `ticks`
+/// happens. Hand-worked: records at 1 per tick (`clock s`, 1/s) start at
+/// time 0, so over `ticks = 10` records 0..=10 are created at ticks
+/// 0..=10, eleven of them, and the twelfth (tick 11) never is. Each is
+/// tried when it is created (8 idle senders, a pool of 10/s with burst 1
+/// and a ceiling of 10/s: a token per record), and answered after 80 ms,
+/// so the last one, tried at tick 10, is still in flight at the end.
+/// Integer counts: exact.
+#[test]
+fn the_run_ends_at_its_last_tick_inclusive() {
+    let mut s = study(100, 10_000.0, 10_000.0, 0.0, naive());
+    s.clock = Clock::S;
+    s.ticks = 10;
+    s.bin = 10;
+    s.records.rate = Some(1.0);
+    s.pool.rate = 10.0;
+    s.pool.latency = 0.08;
+    s.provider.ceiling = 10.0;
+    let o = run_sending(&s).unwrap();
+    assert_eq!(o.states.created, 11);
+    assert_eq!(o.attempts.len(), 11);
+    assert_eq!(o.states.submitted, 10);
+    assert_eq!(o.states.in_flight, 1);
+}

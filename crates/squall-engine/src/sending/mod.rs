@@ -17,8 +17,15 @@
 //! | the source that feeds a sender (its records)        | `feed.rs`            |
 //! | a provider: its ceiling and its answers             | `provider.rs`        |
 //! | a sender: records, pool, caller side, series        | `sender.rs`          |
-//! | the one run of every sender and provider            | `run.rs`             |
+//! | a sender's event on the calendar, the trait it schedules through | `calendar.rs` |
+//! | a run's senders and providers, as the timed loop holds them | `engine.rs`  |
+//! | the entry that builds a run of senders              | `run.rs`             |
 //! | what a run measured                                 | `observations.rs`    |
+//!
+//! A run of senders is a run of the timed engine (`simulation/timed/`):
+//! its loop pops a sender's event like any other and hands it to the
+//! senders the run holds; `run.rs` says how, and what that run keeps of
+//! the sending loop it replaced (its end, its budget, its order).
 //!
 //! The rule the module is built around (document 004): a rate limit is
 //! not a failure. "Never", "not like this" and "not now" are three
@@ -28,7 +35,9 @@
 pub mod adaptive;
 pub mod aimd;
 pub mod aws_adaptive;
+mod calendar;
 pub mod classify;
+mod engine;
 mod feed;
 pub mod next_attempt;
 pub mod observations;
@@ -42,7 +51,9 @@ pub mod throttle_window;
 pub use adaptive::{AdaptiveRate, AdaptiveSpec};
 pub use aimd::{Aimd, AimdSpec};
 pub use aws_adaptive::AwsAdaptive;
+pub(crate) use calendar::{Calendar, SendEvent, CALENDAR_EVENT_BYTES};
 pub use classify::{Classifier, CodeClass, CodeMatch, ProviderCode};
+pub(crate) use engine::{Senders, SendersRef};
 pub use next_attempt::{next_attempt_at, FullJitter, RetryAfter};
 pub use observations::{AttemptRow, FinalStates, SendBin, SendObservations};
 pub use run::{estimate_bytes, run_senders, run_sending, MAX_RECORDS};

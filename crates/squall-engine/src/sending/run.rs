@@ -1,44 +1,63 @@
-//! The sending run: every sender and every provider of a model on one
-//! calendar ([`crate::queue::EventQueue`], the engine's one queue type),
-//! one event at a time.
+//! A run of senders: every sender and every provider of a model, on the
+//! timed engine's loop (`simulation/timed/flow/`) and its one calendar
+//! ([`crate::queue::EventQueue`]), one event at a time. [`run_senders`]
+//! is the entry that builds them; the sending path has no loop of its own.
 //!
 //! # Components
 //!
-//! | component             | owns                                                | file          |
-//! |-----------------------|-----------------------------------------------------|---------------|
-//! | [`Provider`]          | its ceiling (`server/token_bucket.rs`), its answers | `provider.rs` |
-//! | [`Sender`]            | records, the pool, the caller side, its series      | `sender.rs`   |
-//! | `Feed`                | the source that enters a sender, if one does        | `feed.rs`     |
+//! | component  | owns                                                | file          |
+//! |------------|-----------------------------------------------------|---------------|
+//! | `Provider` | its ceiling (`server/token_bucket.rs`), its answers | `provider.rs` |
+//! | `Sender`   | records, the pool, the caller side, its series      | `sender.rs`   |
+//! | `Feed`     | the source that enters a sender, if one does        | `feed.rs`     |
+//! | `Senders`  | a run's senders and providers, who names whom       | `engine.rs`   |
 //!
-//! The run drives them through the same few methods: `Sender::start` at
-//! time 0; for each event off the calendar, `Sender::handle` then
-//! `Sender::dispatch` of the sender it belongs to, which hands each
-//! attempt to `Provider::answer` of the provider the sender names.
-//! Senders naming one provider hand their attempts to the same value, so
-//! they share its ceiling: that is the whole point of one run (issue 18's
+//! # What runs where
+//!
+//! [`run_senders`] makes a model of no node and no source under the first
+//! sender's clock, length and seed, builds its `Simulation` on the timed
+//! path, and hands it the `Senders` (`Simulation::run_sending`,
+//! `simulation/runner.rs`). The `Runner` holds them beside its nodes (its
+//! `senders` field) for that run; they start at time 0 in declaration
+//! order (`Sender::start`), before the loop pops anything. A sender's
+//! event rides on the calendar as the simulation's `Event::Send`
+//! (`calendar.rs`: two `u32`s, so the calendar's entry keeps its size);
+//! the loop's one arm for it hands it to `Senders`, which calls
+//! `Sender::handle` then `Sender::dispatch` of the sender it belongs to,
+//! which hands each attempt to `Provider::answer` of the provider the
+//! sender names. Senders schedule through the `Calendar` trait and never
+//! name the simulation's types. Senders naming one provider hand their
+//! attempts to the same value, so they share its ceiling (issue 18's
 //! defect 3: run apart, two senders to one provider each saw the whole
 //! ceiling).
 //!
-//! This is not (yet) the timed call engine's loop (`simulation/timed/`):
-//! a record source, its pool and its caller side do not fit that loop's
-//! calls without reshaping the caller and server components of the
-//! services, which another change owns. What is shared with it is the
-//! calendar type, the token bucket, the time and random-stream modules,
-//! and the rule of a source's arrivals (`arrivals.rs`'s `OpenLoop`: a
-//! sender fed by a source creates a record at each request the source
-//! makes, with the gaps the timed path's sources have); what is not
-//! written twice is a policy: classification, Retry-After and jitter exist
-//! only here.
+//! A model's services and its senders are two runs (the report makes
+//! both): a model's services may run on the zero-time path, which has no
+//! calendar in engine units and whose reports must not move, and nothing
+//! a sender does reaches a service or back. A run of services holds no
+//! senders and its calendar never carries their events: it pays one
+//! arm of a match it never takes and one empty field.
 //!
-//! The step left: a model with senders runs on the timed `Runner`, its
-//! calendar carrying a `Send(Event)` variant that `flow.rs` hands to
-//! `Sender::handle`/`Sender::dispatch`, with the senders and providers
-//! held beside the nodes; `run_senders` then becomes the entry that builds
-//! them. The calendar's order is the same (time, then scheduling order),
-//! so a file of senders alone keeps its events and draws in order; what
-//! must be shown before the move is that document 004's report stays
-//! byte-identical and that a run of services pays no instructions for it.
+//! What the sending run keeps of the loop it replaced:
 //!
+//! * **Its end.** The timed loop pops events before `ticks + 1` ticks
+//!   after time 0; the sending loop stopped at `ticks` ticks after time 0
+//!   (an event at exactly that moment still ran, and the senders measure
+//!   to it). `Senders` ignores every event after that moment: those the
+//!   loop still pops are the run's last (nothing else is on its calendar)
+//!   and did nothing before either, so every sender ends, and measures,
+//!   where it did.
+//! * **Its budget.** A sending run has no work budget, only its bound on
+//!   records ([`MAX_RECORDS`], checked before the run and at each record a
+//!   feed creates): its `Simulation` is built with a work budget of
+//!   `u64::MAX`, so the loop's count of events never stops it. A
+//!   sender's own count of events (`SendObservations::events`) counts
+//!   what it handled, as before, not the wake-ups a sooner one replaced.
+//! * **Its order.** The calendar orders by time, then by scheduling
+//!   order, as the sending loop's did (only the width of its buckets is
+//!   the timed path's), so every event and every draw comes in the order
+//!   it always did.
+
 //! # Events
 //!
 //! | event      | what happens                                                     |
@@ -78,13 +97,13 @@
 //! Adaptive rates think in seconds: a tick of `clock ms` is 0.001 s, of
 //! `clock s` 1 s, and a round counts as a second.
 
-use crate::error::SimError;
-use crate::queue::EventQueue;
-use crate::time::{Resolution, Time};
+use squall_lang::Model;
 
+use crate::error::SimError;
+use crate::simulation::Simulation;
+
+use super::engine::Senders;
 use super::observations::SendObservations;
-use super::provider::Provider;
-use super::sender::{tick_seconds, Event, Sender};
 use super::spec::SendSpec;
 
 pub use squall_lang::model::sending::MAX_RECORDS;
@@ -107,20 +126,10 @@ pub fn estimate_bytes<'a>(specs: impl IntoIterator<Item = &'a SendSpec>) -> u64 
         .fold(0, u64::saturating_add)
 }
 
-/// The label suffix of the `i`th component of its kind: none for the
-/// first, ` NAME` for the others (see the module doc).
-fn suffix(i: usize, name: &str) -> String {
-    if i == 0 {
-        String::new()
-    } else {
-        format!(" {name}")
-    }
-}
-
-/// Runs every sender of a model in one run, to its end: senders whose
-/// providers have the same name share that provider. The clock, the
-/// length and the seed are the first sender's (a model's senders all have
-/// the file's). One observation per sender, in order.
+/// Runs every sender of a model in one run of the timed engine, to its
+/// end: senders whose providers have the same name share that provider.
+/// The clock, the length and the seed are the first sender's (a model's
+/// senders all have the file's). One observation per sender, in order.
 pub fn run_senders(specs: &[SendSpec]) -> Result<Vec<SendObservations>, SimError> {
     let Some(first) = specs.first() else {
         return Ok(Vec::new());
@@ -134,54 +143,20 @@ pub fn run_senders(specs: &[SendSpec]) -> Result<Vec<SendObservations>, SimError
             limit: MAX_RECORDS,
         });
     }
-    let res = Resolution::fine(first.clock);
-    let sec = tick_seconds(first.clock) / res.per_tick() as f64;
-    let end = res.at_tick(first.ticks);
-    // Providers by name, in the order senders first name them.
-    let mut providers: Vec<Provider> = Vec::new();
-    let mut names: Vec<&str> = Vec::new();
-    let mut provider_of = Vec::with_capacity(specs.len());
-    for s in specs {
-        let name = s.provider.name.as_str();
-        let i = match names.iter().position(|n| *n == name) {
-            Some(i) => i,
-            None => {
-                let i = names.len();
-                providers.push(Provider::new(
-                    &s.provider,
-                    first.seed,
-                    &suffix(i, name),
-                    res,
-                    sec,
-                ));
-                names.push(name);
-                i
-            }
-        };
-        provider_of.push(i);
-    }
-    let mut senders: Vec<Sender> = specs
-        .iter()
-        .enumerate()
-        .map(|(i, s)| Sender::new(s, i as u32, &suffix(i, &s.name), res, sec))
-        .collect();
-    let mut cal: EventQueue<Event> = EventQueue::new();
-    for (i, s) in senders.iter_mut().enumerate() {
-        s.start(&mut providers[provider_of[i]], &mut cal)?;
-    }
-    while let Some(t) = cal.peek_time() {
-        if t > end.units() {
-            break;
-        }
-        let Some((t, event)) = cal.pop() else {
-            break;
-        };
-        let now = Time::from_units(t);
-        let i = event.sender as usize;
-        let sender = &mut senders[i];
-        if sender.handle(now, event.kind, &mut cal)? {
-            sender.dispatch(now, &mut providers[provider_of[i]], &mut cal)?;
-        }
-    }
-    Ok(senders.into_iter().map(|s| s.finish(end)).collect())
+    // A model of no node and no source, on the timed path: its loop
+    // carries the senders' events alone. No work budget (the module doc, "Its budget").
+    let model = Model {
+        clock: first.clock,
+        start: 0,
+        ticks: first.ticks,
+        seed: first.seed,
+        ..Model::default()
+    };
+    let sim = Simulation::builder(&model)
+        .force_timed()
+        .work_budget(u64::MAX)
+        .build()?;
+    let mut senders = Senders::new(specs);
+    sim.run_sending(&mut senders)?;
+    Ok(senders.finish())
 }

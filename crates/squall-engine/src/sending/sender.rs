@@ -3,12 +3,14 @@
 //! (classification, Retry-After, jitter, attempt caps per record and per
 //! window, the adaptive rate).
 //!
-//! The sender owns its state and is driven by the run (`run.rs`) through
-//! four methods: [`Sender::start`] at time 0, [`Sender::handle`] for each
-//! of its events off the one calendar, [`Sender::dispatch`] after each,
-//! and [`Sender::finish`] at the end. It never owns a provider: it is
-//! handed the one it names for each attempt, so senders naming one
-//! provider share its ceiling.
+//! The sender owns its state and is driven through four methods, by the
+//! run's `Senders` (`engine.rs`) on the timed engine's loop:
+//! [`Sender::start`] at time 0, [`Sender::handle`] for each of its events
+//! off the one calendar, [`Sender::dispatch`] after each, and
+//! [`Sender::finish`] at the end. It schedules its events through the
+//! calendar's [`Calendar`] trait. It never owns a provider: it is handed
+//! the one it names for each attempt, so senders naming one provider
+//! share its ceiling.
 
 use std::collections::VecDeque;
 
@@ -16,12 +18,12 @@ use squall_lang::model::sending::MAX_RECORDS;
 use squall_lang::Clock;
 
 use crate::error::SimError;
-use crate::queue::EventQueue;
 use crate::rng::Stream;
 use crate::server::token_bucket::TokenBucket;
 use crate::time::{Duration, Resolution, Time};
 
 use super::adaptive::AdaptiveRate;
+use super::calendar::{Calendar, Kind, SendEvent, CALENDAR_EVENT_BYTES};
 use super::classify::{CodeClass, ProviderCode};
 use super::feed::Feed;
 use super::next_attempt::{next_attempt_at, FullJitter, RetryAfter};
@@ -36,30 +38,6 @@ pub fn tick_seconds(clock: Clock) -> f64 {
         Clock::Ms => 0.001,
         Clock::S | Clock::Round => 1.0,
     }
-}
-
-/// What happens to a sender, on the run's one calendar.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum Kind {
-    /// The next record is created and queued (records at a rate, or the
-    /// source that feeds the sender).
-    Create,
-    /// Idle consumers take queued records while the window cap and the
-    /// pool's bucket allow.
-    Dispatch,
-    /// An attempt's answer comes back; the caller side decides the state.
-    Answer(u32),
-    /// A pending record's `next_attempt_at`: back to the queue.
-    Due(u32),
-}
-
-/// An event of the run: which sender, and what.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Event {
-    /// The sender's index in the run.
-    pub sender: u32,
-    /// What happens.
-    pub kind: Kind,
 }
 
 /// The answer an in-flight record waits for.
@@ -95,7 +73,7 @@ pub(super) fn bytes(spec: &SendSpec) -> u64 {
     };
     let by_pool = spec.pool.rate * spec.ticks as f64 + spec.pool.burst.max(1.0);
     let attempts = (records.saturating_mul(per_record) as f64).min(by_pool.ceil());
-    let event = size_of::<Event>() as u64 + 16;
+    let event = CALENDAR_EVENT_BYTES as u64 + 16;
     let record = size_of::<Record>() as u64 + size_of::<u32>() as u64 + event;
     let bins = spec.ticks.div_ceil(spec.bin.max(1)).max(1);
     records
@@ -171,11 +149,8 @@ impl<'a> Sender<'a> {
         }
     }
 
-    fn event(&self, kind: Kind) -> Event {
-        Event {
-            sender: self.index,
-            kind,
-        }
+    fn event(&self, kind: Kind) -> SendEvent {
+        SendEvent::new(self.index, kind)
     }
 
     /// Time 0: every record at once (then a dispatch), the first
@@ -183,7 +158,7 @@ impl<'a> Sender<'a> {
     pub fn start(
         &mut self,
         provider: &mut Provider,
-        cal: &mut EventQueue<Event>,
+        cal: &mut impl Calendar,
     ) -> Result<(), SimError> {
         if self.feed.is_some() {
             return self.feed_next(Time::ZERO, cal);
@@ -196,7 +171,7 @@ impl<'a> Sender<'a> {
                 self.dispatch(Time::ZERO, provider, cal)?;
             }
             Some(_) if self.spec.records.count > 0 => {
-                cal.schedule(0, self.event(Kind::Create))?;
+                cal.schedule_send(0, self.event(Kind::Create))?;
             }
             Some(_) => {}
         }
@@ -211,7 +186,7 @@ impl<'a> Sender<'a> {
         &mut self,
         now: Time,
         kind: Kind,
-        cal: &mut EventQueue<Event>,
+        cal: &mut impl Calendar,
     ) -> Result<bool, SimError> {
         if matches!(kind, Kind::Dispatch) && self.dispatch_at != Some(now) {
             // A wake-up an earlier one replaced: the live one is due
@@ -241,7 +216,7 @@ impl<'a> Sender<'a> {
                         .res
                         .at_tick(0)
                         .after(self.res.duration(n as f64 / rate));
-                    cal.schedule(next.units().max(now.units()), self.event(Kind::Create))?;
+                    cal.schedule_send(next.units().max(now.units()), self.event(Kind::Create))?;
                 }
             }
             Kind::Dispatch => self.dispatch_at = None,
@@ -259,13 +234,13 @@ impl<'a> Sender<'a> {
 
     /// Schedules the feed's next event after `now`, if it comes by the
     /// run's end.
-    fn feed_next(&mut self, now: Time, cal: &mut EventQueue<Event>) -> Result<(), SimError> {
+    fn feed_next(&mut self, now: Time, cal: &mut impl Calendar) -> Result<(), SimError> {
         let Some(feed) = &mut self.feed else {
             return Ok(());
         };
         let at = feed.next(now);
         if at <= self.end {
-            cal.schedule(at.units(), self.event(Kind::Create))?;
+            cal.schedule_send(at.units(), self.event(Kind::Create))?;
         }
         Ok(())
     }
@@ -299,7 +274,7 @@ impl<'a> Sender<'a> {
         &mut self,
         now: Time,
         provider: &mut Provider,
-        cal: &mut EventQueue<Event>,
+        cal: &mut impl Calendar,
     ) -> Result<(), SimError> {
         while self.idle > 0 && !self.queue.is_empty() {
             if let Some(cap) = self.spec.pool.window_cap {
@@ -331,17 +306,17 @@ impl<'a> Sender<'a> {
                 self.idle += 1;
                 self.answer(r, now, cal)?;
             } else {
-                cal.schedule(now.after(latency).units(), self.event(Kind::Answer(r)))?;
+                cal.schedule_send(now.after(latency).units(), self.event(Kind::Answer(r)))?;
             }
         }
         Ok(())
     }
 
     /// Wakes the pool at `at`, unless a wake-up is due sooner.
-    fn wake_at(&mut self, at: Time, cal: &mut EventQueue<Event>) -> Result<(), SimError> {
+    fn wake_at(&mut self, at: Time, cal: &mut impl Calendar) -> Result<(), SimError> {
         if self.dispatch_at.is_none_or(|d| at < d) {
             self.dispatch_at = Some(at);
-            cal.schedule(at.units(), self.event(Kind::Dispatch))?;
+            cal.schedule_send(at.units(), self.event(Kind::Dispatch))?;
         }
         Ok(())
     }
@@ -374,7 +349,7 @@ impl<'a> Sender<'a> {
     }
 
     /// The caller side reads the answer to record `r` at `now`.
-    fn answer(&mut self, r: u32, now: Time, cal: &mut EventQueue<Event>) -> Result<(), SimError> {
+    fn answer(&mut self, r: u32, now: Time, cal: &mut impl Calendar) -> Result<(), SimError> {
         let Some(a) = self.records[r as usize].answer.take() else {
             return Ok(());
         };
@@ -442,7 +417,7 @@ impl<'a> Sender<'a> {
             self.obs.bins[bin].delivered += 1;
         }
         if let Some(at) = next {
-            cal.schedule(at.units(), self.event(Kind::Due(r)))?;
+            cal.schedule_send(at.units(), self.event(Kind::Due(r)))?;
         }
         Ok(())
     }

@@ -6,7 +6,12 @@
 //! deadline or a timed fault ([`takes_time`]) runs on the **timed path**
 //! (`timed/`: its module doc is the guide): events in nanoseconds, each try
 //! a call of its own, workers held while waiting, timeouts, orphans and
-//! cancellation. Both use the same server side per node
+//! cancellation. A model's senders and providers ([`crate::sending`]) run
+//! on the timed path's loop too, in a run of their own: the `Runner`
+//! holds them beside its (no) nodes, its calendar carries their events
+//! as `Event::Send`, and `timed/flow/` hands each to them in one arm
+//! (`sending/run.rs` is the entry and says what that run keeps of the
+//! sending loop it replaced). Both use the same server side per node
 //! (`server::node::ServerSide`), the same
 //! caller side per node (`caller::CallerSide`: breakers,
 //! budgets, the retry rule) and per-tick counters.
@@ -102,8 +107,11 @@
 //! * `builder` — [`SimulationBuilder`]: checks a model, prepares paths and
 //!   request kinds;
 //! * `kind` — what a request is (method, path, entry retry policy);
-//! * `event` — the events the queue holds;
-//! * `runner` — the event loop, sources and the counting of calls;
+//! * `event` — the events the queue holds (a sender's among them, packed
+//!   into two `u32`s so that no event is larger than before);
+//! * `runner` — the event loop, sources and the counting of calls; the
+//!   `Runner` also holds a run's senders (none in a run of services), and
+//!   `Simulation::run_sending` starts a run of senders;
 //! * `source` — how many requests a rate source sends per tick;
 //! * `clients` — the clients a source stands for (`clients N`): which one
 //!   a request belongs to, and which of the entry node's per-client

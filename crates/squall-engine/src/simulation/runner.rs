@@ -15,16 +15,27 @@ use crate::observe::windows::Windows;
 use crate::observe::Observations;
 use crate::queue::EventQueue;
 use crate::rng::Generator;
+use crate::sending::{Senders, SendersRef};
 
 use super::{
     clients::Clients, event::Event, keep::Keep, node_state::NodeState, operation::Operations,
     requests::Requests, source::Sources, timed::Timed, SimError, Simulation, NEVER,
 };
 
-impl Simulation<'_> {
+impl<'m> Simulation<'m> {
     /// Runs the model to its last tick.
     pub fn run(&self) -> Result<Observations, SimError> {
         Runner::new(self).run()
+    }
+
+    /// Runs `senders` on the timed path's loop (`timed/flow/`), the
+    /// Runner holding them beside its nodes: they start at time 0, in
+    /// declaration order, before any other event (`sending/run.rs`).
+    pub(crate) fn run_sending<'s>(&'s self, senders: &'s mut Senders<'m>) -> Result<(), SimError> {
+        let mut r = Runner::new(self);
+        senders.start(&mut r.timed.events)?;
+        r.senders = SendersRef::new(senders);
+        r.run_timed().map(drop)
     }
 }
 
@@ -50,6 +61,9 @@ pub(super) struct Runner<'s, 'm> {
     pub(super) timed: Timed,
     /// The clients sources stand for, and their breakers.
     pub(super) clients: Clients,
+    /// The senders and providers of a run of senders (`sending/`); none
+    /// in a run of services.
+    pub(super) senders: SendersRef<'s, 'm>,
 }
 
 impl<'s, 'm> Runner<'s, 'm> {
@@ -118,6 +132,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             past_end: 0,
             timed,
             clients,
+            senders: SendersRef::default(),
         }
     }
 
@@ -173,7 +188,10 @@ impl<'s, 'm> Runner<'s, 'm> {
                     self.enter(t, s, self.sim.kind_base[s] + index)?;
                 }
                 Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
-                Event::Wake { .. } | Event::Think { .. } | Event::Workers { .. } => {}
+                Event::Wake { .. }
+                | Event::Think { .. }
+                | Event::Workers { .. }
+                | Event::Send(_) => {}
             }
         }
         self.obs.accounting.in_flight = self.requests.live + self.past_end;

@@ -250,7 +250,7 @@ pub(super) struct Timed {
     queues: Vec<Option<WorkQueue>>,
     /// The events to come: the one calendar queue ([`crate::queue`]),
     /// with buckets sized for nanosecond keys.
-    events: EventQueue<Event>,
+    pub(super) events: EventQueue<Event>,
 }
 
 impl Timed {

@@ -75,6 +75,7 @@ impl Runner<'_, '_> {
                     self.timed.apply_worker_faults(now, n, server, faults)?;
                 }
                 Event::Retry { .. } => {}
+                Event::Send(e) => self.senders.handle(now, e, &mut self.timed.events)?,
             }
         }
         self.timed.finish(&self.nodes, &mut self.obs);
