@@ -22,6 +22,7 @@ mod memory;
 mod pictures;
 mod pipeline_robust;
 mod rate_limit;
+mod recovery_paths;
 mod reference;
 mod replications;
 mod retry_storm;

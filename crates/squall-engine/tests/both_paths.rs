@@ -280,3 +280,67 @@ fn a_capacity_fault_cuts_the_same_calls_on_both_paths() {
         assert_eq!(obs.accounting.dropped, entered(obs) - 258);
     }
 }
+
+/// Two sources on two chains: `users` (4/ms for 100 ms: 400 requests)
+/// through `app -> db`, whose db answers 503 to every call, and `other`
+/// (2/ms: 200 requests) into `cache`, which answers every call with
+/// success; nobody retries. Every request of `users` is dropped and every
+/// request of `other` completes, on both paths (each dependency answers
+/// every call the same, so the order of events inside a tick does not
+/// matter): the per-source counters (`source_ends`, what recovery reads
+/// for the requests through a node) hold (0, 400) and (200, 0), and per
+/// slot they add up to the system's `completed` and `dropped` (counts: no
+/// tolerance).
+#[test]
+fn requests_are_counted_per_source_on_both_paths() {
+    let (plain, timed) = both(
+        r#"scenario "two sources" {
+  clock ms
+  run 100ms
+  source users { rate 4/ms  enters app }
+  source other { rate 2/ms  enters cache }
+  chain app -> db
+  chain cache
+  endpoint db { default { 503 } }
+  endpoint cache { default { 200 } }
+}
+"#,
+        false,
+    );
+    for obs in [&plain, &timed] {
+        let totals: Vec<(u64, u64)> = obs
+            .source_ends
+            .iter()
+            .map(|(c, d)| (sum(c), sum(d)))
+            .collect();
+        assert_eq!(totals, vec![(0, 400), (200, 0)]);
+        for i in 0..obs.completed.len() {
+            let (c, d) = obs
+                .source_ends
+                .iter()
+                .fold((0, 0), |(c, d), s| (c + s.0[i], d + s.1[i]));
+            assert_eq!((c, d), (obs.completed[i], obs.dropped[i]), "slot {i}");
+        }
+    }
+}
+
+/// With one source the system's counters are that source's: no
+/// per-source counters are kept (the memory estimate counts none).
+#[test]
+fn one_source_keeps_no_per_source_counters() {
+    let (plain, timed) = both(
+        r#"scenario "one source" {
+  clock ms
+  run 10ms
+  source users { rate 1/ms  enters db }
+  chain db
+  endpoint db { default { 200 } }
+}
+"#,
+        false,
+    );
+    assert!(plain.source_ends.is_empty() && timed.source_ends.is_empty());
+    // 1/ms for 10 ms: 10 requests, all completed, on both paths.
+    assert_eq!(plain.accounting.completed, 10);
+    assert_eq!(timed.accounting.completed, 10);
+}

@@ -10,9 +10,10 @@
 //!
 //! Recovery reads the bins that start after the fault's end. A node is
 //! back to normal in a bin when its calls are at or below the threshold
-//! *and* the requests that end in the bin complete at their normal share
-//! (within [`TOLERANCE`] of the share before the
-//! fault; a bin in which no request ends is judged by its calls): a node
+//! *and* the requests through it that end in the bin complete at their
+//! normal share (within [`TOLERANCE`] of the share before the fault; a bin
+//! in which no request ends is judged by its calls; the caller picks the
+//! requests through the node, see [`crate::recovery::goodput_through`]): a node
 //! whose calls are low because a breaker keeps them away is *starved*, not
 //! recovered. The answer is the start of the first normal bin, counted in
 //! ticks from the fault's last tick, so it is exact to one bin (on bins of

@@ -245,7 +245,6 @@ impl Study<'_> {
             .iter()
             .filter(|f| f.to < window.to)
             .max_by_key(|f| f.to)?;
-        let calls = &run.obs.nodes.get(d.node)?.calls;
         let bin = crate::eval::bin_ticks(run);
         // The baseline's calls per tick (the side is per second when scaled).
         let base = baseline.calls / per_second.unwrap_or(1.0);
@@ -254,13 +253,13 @@ impl Study<'_> {
         let label = &s.variants[key_variant(key)?].label;
         let bins = format!("bins of {}", span(s.clock, bin));
         let (bname, fname) = (&s.windows[d.baseline].0, &fault.name);
-        let verdict = crate::bins::recovery_verdict(
-            &run.obs.slots,
-            calls,
-            Some(&crate::eval::goodput(&run.obs)),
+        let verdict = crate::recovery::node_verdict(
+            &run.model,
+            &run.obs,
+            d.node,
             (fault.from, fault.to),
             threshold,
-        );
+        )?;
         let pct = TOLERANCE * 100.0;
         Some(match verdict {
             crate::bins::Recovery::After(t) => format!(

@@ -229,14 +229,6 @@ impl Study<'_> {
     }
 }
 
-/// The requests of a run by the slot they ended in (for a recovery verdict).
-pub fn goodput(obs: &Observations) -> crate::bins::Goodput<'_> {
-    crate::bins::Goodput {
-        completed: &obs.completed,
-        dropped: &obs.dropped,
-    }
-}
-
 /// The width of the run's series bins \[ticks\]: one tick on a run that
 /// takes no time.
 pub fn bin_ticks(run: &crate::run::Run) -> u64 {

@@ -88,7 +88,7 @@ pub mod line;
 pub mod memory;
 pub mod number;
 pub mod plan;
-mod recovery;
+pub mod recovery;
 pub mod refusal;
 pub mod render;
 pub mod replace;

@@ -8,11 +8,17 @@ use squall_lang::Model;
 
 pub use crate::error::MemoryEstimate;
 
-/// The bytes of a model's per-tick series: 4 system counters, 7 per node
-/// and 6 more for a composite response (one of them 8 bytes wide), one
-/// entry per tick.
+/// The bytes of a model's per-tick series: 4 system counters, 2 per
+/// source on a model with more than one, 7 per node and 6 more for a
+/// composite response (one of them 8 bytes wide), one entry per tick.
 pub(crate) fn series_bytes(m: &Model) -> u64 {
+    let sources = if m.sources.len() > 1 {
+        m.sources.len() as u64
+    } else {
+        0
+    };
     let per_tick: u64 = 4 * 4
+        + 2 * 4 * sources
         + m.nodes
             .iter()
             .map(|n| {

@@ -53,6 +53,7 @@ impl Run {
             .collect();
         self.kept = Some(kept);
         o.breakers = Vec::new();
+        o.source_ends = Vec::new();
         for v in [
             &mut o.arrivals,
             &mut o.completed,
@@ -108,6 +109,11 @@ impl Run {
         let o = &self.obs;
         let mut n = std::mem::size_of::<Self>();
         n += v(&o.arrivals) + v(&o.completed) + v(&o.dropped) + v(&o.first_try);
+        n += v(&o.source_ends)
+            + o.source_ends
+                .iter()
+                .map(|(c, d)| v(c) + v(d))
+                .sum::<usize>();
         for s in &o.nodes {
             n += s.name.capacity();
             n += [

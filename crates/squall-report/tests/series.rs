@@ -166,3 +166,33 @@ fn a_round_series_keeps_its_columns() {
     assert_eq!(rows.len(), 3, "{text}");
     assert!(rows.iter().all(|r| r.len() == header.len()));
 }
+
+/// The queue length at each bin's end (`queue_end`, issue 19): five calls
+/// reach `db` (one worker, 10 ms a call) at 1 ms; one is served at once and
+/// four wait. They leave the queue as the calls before them finish, at 11,
+/// 21, 31 and 41 ms, so at the end of the bins of 10 ms (ticks 0..=9,
+/// 10..=19, ...) the queue holds 4, 3, 2, 1, then 0 for good: counts,
+/// exact, and no change falls within a tick of a bin's edge. The bin's mean
+/// or highest level would not say this (bin 1 holds 4 for a tick, then 3).
+#[test]
+fn the_queue_length_at_each_bins_end_is_in_the_series() {
+    let s = load(
+        r#"scenario "queue" {
+  clock ms
+  run 0..99ms
+  series every 10ms
+  chain db
+  service db { latency 10ms  workers 1  queue 100 }
+  source burst { enters db  at [1ms, 1ms, 1ms, 1ms, 1ms] }
+}
+"#,
+    );
+    let study = Study::run(&s, StudyOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    let (header, rows) = parse(&study.series_csv());
+    let col = header
+        .iter()
+        .position(|h| h == "db.queue_end")
+        .unwrap_or_else(|| panic!("no db.queue_end in {header:?}"));
+    let ends: Vec<&str> = rows.iter().map(|r| r[col].as_str()).collect();
+    assert_eq!(ends, ["4", "3", "2", "1", "0", "0", "0", "0", "0", "0"]);
+}

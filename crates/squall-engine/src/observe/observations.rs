@@ -35,6 +35,12 @@ pub struct Observations {
     pub dropped: Vec<u32>,
     /// Requests completed per slot without a retry anywhere on their path.
     pub first_try: Vec<u32>,
+    /// Requests completed and dropped per source and slot
+    /// (`[source].0[slot]`, `[source].1[slot]`): the goodput of the
+    /// requests whose path passes a node. Empty on a model with one
+    /// source, whose requests are `completed` and `dropped`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub source_ends: Vec<(Vec<u32>, Vec<u32>)>,
     /// Distinct request ids seen per window (outer) and node (inner).
     pub window_unique: Vec<Vec<u64>>,
     /// The final accounting.
@@ -83,6 +89,7 @@ impl Observations {
             completed: vec![0; n],
             dropped: vec![0; n],
             first_try: vec![0; n],
+            source_ends: Vec::new(),
             window_unique: vec![vec![0; node_names.len()]; windows],
             accounting: Accounting::default(),
             events: 0,
@@ -106,6 +113,30 @@ impl Observations {
             }
         }
         self
+    }
+
+    /// Counts requests per source as well, on a model with more than one
+    /// source (with one, the system's counters are its own).
+    pub(crate) fn with_sources(mut self, sources: usize) -> Self {
+        if sources > 1 {
+            let n = self.slots.len();
+            self.source_ends = vec![(vec![0; n], vec![0; n]); sources];
+        }
+        self
+    }
+
+    /// A request of `source` ended in slot `ti` with `answer` (completed,
+    /// or dropped): one index add, nothing on a model with one source.
+    #[inline(always)]
+    pub(crate) fn source_end(&mut self, source: u32, ti: usize, answer: crate::outcome::Answer) {
+        if let Some((done, dropped)) = self.source_ends.get_mut(source as usize) {
+            let v = if answer == crate::outcome::Answer::Ok {
+                done
+            } else {
+                dropped
+            };
+            v[ti] += 1;
+        }
     }
 
     /// Sum of `series` over indices `from..=to` (ticks on a run that

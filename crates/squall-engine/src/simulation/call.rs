@@ -520,6 +520,8 @@ impl Runner<'_, '_> {
     #[inline(always)]
     pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
         let ti = self.obs.slots.index(t);
+        self.obs
+            .source_end(self.requests.source[slot as usize], ti, answer);
         match answer {
             Answer::Ok => {
                 self.obs.completed[ti] += 1;

@@ -96,7 +96,8 @@ impl<'s, 'm> Runner<'s, 'm> {
         gens.push(Generator::default_for(sim.seed));
         let composite: Vec<bool> = m.nodes.iter().map(|n| n.composite.is_some()).collect();
         let mut obs = Observations::new(m.ticks, super::timed::slots(m), &names, m.windows.len())
-            .with_composites(&composite);
+            .with_composites(&composite)
+            .with_sources(m.sources.len());
         obs.route_calls = m.nodes.iter().map(|n| vec![0; n.routes.len()]).collect();
         obs.ops = vec![Vec::new(); m.sources.len()];
         obs.traces = vec![Vec::new(); m.nodes.len()];

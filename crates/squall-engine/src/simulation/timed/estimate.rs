@@ -23,7 +23,8 @@
 //! # Memory
 //!
 //! - the series: per slot (a bin, cut at window edges) the counters of the
-//!   system and of each node; per bin and node two gauges, ten counters,
+//!   system, of each node and (with several sources) the completed and
+//!   dropped requests of each source; per bin and node two gauges, ten counters,
 //!   the latency quantiles and, once the run ends, the bin's [`Stretch`];
 //!   per bin and source the latency quantiles of its completed and of its
 //!   failed requests (and of all sources'). Each family is counted at the
@@ -315,11 +316,18 @@ const U32: u64 = size_of::<u32>() as u64;
 const U64: u64 = size_of::<u64>() as u64;
 
 /// The bytes of the counters of one slot of the series (see the module
-/// doc): 4 counters of the system, and per node 7 counters and the time of
-/// its last success, 5 counters and a byte count more for a composite
-/// node, 1 more for a node that hedges.
+/// doc): 4 counters of the system, 2 per source on a model with more than
+/// one, and per node 7 counters and the time of its last success, 5
+/// counters and a byte count more for a composite node, 1 more for a node
+/// that hedges.
 fn slot_bytes_of(m: &Model) -> u64 {
+    let sources = if m.sources.len() > 1 {
+        m.sources.len() as u64
+    } else {
+        0
+    };
     4 * U32
+        + 2 * U32 * sources
         + m.nodes
             .iter()
             .map(|n| {
