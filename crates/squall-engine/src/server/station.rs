@@ -12,8 +12,10 @@
 //!
 //! A new discipline is a variant of [`Discipline`], its arm in
 //! [`Station::next`] (entries join at the back; the discipline picks
-//! which one leaves) and in `From<QueueDiscipline>`, plus its keyword in
-//! the language (`squall_lang::QueueDiscipline`).
+//! which one leaves) and in `From<QueueDiscipline>`, plus its variant
+//! and keyword in the language (`squall_lang::QueueDiscipline` and its
+//! `ALL` list, which the resolver and its diagnostics read; the grammar
+//! takes any word after `discipline`). Nothing in `simulation/` changes.
 //!
 //! A queued call can leave early (its queue timeout fired, its caller
 //! cancelled it): the runner calls [`Station::leave_queue`] and the entry

@@ -337,9 +337,19 @@ fn discipline(t: &Timed, cx: &mut Cx<'_>) -> Option<QueueDiscipline> {
     let word = t.first_word()?;
     let found = QueueDiscipline::named(&word.name);
     if found.is_none() {
+        // `fifo` or `lifo`, from the list itself: a new discipline changes
+        // the list, not this sentence.
+        let words: Vec<String> = QueueDiscipline::ALL
+            .iter()
+            .map(|(w, _)| format!("`{w}`"))
+            .collect();
+        let expected = match words.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => words.concat(),
+        };
         cx.errs.push(
             Unknown::new("queue discipline", &word.name)
-                .label("expected `fifo` or `lifo`")
+                .label(format!("expected {expected}"))
                 .at(word.span, QueueDiscipline::ALL.iter().map(|&(w, _)| w)),
         );
     }
