@@ -223,7 +223,7 @@ pub enum Item {
 /// words each keyword takes; resolution reads them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Timed {
-    /// The keyword: `latency`, `load`, `workers`, `queue`, `limit`,
+    /// The keyword: `latency`, `load`, `workers`, `queue`, `discipline`, `limit`,
     /// `timeout`, `deadline`, `errors` or `series`.
     pub key: Ident,
     /// What follows it.
@@ -416,7 +416,7 @@ pub enum ServiceProp {
     Hedge(KindBlockAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
-    /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `limit ...`,
+    /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `discipline D`, `limit ...`,
     /// `timeout D [cancel]`
     Timed(Timed),
 }

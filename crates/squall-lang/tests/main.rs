@@ -18,12 +18,15 @@
 //!   (a resilience4j time window, `waits`, `herd`), refused past a bound.
 //! - [`kinds`]: the "X needs Y" and "X is not a Y" families of diagnostics,
 //!   located, for a sample of the sites that build each.
+//! - [`disciplines`]: `discipline fifo|lifo`, resolved, formatted, refused
+//!   where written.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
 
 mod bounds;
 mod clients;
 mod common;
+mod disciplines;
 mod errors;
 mod grammar;
 mod kinds;

@@ -30,9 +30,9 @@
 //!    degradation policy; otherwise [`script`] — the first scripted route
 //!    matching the request's method and path answers (404 when none does;
 //!    success when the node has no routes);
-//! 6. the workers: served at once, queued (FIFO today; see
-//!    [`station::Discipline`]), or refused as overflow; a `workers` fault
-//!    changes their number at its start and at its end;
+//! 6. the workers: served at once, queued (FIFO or LIFO by the node's
+//!    `discipline`; see [`station::Discipline`]), or refused as overflow;
+//!    a `workers` fault changes their number at its start and at its end;
 //! 7. the service time: one draw from the node's latency, with the load
 //!    term and the latency faults in force.
 //!

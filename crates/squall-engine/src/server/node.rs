@@ -157,7 +157,7 @@ impl ServerSide {
         side.latency = s.latency.as_ref().map(|l| Latency::new(l, s.per_call, res));
         side.pool = s
             .workers
-            .map(|w| Station::new(w, s.queue.unwrap_or(0), Discipline::Fifo));
+            .map(|w| Station::new(w, s.queue.unwrap_or(0), Discipline::from(s.discipline)));
         side.workers = s.workers.unwrap_or(u32::MAX);
         side.queue_timeout = s.queue_timeout.map(|q| res.duration(q));
         side.limit = s.rate_limit.map(|r| Limit {

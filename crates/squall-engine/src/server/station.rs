@@ -6,22 +6,35 @@
 //! when there is room ([`Admission::Queued`]), or is refused
 //! ([`Admission::Overflow`]: its own outcome, not the per-tick capacity's).
 //! When a call leaves service, [`Station::finish`] hands the worker to the
-//! queued call still waiting that the discipline picks (FIFO: the oldest),
-//! or frees it.
+//! queued call still waiting that the discipline picks (FIFO: the oldest;
+//! LIFO: the newest), or frees it. Every discipline is non-preemptive: a
+//! call in service keeps its worker until it leaves.
 //!
-//! A new discipline is a variant of [`Discipline`] and its arm in
+//! A new discipline is a variant of [`Discipline`], its arm in
 //! [`Station::next`] (entries join at the back; the discipline picks
-//! which one leaves), plus its keyword in the language.
+//! which one leaves) and in `From<QueueDiscipline>`, plus its variant
+//! and keyword in the language (`squall_lang::QueueDiscipline` and its
+//! `ALL` list, which the resolver and its diagnostics read; the grammar
+//! takes any word after `discipline`). Nothing in `simulation/` changes.
 //!
 //! A queued call can leave early (its queue timeout fired, its caller
 //! cancelled it): the runner calls [`Station::leave_queue`] and the entry
 //! stays in the queue, marked dead by the caller's generation number;
 //! `finish` skips dead entries (`is_live`). Nothing is searched or removed
-//! from the middle of the queue. The queue's bound counts live entries
-//! only. The runner keeps the time-weighted queue length and calls in
-//! service (`observe::gauge`).
+//! from the middle of the queue on a leave. The queue's bound counts live
+//! entries only. Under LIFO the oldest entries may wait at the front for
+//! as long as the queue never empties, so dead ones could pile up there:
+//! when dead entries outnumber live ones (and there are more than a few),
+//! `finish` drops them all in one pass, keeping the order of the live
+//! ones (amortized constant time per call). The runner keeps the
+//! time-weighted queue length and calls in service (`observe::gauge`).
 
 use std::collections::VecDeque;
+
+use squall_lang::QueueDiscipline;
+
+/// Dead entries kept before a LIFO queue is swept, at the least.
+const SWEEP_FLOOR: usize = 64;
 
 /// What happens to a call that arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,10 +50,21 @@ pub enum Admission {
 /// The order in which queued calls take a free worker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Discipline {
-    /// First in, first out: the oldest queued call (the only discipline
-    /// the language has today).
+    /// First in, first out: the oldest queued call (`discipline fifo`, the
+    /// default).
     #[default]
     Fifo,
+    /// Last in, first out: the newest queued call (`discipline lifo`).
+    Lifo,
+}
+
+impl From<QueueDiscipline> for Discipline {
+    fn from(d: QueueDiscipline) -> Self {
+        match d {
+            QueueDiscipline::Fifo => Discipline::Fifo,
+            QueueDiscipline::Lifo => Discipline::Lifo,
+        }
+    }
 }
 
 /// Workers and a queue of `T` (the runner's handle on a queued call).
@@ -73,6 +97,20 @@ impl<T: Copy> Station<T> {
     fn next(&mut self) -> Option<T> {
         match self.discipline {
             Discipline::Fifo => self.queue.pop_front(),
+            Discipline::Lifo => self.queue.pop_back(),
+        }
+    }
+
+    /// Drops the dead entries once they outnumber the live ones (and the
+    /// floor): only a discipline that takes from the back leaves them
+    /// behind, so FIFO never sweeps.
+    fn sweep(&mut self, is_live: &mut impl FnMut(T) -> bool) {
+        let dead = self.queue.len().saturating_sub(self.live_queued as usize);
+        if self.discipline != Discipline::Fifo
+            && dead > SWEEP_FLOOR
+            && dead > self.live_queued as usize
+        {
+            self.queue.retain(|&c| is_live(c));
         }
     }
 
@@ -103,6 +141,7 @@ impl<T: Copy> Station<T> {
             self.busy -= 1;
             return None;
         }
+        self.sweep(&mut is_live);
         while let Some(c) = self.next() {
             if is_live(c) {
                 self.live_queued -= 1;
@@ -203,6 +242,61 @@ mod tests {
         assert_eq!(s.take_free(|_| true), Some(4));
         assert_eq!(s.busy(), 2);
         assert_eq!(s.take_free(|_| true), None);
+    }
+
+    /// LIFO, by hand: one worker busy with 1, then 2, 3, 4 queue; each
+    /// freed worker takes the newest live entry: 4, then 3, then 2.
+    #[test]
+    fn lifo_takes_the_newest() {
+        let mut s = Station::new(1, 10, Discipline::Lifo);
+        assert_eq!(s.arrive(1), Admission::Serve);
+        for c in [2, 3, 4] {
+            assert_eq!(s.arrive(c), Admission::Queued);
+        }
+        assert_eq!(s.finish(|_| true), Some(4));
+        // 5 joins while 4 is served: it is now the newest.
+        assert_eq!(s.arrive(5), Admission::Queued);
+        assert_eq!(s.finish(|_| true), Some(5));
+        assert_eq!(s.finish(|_| true), Some(3));
+        assert_eq!(s.finish(|_| true), Some(2));
+        assert_eq!(s.finish(|_| true), None);
+        assert_eq!((s.busy(), s.queued()), (0, 0));
+    }
+
+    /// LIFO skips a dead entry on top (3 left the queue) and takes the
+    /// live one under it.
+    #[test]
+    fn lifo_skips_dead_entries() {
+        let mut s = Station::new(1, 10, Discipline::Lifo);
+        s.arrive(1);
+        s.arrive(2);
+        s.arrive(3);
+        s.leave_queue();
+        assert_eq!(s.finish(|c| c != 3), Some(2));
+        assert_eq!(s.finish(|c| c != 3), None);
+        assert_eq!((s.busy(), s.queued()), (0, 0));
+    }
+
+    /// Under LIFO the oldest entries stay at the front while newer ones
+    /// keep coming; dead ones there are swept once they outnumber the
+    /// live ones past the floor, so the queue's length stays within
+    /// about twice the live entries plus the floor (here: 1 000 calls
+    /// that each leave the queue, one served per arrival pair).
+    #[test]
+    fn lifo_sweeps_dead_entries_at_the_front() {
+        let mut s = Station::new(1, u64::MAX, Discipline::Lifo);
+        s.arrive(0u32);
+        // Odd calls leave the queue at once (dead); even ones are served.
+        for c in 1..=1000u32 {
+            s.arrive(c);
+            if c % 2 == 1 {
+                s.leave_queue();
+            } else {
+                assert_eq!(s.finish(|c| c % 2 == 0), Some(c));
+            }
+            let bound = 2 * s.queued() as usize + SWEEP_FLOOR + 2;
+            assert!(s.queue.len() <= bound, "{} > {bound}", s.queue.len());
+        }
     }
 
     #[test]

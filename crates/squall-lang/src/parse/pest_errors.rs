@@ -183,6 +183,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::load_prop => "`load`",
         Rule::workers_prop => "`workers`",
         Rule::queue_prop => "`queue`",
+        Rule::discipline_prop => "`discipline`",
         Rule::limit_prop => "`limit`",
         Rule::timeout_prop => "`timeout`",
         Rule::source_deadline => "`deadline`",

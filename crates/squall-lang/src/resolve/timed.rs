@@ -7,11 +7,13 @@ use crate::ast::{Timed, Value};
 use crate::decl::Scenario;
 use crate::diagnostic::Diagnostic;
 use crate::model::{
-    CallerSpec, DeadlineSpec, LatencySpec, RateLimitSpec, ServerSpec, TimedFault, UNBOUNDED_QUEUE,
+    CallerSpec, DeadlineSpec, LatencySpec, QueueDiscipline, RateLimitSpec, ServerSpec, TimedFault,
+    UNBOUNDED_QUEUE,
 };
 use crate::needs::{Need, Needs};
 use crate::not_a::NotA;
 use crate::units;
+use crate::unknown::Unknown;
 
 use super::Cx;
 
@@ -36,7 +38,7 @@ impl Scenario {
         self.timed_value(t, word, cx, |v| units::count(v, what))
     }
 
-    /// A node's `latency`, `load`, `workers`, `queue`, `limit` and
+    /// A node's `latency`, `load`, `workers`, `queue`, `discipline`, `limit` and
     /// `timeout`: its server side (none when it has no server setting) and
     /// its caller side.
     pub(super) fn server_and_caller(
@@ -83,6 +85,12 @@ impl Scenario {
                         self.whole(t, "", "a queue length", cx)
                     };
                     server.queue_timeout = self.duration(t, "timeout", "a queue timeout", cx);
+                }
+                "discipline" => {
+                    any = true;
+                    if let Some(d) = discipline(t, cx) {
+                        server.discipline = d;
+                    }
                 }
                 "limit" => {
                     any = true;
@@ -131,6 +139,19 @@ impl Scenario {
                     )
                     .label("queue without workers")
                     .help("add e.g. `workers 20`"),
+                );
+            }
+        }
+        // On a work queue (`consumers`) the setting is refused as none of
+        // its business (`resolve/work_queue.rs`), not as lacking workers.
+        let work_queue = timed.iter().any(|t| t.key.name == "consumers");
+        if server.workers.is_none() && !work_queue {
+            if let Some(t) = timed.iter().find(|t| t.key.name == "discipline") {
+                cx.errs.push(
+                    Needs::new("a `discipline`", Need::Key("workers"))
+                        .because("it orders the calls waiting for a worker")
+                        .help("add e.g. `workers 20`")
+                        .at(t.span),
                 );
             }
         }
@@ -308,4 +329,29 @@ impl Scenario {
         }
         Some(every)
     }
+}
+
+/// `discipline WORD`: one of [`QueueDiscipline::ALL`], or an unknown word
+/// with the nearest one suggested.
+fn discipline(t: &Timed, cx: &mut Cx<'_>) -> Option<QueueDiscipline> {
+    let word = t.first_word()?;
+    let found = QueueDiscipline::named(&word.name);
+    if found.is_none() {
+        // `fifo` or `lifo`, from the list itself: a new discipline changes
+        // the list, not this sentence.
+        let words: Vec<String> = QueueDiscipline::ALL
+            .iter()
+            .map(|(w, _)| format!("`{w}`"))
+            .collect();
+        let expected = match words.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => words.concat(),
+        };
+        cx.errs.push(
+            Unknown::new("queue discipline", &word.name)
+                .label(format!("expected {expected}"))
+                .at(word.span, QueueDiscipline::ALL.iter().map(|&(w, _)| w)),
+        );
+    }
+    found
 }

@@ -25,7 +25,15 @@ pub(crate) const QUEUE_SETTINGS: [&str; 6] = [
 ];
 
 /// The settings of a service that are none of a work queue's business.
-const NOT_ON_A_QUEUE: [&str; 6] = ["latency", "load", "workers", "queue", "limit", "timeout"];
+const NOT_ON_A_QUEUE: [&str; 7] = [
+    "latency",
+    "load",
+    "workers",
+    "queue",
+    "discipline",
+    "limit",
+    "timeout",
+];
 
 fn setting<'a>(timed: &'a [Timed], key: &str) -> Option<&'a Timed> {
     timed.iter().find(|t| t.key.name == key)

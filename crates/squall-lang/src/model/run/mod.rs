@@ -44,8 +44,8 @@ pub use retry::RetrySpec;
 pub use rng::{RngAlgorithm, RngSpec};
 pub use source::{Arrivals, OpSpec, RatePeriod, Schedule, SourceSpec};
 pub use timing::{
-    lognormal_sigma, CallerSpec, DeadlineSpec, LatencySpec, RateLimitSpec, ServerSpec, TimedFault,
-    UNBOUNDED_QUEUE, Z99,
+    lognormal_sigma, CallerSpec, DeadlineSpec, LatencySpec, QueueDiscipline, RateLimitSpec,
+    ServerSpec, TimedFault, UNBOUNDED_QUEUE, Z99,
 };
 pub use window::WindowSpec;
 pub use work_queue::{Poison, WorkQueueSpec};
