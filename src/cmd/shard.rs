@@ -66,6 +66,16 @@ fn number(name: &str, value: &str) -> Result<usize, String> {
     })
 }
 
+/// `--shard auto` in a batch `job` that does not say how many shards there
+/// are: `what` it needs, `why` it lacks it, and the `help` of what to give.
+fn lacks_count(job: &str, what: &str, why: &str, help: &str) -> String {
+    let who = format!("`--shard auto` in {job}");
+    Needs::new(&who, Need::Words(what))
+        .because(why)
+        .help(help)
+        .plain()
+}
+
 fn kubernetes_shard(
     index: &str,
     flag: Option<usize>,
@@ -83,16 +93,13 @@ fn kubernetes_shard(
             ))
             }
             (Some(n), _) | (None, Some(n)) => n,
-            (None, None) => return Err(Needs::new(
-                "`--shard auto` in a Kubernetes Indexed Job",
-                Need::Words("the number of completions"),
-            )
-            .because("Kubernetes does not tell the pod")
-            .help(
+            (None, None) => return Err(lacks_count(
+                "a Kubernetes Indexed Job",
+                "the number of completions",
+                "Kubernetes does not tell the pod",
                 "give `--shard auto/N`, or set JOB_COMPLETIONS to the Job's `completions` in the \
                  pod's `env`",
-            )
-            .plain()),
+            )),
         };
     if count == 0 || index >= count {
         return Err(format!(
@@ -123,13 +130,12 @@ fn slurm_shard(
         }
         (Some(n), _) | (None, Some(n)) => n,
         (None, None) => {
-            return Err(Needs::new(
-                "`--shard auto` in a Slurm job array",
-                Need::Words("SLURM_ARRAY_TASK_COUNT"),
-            )
-            .because("SLURM_ARRAY_TASK_ID is set, but not the count")
-            .help("give `--shard auto/N`")
-            .plain())
+            return Err(lacks_count(
+                "a Slurm job array",
+                "SLURM_ARRAY_TASK_COUNT",
+                "SLURM_ARRAY_TASK_ID is set, but not the count",
+                "give `--shard auto/N`",
+            ))
         }
     };
     // Without SLURM_ARRAY_TASK_MIN the array is taken to start at 1, as
