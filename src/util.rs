@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::Path;
 
 use squall_lang::{Diagnostics, Scenario, Setting};
+use squall_report::args::{ArgError, Spelling};
 
 /// Exit code: success.
 pub const EXIT_OK: u8 = 0;
@@ -125,17 +126,30 @@ pub fn load(path: &Path, color: bool) -> Result<Scenario, u8> {
     load_named(path, &path.display().to_string(), color)
 }
 
-pub use squall_report::args::unknown_hint;
+/// How the command line spells the inputs the report crate reads: by their
+/// flags. The report crate's refusals name no flag; the CLI words them with
+/// these ([`squall_report::args::ArgError::words`]).
+pub const FLAGS: Spelling = Spelling {
+    set: "--set",
+    vary: "--vary",
+    shard: "--shard",
+};
+
+/// Prints a refusal of a flag's value, worded with [`FLAGS`], and returns
+/// the usage exit code.
+pub fn arg_error(e: &ArgError) -> u8 {
+    usage(&e.words(&FLAGS))
+}
 
 /// `--set NAME=VALUE` settings, checked against the scenario's params
 /// ([`squall_report::args::parse_sets`]).
 pub fn parse_sets(scenario: &Scenario, sets: &[String]) -> Result<Vec<Setting>, u8> {
-    squall_report::args::parse_sets(scenario, sets).map_err(|m| usage(&m))
+    squall_report::args::parse_sets(scenario, sets, &FLAGS).map_err(|e| arg_error(&e))
 }
 
 /// A variant by name or label ([`squall_report::args::find_variant`]).
 pub fn find_variant(scenario: &Scenario, v: &str) -> Result<usize, u8> {
-    squall_report::args::find_variant(scenario, v).map_err(|m| usage(&m))
+    squall_report::args::find_variant(scenario, v).map_err(|e| arg_error(&e))
 }
 
 /// Writes `text` to `out`, or to standard output (no `out`, or `-`).

@@ -204,7 +204,7 @@ fn an_unknown_param_is_a_usage_error_with_a_suggestion() {
     let o = squall(&["run", RETRY_STORM, "--set", "nope=1"]);
     assert_eq!(code(&o), Some(3));
     let err = stderr(&o);
-    assert!(err.contains("no param `nope`"), "{err}");
+    assert!(err.contains("unknown param `nope`"), "{err}");
     assert!(
         err.contains("params: demand, attempts, spacing, capacity, fault_capacity"),
         "the message lists the params: {err}"

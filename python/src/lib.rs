@@ -16,6 +16,7 @@ use squall_lang::{Diagnostics, Scenario};
 use squall_report::data::{long_table, DataTable, Field, FlatTable};
 use squall_report::expect::ExpectOutcome;
 use squall_report::sweep::{default_sweep, run_sweep, sweep_tables, SweepOptions};
+use squall_report::args::{ArgError, Spelling};
 use squall_report::{args, Keep, Study, StudyError, StudyOptions};
 
 /// Why a request produced no report.
@@ -97,18 +98,24 @@ struct Ran {
     tick_seconds: Option<f64>,
 }
 
+/// A refusal of an argument, worded with the plain spelling the keywords
+/// use (`set`, `vary`), never a command-line flag.
+fn usage(e: ArgError) -> Failure {
+    Failure::Usage(e.to_string())
+}
+
 fn run_request(r: &Request) -> Result<Ran, Failure> {
     let scenario = r.scenario()?;
-    let cli = args::parse_sets(&scenario, &r.sets).map_err(Failure::Usage)?;
+    let cli = args::parse_sets(&scenario, &r.sets, &Spelling::PLAIN).map_err(usage)?;
     let variants = if r.variants.is_empty() {
         None
     } else {
-        let ids: Result<Vec<usize>, String> = r
+        let ids: Result<Vec<usize>, ArgError> = r
             .variants
             .iter()
             .map(|v| args::find_variant(&scenario, v))
             .collect();
-        Some(ids.map_err(Failure::Usage)?)
+        Some(ids.map_err(usage)?)
     };
     let study = Study::run(
         &scenario,
@@ -181,7 +188,7 @@ fn sweep_request(r: &Request, vary: &[(String, Vec<String>)]) -> Result<SweepTab
         .with_sweep(&name, axes, None, "vary")
         .map_err(|e| match e {
             squall_lang::resolve::sweep::SweepError::Invalid(d) => Failure::Invalid(d),
-            other => Failure::Usage(args::vary_error_text(&other)),
+            other => usage(ArgError::Sweep(other)),
         })?;
     let index = scenario
         .sweeps
@@ -193,7 +200,7 @@ fn sweep_request(r: &Request, vary: &[(String, Vec<String>)]) -> Result<SweepTab
             "nothing to tabulate: the report has no table with `rows sweep {name}` and no `measure`; add a `measure` to the report"
         )));
     }
-    let cli = args::parse_sets(&scenario, &r.sets).map_err(Failure::Usage)?;
+    let cli = args::parse_sets(&scenario, &r.sets, &Spelling::PLAIN).map_err(usage)?;
     let options = SweepOptions {
         cli,
         jobs: r.jobs,

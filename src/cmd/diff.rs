@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use squall_lang::not_a::NotA;
 use squall_report::compare::{compare, DiffStyle};
 use squall_report::{Report, Study, StudyOptions};
 
@@ -13,10 +14,14 @@ fn side(path: &Path, color: bool) -> Result<Report, u8> {
     if path.extension().is_some_and(|e| e == "json") {
         let text = util::read(path)?;
         return Report::from_json(&text).map_err(|e| {
-            util::usage(&format!(
-                "`{}` is not a squall JSON report: {e} (write one with `squall run --format json`)",
-                path.display()
-            ))
+            let file = path.display().to_string();
+            let why = e.to_string();
+            util::usage(
+                &NotA::new(&file, "a squall JSON report")
+                    .because(&why)
+                    .help("write one with `squall run --format json`")
+                    .plain(),
+            )
         });
     }
     let scenario = util::load(path, color)?;

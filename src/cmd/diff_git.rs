@@ -13,6 +13,7 @@ use std::path::{Component, Path};
 use std::process::Command;
 
 use rayon::prelude::*;
+use squall_lang::not_a::NotA;
 use squall_report::compare::{compare, Comparison, DiffStyle};
 use squall_report::{Report, Study, StudyError, StudyOptions};
 
@@ -300,9 +301,12 @@ pub fn diff_git(rev: &str, path: &Path, format: DiffFormat, fail_on: FailOn) -> 
         "--quiet",
         &format!("{rev}^{{commit}}"),
     ]) {
-        return util::usage(&format!(
-            "`{rev}` is not a commit of this git repository ({e})"
-        ));
+        let why = e.to_string();
+        return util::usage(
+            &NotA::new(rev, "a commit of this git repository")
+                .because(&why)
+                .plain(),
+        );
     }
     let pairs = match pairs(rev, path) {
         Ok(p) => p,

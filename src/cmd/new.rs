@@ -2,6 +2,8 @@
 
 use std::path::PathBuf;
 
+use squall_lang::needs::{Need, Needs};
+
 use crate::util::{self, EXIT_OK};
 
 /// The starter scenario; `{{name}}` is replaced with the scenario's name.
@@ -48,7 +50,11 @@ fn refusal(name: &str) -> Option<String> {
 pub fn new(name: &str) -> u8 {
     let trimmed = name.trim();
     if trimmed.is_empty() {
-        return util::usage("`squall new` needs a name, e.g. `squall new checkout`");
+        return util::usage(
+            &Needs::new("`squall new`", Need::Words("a name"))
+                .help("e.g. `squall new checkout`")
+                .plain(),
+        );
     }
     if let Some(m) = refusal(trimmed) {
         return util::usage(&m);

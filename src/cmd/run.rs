@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use squall_lang::unknown::Unknown;
 use squall_lang::{RunKey, Scenario};
 use squall_report::events::DEFAULT_EVENTS_LIMIT;
 use squall_report::{Budget, Keep, RunPlan, Study, StudyError, StudyOptions};
@@ -302,14 +303,8 @@ fn chart_node(scenario: &squall_lang::Scenario, name: Option<&str>) -> Result<us
             .iter()
             .position(|n| n.name == name)
             .ok_or_else(|| {
-                util::usage(&format!(
-                    "no node `{name}` to chart{}",
-                    util::unknown_hint(
-                        name,
-                        "nodes",
-                        scenario.nodes.iter().map(|n| n.name.as_str())
-                    )
-                ))
+                let known: Vec<&str> = scenario.nodes.iter().map(|n| n.name.as_str()).collect();
+                util::usage(&Unknown::new("node", name).within("to chart").plain(&known))
             }),
         None => Ok(squall_report::chart::default_node(scenario)),
     }

@@ -13,21 +13,29 @@
 //! unreadable or inconsistent values are refused with what was read and
 //! what to set; a value is never guessed.
 
+use squall_lang::needs::{Need, Needs};
+use squall_lang::not_a::NotA;
 use squall_report::sweep::Shard;
+
+use crate::util::FLAGS;
 
 /// Reads `--shard`: `K/N`, `auto`, or `auto/N`; `env` looks up an
 /// environment variable.
 pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Shard, String> {
     let t = text.trim();
     let count = match t.strip_prefix("auto") {
-        None => return Shard::parse(t),
+        None => return Shard::parse(t).map_err(|e| e.words(&FLAGS)),
         Some("") => None,
         Some(rest) => match rest.strip_prefix('/').map(|n| n.trim().parse::<usize>()) {
             Some(Ok(n)) if n > 0 => Some(n),
             _ => {
-                return Err(format!(
-                    "`--shard {text}` needs the form `auto` or `auto/N` with N >= 1, e.g. `--shard auto/3`"
-                ))
+                let who = format!("`--shard {text}`");
+                return Err(Needs::new(
+                    &who,
+                    Need::Words("the form `auto` or `auto/N` with N >= 1"),
+                )
+                .help("e.g. `--shard auto/3`")
+                .plain());
             }
         },
     };
@@ -52,10 +60,20 @@ pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<Shard, 
 
 /// A whole number from an environment variable.
 fn number(name: &str, value: &str) -> Result<usize, String> {
-    value
-        .trim()
-        .parse()
-        .map_err(|_| format!("`--shard auto`: {name} is `{value}`, not a whole number from 0"))
+    value.trim().parse().map_err(|_| {
+        let not = NotA::new(value, "a whole number from 0");
+        format!("`--shard auto` reads {name}: {}", not.plain())
+    })
+}
+
+/// `--shard auto` in a batch `job` that does not say how many shards there
+/// are: `what` it needs, `why` it lacks it, and the `help` of what to give.
+fn lacks_count(job: &str, what: &str, why: &str, help: &str) -> String {
+    let who = format!("`--shard auto` in {job}");
+    Needs::new(&who, Need::Words(what))
+        .because(why)
+        .help(help)
+        .plain()
 }
 
 fn kubernetes_shard(
@@ -67,22 +85,22 @@ fn kubernetes_shard(
     let from_env = env("JOB_COMPLETIONS")
         .map(|v| number("JOB_COMPLETIONS", &v))
         .transpose()?;
-    let count = match (flag, from_env) {
-        (Some(n), Some(m)) if n != m => {
-            return Err(format!(
+    let count =
+        match (flag, from_env) {
+            (Some(n), Some(m)) if n != m => {
+                return Err(format!(
                 "`--shard auto/{n}` but JOB_COMPLETIONS is {m}; give the Job's `completions` once"
             ))
-        }
-        (Some(n), _) | (None, Some(n)) => n,
-        (None, None) => {
-            return Err(
-                "`--shard auto` in a Kubernetes Indexed Job needs the number of completions, which \
-                 Kubernetes does not tell the pod: give `--shard auto/N`, or set JOB_COMPLETIONS to \
-                 the Job's `completions` in the pod's `env`"
-                    .into(),
-            )
-        }
-    };
+            }
+            (Some(n), _) | (None, Some(n)) => n,
+            (None, None) => return Err(lacks_count(
+                "a Kubernetes Indexed Job",
+                "the number of completions",
+                "Kubernetes does not tell the pod",
+                "give `--shard auto/N`, or set JOB_COMPLETIONS to the Job's `completions` in the \
+                 pod's `env`",
+            )),
+        };
     if count == 0 || index >= count {
         return Err(format!(
             "`--shard auto`: JOB_COMPLETION_INDEX is {index}, but there are {count} completions \
@@ -104,20 +122,22 @@ fn slurm_shard(
     let id = number("SLURM_ARRAY_TASK_ID", id)?;
     let read = |name: &str| env(name).map(|v| number(name, &v)).transpose();
     let from_env = read("SLURM_ARRAY_TASK_COUNT")?;
-    let count =
-        match (flag, from_env) {
-            (Some(n), Some(m)) if n != m => {
-                return Err(format!(
-                    "`--shard auto/{n}` but SLURM_ARRAY_TASK_COUNT is {m}; drop the `/{n}`"
-                ))
-            }
-            (Some(n), _) | (None, Some(n)) => n,
-            (None, None) => return Err(
-                "`--shard auto`: SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_COUNT is not; \
-                 give `--shard auto/N`"
-                    .into(),
-            ),
-        };
+    let count = match (flag, from_env) {
+        (Some(n), Some(m)) if n != m => {
+            return Err(format!(
+                "`--shard auto/{n}` but SLURM_ARRAY_TASK_COUNT is {m}; drop the `/{n}`"
+            ))
+        }
+        (Some(n), _) | (None, Some(n)) => n,
+        (None, None) => {
+            return Err(lacks_count(
+                "a Slurm job array",
+                "SLURM_ARRAY_TASK_COUNT",
+                "SLURM_ARRAY_TASK_ID is set, but not the count",
+                "give `--shard auto/N`",
+            ))
+        }
+    };
     // Without SLURM_ARRAY_TASK_MIN the array is taken to start at 1, as
     // `--array=1-N` does.
     let min = read("SLURM_ARRAY_TASK_MIN")?.unwrap_or(1);
@@ -181,7 +201,10 @@ mod tests {
         );
         let bad = with(&[("JOB_COMPLETION_INDEX", "one")]);
         let e = parse("auto/3", &bad).unwrap_err();
-        assert!(e.contains("`one`, not a whole number"), "{e}");
+        assert!(
+            e.contains("reads JOB_COMPLETION_INDEX: `one` is not a whole number"),
+            "{e}"
+        );
     }
 
     #[test]

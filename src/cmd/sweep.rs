@@ -6,8 +6,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use squall_lang::resolve::sweep::SweepError;
-use squall_report::args::{parse_vary, vary_error_text};
+use squall_lang::unknown::Unknown;
+use squall_report::args::{parse_vary, ArgError};
 use squall_report::sweep::{default_sweep, run_sweep, SweepOptions};
+use squall_report::MergeError;
 
 use crate::cmd::run::study_error;
 use crate::interrupt::EXIT_INTERRUPTED;
@@ -72,14 +74,8 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
         Some(name) => match scenario.sweeps.iter().position(|s| s.name == *name) {
             Some(i) => Some(i),
             None => {
-                return Err(util::usage(&format!(
-                    "the scenario has no sweep `{name}`{}",
-                    util::unknown_hint(
-                        name,
-                        "sweeps",
-                        scenario.sweeps.iter().map(|s| s.name.as_str())
-                    )
-                )))
+                let known: Vec<&str> = scenario.sweeps.iter().map(|s| s.name.as_str()).collect();
+                return Err(util::usage(&Unknown::new("sweep", name).plain(&known)));
             }
         },
     };
@@ -111,7 +107,7 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     } else {
         let mut axes = Vec::new();
         for v in &args.vary {
-            axes.push(parse_vary(v).map_err(|m| util::usage(&m))?);
+            axes.push(parse_vary(v).map_err(|e| util::arg_error(&e))?);
         }
         let name = match named.or_else(|| default_sweep(&scenario)) {
             Some(i) => scenario.sweeps[i].name.clone(),
@@ -123,7 +119,7 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
                 util::print_diagnostics(&d, color);
                 return Err(EXIT_INVALID);
             }
-            Err(e) => return Err(util::usage(&vary_error_text(&e))),
+            Err(e) => return Err(util::arg_error(&ArgError::Sweep(e))),
         };
         let index = s.sweeps.iter().position(|x| x.name == name).unwrap_or(0);
         (s, index)
@@ -271,12 +267,12 @@ pub fn merge(
         let name = f.display().to_string();
         match squall_report::read_shard(&name, &text) {
             Ok(p) => parts.push((name, p)),
-            Err(e) => return util::usage(&e.to_string()),
+            Err(e) => return merge_error(&e),
         }
     }
     let merged = match squall_report::merge(parts) {
         Ok(m) => m,
-        Err(e) => return util::usage(&e.to_string()),
+        Err(e) => return merge_error(&e),
     };
     let links = match draw(&merged, charts, format, out) {
         Ok(l) => l,
@@ -287,4 +283,15 @@ pub fn merge(
         Ok(()) => EXIT_OK,
         Err(code) => code,
     }
+}
+
+/// Prints why shards do not merge, with how to make the shard files the
+/// message asks for (the report crate names no flag), and returns the
+/// usage exit code.
+fn merge_error(e: &MergeError) -> u8 {
+    let hint = match e {
+        MergeError::NotAShard { .. } => "; write one with `squall sweep --shard K/N --out FILE`",
+        _ => "",
+    };
+    util::usage(&format!("{}{hint}", e.words(&util::FLAGS)))
 }

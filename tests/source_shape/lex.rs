@@ -38,8 +38,21 @@ pub(super) fn is_ident(t: &str) -> bool {
 
 /// The text with comments, string and character literals blanked out.
 pub(super) fn strip(text: &str) -> String {
+    lex(text).0
+}
+
+/// The string literals of the code, as written between their quotes
+/// (escapes left as they are); comments are not code.
+pub(super) fn strings(text: &str) -> Vec<String> {
+    lex(text).1
+}
+
+/// The text with comments, string and character literals blanked out, and
+/// the string literals it blanked.
+fn lex(text: &str) -> (String, Vec<String>) {
     let b: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
+    let mut literals = Vec::new();
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -80,11 +93,14 @@ pub(super) fn strip(text: &str) -> String {
             }
             if b.get(j) == Some(&'"') {
                 j += 1;
+                let start = j;
                 loop {
                     if j >= b.len() {
+                        literals.push(b[start..].iter().collect());
                         break;
                     }
                     if b[j] == '"' && (0..hashes).all(|h| b.get(j + 1 + h) == Some(&'#')) {
+                        literals.push(b[start..j].iter().collect());
                         j += 1 + hashes;
                         break;
                     }
@@ -97,12 +113,14 @@ pub(super) fn strip(text: &str) -> String {
         }
         if c == '"' {
             i += 1;
+            let start = i;
             while i < b.len() && b[i] != '"' {
                 if b[i] == '\\' {
                     i += 1;
                 }
                 i += 1;
             }
+            literals.push(b[start..i.min(b.len())].iter().collect());
             i += 1;
             out.push_str("\"\"");
             continue;
@@ -126,5 +144,5 @@ pub(super) fn strip(text: &str) -> String {
         out.push(c);
         i += 1;
     }
-    out
+    (out, literals)
 }

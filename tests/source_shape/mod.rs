@@ -18,6 +18,7 @@
 //! `mod x { ... }` blocks scope `super::`), which is all this check needs:
 //! the workspace declares its modules in files and writes no `#[path]`.
 
+mod flags;
 mod lex;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -242,7 +242,7 @@ fn sweep_errors_are_explained() {
     let (code, _, err) = run(&["sweep", STORM, "--vary", "atempts=1,2"]);
     assert_eq!(code, 3);
     assert!(
-        err.contains("no param `atempts` to vary; did you mean `attempts`?"),
+        err.contains("unknown param `atempts` to vary; did you mean `attempts`?"),
         "{err}"
     );
 

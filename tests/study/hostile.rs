@@ -481,7 +481,7 @@ fn a_bad_chart_node_is_refused_before_the_run() {
     );
     assert_eq!(code, 3, "{err}");
     assert!(
-        err.contains("no node `dbb` to chart; did you mean `db`?"),
+        err.contains("unknown node `dbb` to chart; did you mean `db`?"),
         "{err}"
     );
     assert!(!d.join("series.csv").exists(), "the series was written");

@@ -17,7 +17,7 @@ use crate::span::Span;
 
 /// What is needed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Need<'a> {
+pub enum Need<'a> {
     /// A setting or a block written as its keyword: `attempts`, `stale_for`,
     /// `policies [..]`. Label: no `KEY`.
     Key(&'a str),
@@ -56,7 +56,7 @@ pub(crate) enum Need<'a> {
 
 /// Something (`who`) that lacks what it needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Needs<'a> {
+pub struct Needs<'a> {
     /// Who needs it, as the message starts: `a retry policy`, `` `per_second` ``.
     who: &'a str,
     /// What it needs.
@@ -71,7 +71,7 @@ pub(crate) struct Needs<'a> {
 
 impl<'a> Needs<'a> {
     /// `who` needs `need`.
-    pub(crate) fn new(who: &'a str, need: Need<'a>) -> Self {
+    pub fn new(who: &'a str, need: Need<'a>) -> Self {
         Needs {
             who,
             need,
@@ -82,26 +82,26 @@ impl<'a> Needs<'a> {
     }
 
     /// Says why it is needed, after the message.
-    pub(crate) fn because(mut self, why: &'a str) -> Self {
+    pub fn because(mut self, why: &'a str) -> Self {
         self.because = Some(why);
         self
     }
 
     /// Sets the label (each need has its own otherwise).
-    pub(crate) fn label(mut self, label: impl Into<String>) -> Self {
+    pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
         self
     }
 
     /// Sets the help: how to write what is missing. For a wall clock, it is
     /// the other way out, said after how to set the clock.
-    pub(crate) fn help(mut self, help: impl Into<String>) -> Self {
+    pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
     }
 
     /// The message: `WHO needs WHAT`, and why.
-    pub(crate) fn message(&self) -> String {
+    pub fn message(&self) -> String {
         let what = match self.need {
             Need::Key(key) => format!("`{key}`"),
             Need::AKey(key) => format!("{} `{key}`", article(key)),
@@ -153,11 +153,20 @@ impl<'a> Needs<'a> {
     }
 
     /// The diagnostic at `span`: the message, the label and the help.
-    pub(crate) fn at(&self, span: Span) -> Diagnostic {
+    pub fn at(&self, span: Span) -> Diagnostic {
         let label = self.label.clone().unwrap_or_else(|| self.default_label());
         Diagnostic::new(self.message(), span)
             .label(label)
             .maybe_help(self.full_help())
+    }
+
+    /// The refusal as one line, for a place with no span (a command-line
+    /// argument): the message, then the help after a semicolon.
+    pub fn plain(&self) -> String {
+        match self.full_help() {
+            Some(help) => format!("{}; {help}", self.message()),
+            None => self.message(),
+        }
     }
 }
 
@@ -245,5 +254,21 @@ mod tests {
             .at(span);
         assert_eq!(d.message, "a lognormal needs 0 < p50 <= p99");
         assert_eq!(d.label, "p99 below p50");
+    }
+
+    /// The one-line form: the message, and the help after a semicolon
+    /// (hand-worded: what `squall new` said before the kind, with the
+    /// semicolon every one-line refusal uses).
+    #[test]
+    fn the_plain_form_puts_the_help_after_the_message() {
+        let line = Needs::new("`squall new`", Need::Words("a name"))
+            .help("e.g. `squall new checkout`")
+            .plain();
+        assert_eq!(
+            line,
+            "`squall new` needs a name; e.g. `squall new checkout`"
+        );
+        let line = Needs::new("a sweep", Need::Words("at least one axis")).plain();
+        assert_eq!(line, "a sweep needs at least one axis");
     }
 }

@@ -26,12 +26,14 @@ const DATE_FORMS: &str =
 
 /// Text written where a thing of some kind was expected, and is not one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct NotA<'a> {
+pub struct NotA<'a> {
     /// The text as written, quoted in the message.
     text: &'a str,
     /// What it should have been, with its article (`a status code`, `an
     /// HTTP status`: an article cannot be told from the letters of `HTTP`).
     kind: &'a str,
+    /// Why not, said after a colon.
+    because: Option<&'a str>,
     /// The label, when `not a KIND` is not the sharpest thing to say.
     label: Option<String>,
     /// How to write one.
@@ -40,23 +42,24 @@ pub(crate) struct NotA<'a> {
 
 impl<'a> NotA<'a> {
     /// `text` is not a `kind`.
-    pub(crate) fn new(text: &'a str, kind: &'a str) -> Self {
+    pub fn new(text: &'a str, kind: &'a str) -> Self {
         NotA {
             text,
             kind,
+            because: None,
             label: None,
             help: None,
         }
     }
 
     /// `text` is not a status code (a decimal status or a hex code).
-    pub(crate) fn status_code(text: &'a str) -> Self {
+    pub fn status_code(text: &'a str) -> Self {
         NotA::new(text, "a status code")
             .help("write a decimal status such as `503` or a hexadecimal code such as `0x58`")
     }
 
     /// `text` is not a date squall can read (an `epoch`).
-    pub(crate) fn date(text: &'a str) -> Self {
+    pub fn date(text: &'a str) -> Self {
         NotA::new(text, "a date squall can read")
             .label("not a date")
             .help(format!("write {DATE_FORMS}"))
@@ -64,31 +67,50 @@ impl<'a> NotA<'a> {
 
     /// `text` is not a Retry-After squall can read: neither a delay nor a
     /// date.
-    pub(crate) fn retry_after(text: &'a str) -> Self {
+    pub fn retry_after(text: &'a str) -> Self {
         NotA::new(text, "a Retry-After squall can read")
             .label("neither a delay nor a date")
             .help(format!("write a delay such as `2s`, or {DATE_FORMS}"))
     }
 
+    /// Says why it is not one, after the message.
+    pub fn because(mut self, why: &'a str) -> Self {
+        self.because = Some(why);
+        self
+    }
+
     /// Sets the label.
-    pub(crate) fn label(mut self, label: impl Into<String>) -> Self {
+    pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
         self
     }
 
     /// Sets the help: how to write one.
-    pub(crate) fn help(mut self, help: impl Into<String>) -> Self {
+    pub fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
     }
 
-    /// The message: `` `TEXT` is not a KIND ``.
-    pub(crate) fn message(&self) -> String {
-        format!("`{}` is not {}", self.text, self.kind)
+    /// The message: `` `TEXT` is not a KIND ``, and why.
+    pub fn message(&self) -> String {
+        match self.because {
+            Some(why) => format!("`{}` is not {}: {why}", self.text, self.kind),
+            None => format!("`{}` is not {}", self.text, self.kind),
+        }
+    }
+
+    /// The refusal as one line, for a place with no span (a command-line
+    /// argument, a file named on it): the message, then the help after a
+    /// semicolon.
+    pub fn plain(&self) -> String {
+        match &self.help {
+            Some(help) => format!("{}; {help}", self.message()),
+            None => self.message(),
+        }
     }
 
     /// The diagnostic at `span`.
-    pub(crate) fn at(self, span: Span) -> Diagnostic {
+    pub fn at(self, span: Span) -> Diagnostic {
         let message = self.message();
         let label = match self.label {
             Some(l) => l,
@@ -101,7 +123,7 @@ impl<'a> NotA<'a> {
 
     /// The diagnostic at `span`, when the valid words are `known`: a close
     /// one is suggested; otherwise the help set, if any.
-    pub(crate) fn among<'k>(
+    pub fn among<'k>(
         mut self,
         span: Span,
         word: &str,
@@ -117,7 +139,7 @@ impl<'a> NotA<'a> {
 /// A setting given a value of the wrong kind: `WHAT takes A KIND such as
 /// EXAMPLE, found FOUND`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Takes<'a> {
+pub struct Takes<'a> {
     /// The setting, as the message starts (`` `records` ``, `a latency`).
     what: String,
     /// What it takes, with its article (`a duration`, `a plain number`).
@@ -130,7 +152,7 @@ pub(crate) struct Takes<'a> {
 
 impl<'a> Takes<'a> {
     /// `what` takes `kind`.
-    pub(crate) fn new(what: impl Into<String>, kind: &'a str) -> Self {
+    pub fn new(what: impl Into<String>, kind: &'a str) -> Self {
         Takes {
             what: what.into(),
             kind,
@@ -140,19 +162,19 @@ impl<'a> Takes<'a> {
     }
 
     /// An example of what it takes.
-    pub(crate) fn such_as(mut self, example: impl Into<String>) -> Self {
+    pub fn such_as(mut self, example: impl Into<String>) -> Self {
         self.example = Some(example.into());
         self
     }
 
     /// What was written instead.
-    pub(crate) fn found(mut self, found: &'a str) -> Self {
+    pub fn found(mut self, found: &'a str) -> Self {
         self.found = Some(found);
         self
     }
 
     /// The message.
-    pub(crate) fn message(&self) -> String {
+    pub fn message(&self) -> String {
         let mut m = format!("{} takes {}", self.what, self.kind);
         if let Some(e) = &self.example {
             m.push_str(&format!(" such as {e}"));
@@ -164,7 +186,7 @@ impl<'a> Takes<'a> {
     }
 
     /// The diagnostic at `span`, labelled `expected A KIND`.
-    pub(crate) fn at(&self, span: Span) -> Diagnostic {
+    pub fn at(&self, span: Span) -> Diagnostic {
         Diagnostic::new(self.message(), span).label(format!("expected {}", self.kind))
     }
 }
@@ -223,5 +245,21 @@ mod tests {
             .help("write `honor` or `ignore`")
             .among(span, "zzz", ["honor", "ignore"]);
         assert_eq!(d.help.as_deref(), Some("write `honor` or `ignore`"));
+    }
+
+    /// The one-line form, with a reason and a help (hand-worded: what
+    /// `squall diff` said of a file that is not a report before the kind).
+    #[test]
+    fn the_plain_form_says_why_and_how() {
+        let line = NotA::new("old.json", "a squall JSON report")
+            .because("expected value at line 1 column 1")
+            .help("write one with `squall run --format json`")
+            .plain();
+        assert_eq!(
+            line,
+            "`old.json` is not a squall JSON report: expected value at line 1 column 1; \
+             write one with `squall run --format json`"
+        );
+        assert_eq!(NotA::new("x", "a date").plain(), "`x` is not a date");
     }
 }

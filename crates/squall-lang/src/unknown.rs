@@ -8,13 +8,17 @@
 //! suggestion itself. The wording of each case is the one the diagnostics
 //! tests pin; like [`crate::twice::Twice`], the kind keeps the sentence in
 //! one place, so a call site says what is unknown, not how to word it.
+//!
+//! A name given where there is no span (a command-line argument, a keyword
+//! of the Python package) is worded by the same kind as one line,
+//! [`Unknown::plain`], with the known names listed.
 
 use crate::diagnostic::{suggest, Diagnostic};
 use crate::span::Span;
 
 /// A name that names nothing of its kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Unknown<'a> {
+pub struct Unknown<'a> {
     /// What kind of thing the name should name (`node`, `window`,
     /// `degradation policy`, `setting`).
     kind: &'a str,
@@ -45,7 +49,7 @@ enum Otherwise {
 
 impl<'a> Unknown<'a> {
     /// An unknown `name` of `kind`.
-    pub(crate) fn new(kind: &'a str, name: &'a str) -> Self {
+    pub fn new(kind: &'a str, name: &'a str) -> Self {
         Unknown {
             kind,
             name,
@@ -57,7 +61,7 @@ impl<'a> Unknown<'a> {
     }
 
     /// A param referenced as `$name`.
-    pub(crate) fn param_ref(name: &'a str) -> Self {
+    pub fn param_ref(name: &'a str) -> Self {
         Unknown {
             sigil: "$",
             ..Unknown::new("param", name)
@@ -65,31 +69,31 @@ impl<'a> Unknown<'a> {
     }
 
     /// Names where it was looked up, after the name: `in a sender`.
-    pub(crate) fn within(mut self, place: impl Into<String>) -> Self {
+    pub fn within(mut self, place: impl Into<String>) -> Self {
         self.within = Some(place.into());
         self
     }
 
     /// Sets the label under the name (the default is `no KIND of this name`).
-    pub(crate) fn label(mut self, label: impl Into<String>) -> Self {
+    pub fn label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
         self
     }
 
     /// The help to give when no known name is close.
-    pub(crate) fn otherwise(mut self, help: impl Into<String>) -> Self {
+    pub fn otherwise(mut self, help: impl Into<String>) -> Self {
         self.otherwise = Otherwise::Help(help.into());
         self
     }
 
     /// The help to give when no name of the kind exists at all.
-    pub(crate) fn otherwise_when_none(mut self, help: impl Into<String>) -> Self {
+    pub fn otherwise_when_none(mut self, help: impl Into<String>) -> Self {
         self.otherwise = Otherwise::WhenNoneExists(help.into());
         self
     }
 
     /// The message: `unknown KIND `NAME``, and where it was looked up.
-    pub(crate) fn message(&self) -> String {
+    pub fn message(&self) -> String {
         let Unknown {
             kind, sigil, name, ..
         } = self;
@@ -101,7 +105,7 @@ impl<'a> Unknown<'a> {
 
     /// The diagnostic at `span`, with "did you mean" help when one of the
     /// `known` names is close to it.
-    pub(crate) fn at<'k>(self, span: Span, known: impl IntoIterator<Item = &'k str>) -> Diagnostic {
+    pub fn at<'k>(self, span: Span, known: impl IntoIterator<Item = &'k str>) -> Diagnostic {
         let mut any = false;
         let close = suggest(self.name, known.into_iter().inspect(|_| any = true));
         let help = match (close, &self.otherwise) {
@@ -117,6 +121,26 @@ impl<'a> Unknown<'a> {
         Diagnostic::new(self.message(), span)
             .label(label)
             .maybe_help(help)
+    }
+
+    /// The refusal as one line, for a name given where there is no span
+    /// (a command-line argument): the message, the help [`Unknown::at`]
+    /// gives after a semicolon, then the names that do exist:
+    /// ``unknown param `atempts`; did you mean `attempts`? (params:
+    /// attempts, spacing)``.
+    pub fn plain(&self, known: &[&str]) -> String {
+        let d = self.clone().at(Span::new(0, 0), known.iter().copied());
+        let mut line = d.message;
+        if let Some(help) = d.help {
+            line.push_str("; ");
+            line.push_str(&help);
+        }
+        let list = if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        };
+        format!("{line} ({}s: {list})", self.kind)
     }
 }
 
@@ -159,5 +183,19 @@ mod tests {
             .at(span, ["rate"]);
         assert_eq!(d.message, "unknown setting `rat` in a sender");
         assert_eq!(d.label, "not a setting here");
+    }
+
+    /// The one-line form says what the located one says, and lists the
+    /// names that exist (hand-worded: the command line's wording before
+    /// the kind, with `unknown` as the language says it).
+    #[test]
+    fn the_plain_form_is_one_line_with_the_known_names() {
+        let line = Unknown::new("param", "atempts").plain(&["attempts", "spacing"]);
+        assert_eq!(
+            line,
+            "unknown param `atempts`; did you mean `attempts`? (params: attempts, spacing)"
+        );
+        let line = Unknown::new("variant", "zzz").plain(&[]);
+        assert_eq!(line, "unknown variant `zzz` (variants: none)");
     }
 }

@@ -32,10 +32,17 @@ pub fn run_text(clock: squall_lang::Clock, start: u64, end: u64) -> String {
     }
 }
 
-/// How a report header shows a `--set` setting: as given, without `--set `.
+/// How a report header shows a setting: as given, without the word its
+/// origin starts with (the caller's spelling of a setting, `--set` or
+/// `set`; see [`crate::args::parse_sets`]).
 pub fn setting_text(set: &squall_lang::Setting) -> String {
-    let text = set.origin.clone().unwrap_or_else(|| set.name.clone());
-    text.trim_start_matches("--set ").to_string()
+    match &set.origin {
+        Some(origin) => origin
+            .split_once(' ')
+            .map_or(origin.as_str(), |(_, given)| given)
+            .to_string(),
+        None => set.name.clone(),
+    }
 }
 
 impl Report {

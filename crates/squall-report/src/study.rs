@@ -76,11 +76,10 @@ impl<'s> Study<'s> {
             &RunOptions {
                 cli: &options.cli,
                 jobs: options.jobs,
-                keep: options.keep,
                 memory_mib: options.memory_mib,
                 progress,
-                stop: None,
                 call_log: options.events,
+                ..RunOptions::keeping(options.keep)
             },
         )?;
         if let Some(e) = ran.first_failure() {

@@ -100,13 +100,8 @@ fn timed_runs_leave_nothing_behind() {
             .run_with(
                 &s,
                 &RunOptions {
-                    cli: &[],
                     jobs: Some(1),
-                    keep: Keep::Report,
-                    memory_mib: None,
-                    progress: &|_, _| {},
-                    stop: None,
-                    call_log: None,
+                    ..RunOptions::keeping(Keep::Report)
                 },
             )
             .unwrap_or_else(|e| panic!("{e}"));
@@ -155,13 +150,8 @@ fn main() {
             .run_with(
                 &s,
                 &RunOptions {
-                    cli: &[],
                     jobs: Some(1),
-                    keep: Keep::Report,
-                    memory_mib: None,
-                    progress: &|_, _| {},
-                    stop: None,
-                    call_log: None,
+                    ..RunOptions::keeping(Keep::Report)
                 },
             )
             .unwrap_or_else(|e| panic!("{e}"));

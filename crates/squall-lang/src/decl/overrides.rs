@@ -11,7 +11,8 @@ pub struct Setting {
     /// Its new value.
     pub value: Value,
     /// `Some("--set x=1")` for values from outside the file (their spans do
-    /// not point into the file).
+    /// not point into the file): how the caller spells a setting (`--set`
+    /// on the command line, `set` in Python), a space, the text as given.
     pub origin: Option<String>,
 }
 

@@ -146,6 +146,27 @@ pub struct RunOptions<'a> {
 /// starts and with (finished, total) after each run, from any thread.
 pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 
+/// No progress to show.
+fn no_progress(_finished: usize, _total: usize) {}
+
+impl RunOptions<'_> {
+    /// Runs that keep `keep`, and nothing else asked: no settings, one
+    /// thread per core, the default memory budget, no progress, nothing to
+    /// stop them, no call log. The other fields are set with struct update
+    /// (`RunOptions { jobs: Some(1), ..RunOptions::keeping(keep) }`).
+    pub fn keeping(keep: Keep) -> Self {
+        RunOptions {
+            cli: &[],
+            jobs: None,
+            keep,
+            memory_mib: None,
+            progress: &no_progress,
+            stop: None,
+            call_log: None,
+        }
+    }
+}
+
 impl RunPlan {
     fn new(mut keys: Vec<RunKey>) -> RunPlan {
         keys.sort_unstable();

@@ -41,11 +41,8 @@ impl RunPlan {
             &RunOptions {
                 cli,
                 jobs,
-                keep: Keep::Everything,
-                memory_mib: None,
                 progress,
-                stop: None,
-                call_log: None,
+                ..RunOptions::keeping(Keep::Everything)
             },
         )?;
         match finished.first_failure() {

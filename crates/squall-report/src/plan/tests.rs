@@ -95,13 +95,9 @@ fn finished(s: &Scenario, keep: Keep, memory_mib: Option<u64>) -> Result<Finishe
     RunPlan::report(s, None).run_with(
         s,
         &RunOptions {
-            cli: &[],
             jobs: Some(1),
-            keep,
             memory_mib,
-            progress: &|_, _| {},
-            stop: None,
-            call_log: None,
+            ..RunOptions::keeping(keep)
         },
     )
 }
@@ -273,13 +269,10 @@ fn a_stop_flag_set_after_k_runs_keeps_the_k_finished_runs() {
         .run_with(
             &s,
             &RunOptions {
-                cli: &[],
                 jobs: Some(1),
-                keep: Keep::Report,
-                memory_mib: None,
                 progress: &progress,
                 stop: Some(&stop),
-                call_log: None,
+                ..RunOptions::keeping(Keep::Report)
             },
         )
         .unwrap_or_else(|e| panic!("{e}"));
@@ -311,13 +304,10 @@ fn the_events_log_is_weighed_by_the_runs_calls_capped_by_the_limit() {
         .run_with(
             &s,
             &RunOptions {
-                cli: &[],
                 jobs: Some(1),
-                keep: Keep::Report,
                 memory_mib: Some(100),
-                progress: &|_, _| {},
-                stop: None,
                 call_log: Some(100_000_000),
+                ..RunOptions::keeping(Keep::Report)
             },
         )
         .unwrap_or_else(|e| panic!("{e}"));

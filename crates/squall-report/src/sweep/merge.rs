@@ -3,7 +3,7 @@
 //! [`merge`] first checks that every part comes from the same study (same
 //! scenario text, seed, sweep, base variant, settings, points, shard count
 //! and tables), then puts each row at its place, refusing a row given twice
-//! and naming the `--shard` runs that would supply missing rows.
+//! and naming the shards that would supply missing rows.
 
 use std::collections::BTreeMap;
 
@@ -32,7 +32,7 @@ pub fn merge(parts: Vec<(String, SweepRows)>) -> Result<SweepRows, MergeError> {
         } else if a.base != b.base {
             Some("the base variant")
         } else if a.settings != b.settings {
-            Some("the `--set` settings")
+            Some("the settings")
         } else if a.points != b.points {
             Some("the list of points")
         } else if a != b {
@@ -79,14 +79,10 @@ pub fn merge(parts: Vec<(String, SweepRows)>) -> Result<SweepRows, MergeError> {
                 .iter()
                 .filter_map(|(_, p)| p.shard.map(|s| s.index))
                 .collect();
-            let hint = match first.shard {
-                Some(s) => (1..=s.count)
-                    .filter(|k| !have.contains(k))
-                    .map(|k| format!("`--shard {k}/{}`", s.count))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                None => "every shard".to_string(),
-            };
+            let shards = first.shard.map(|s| {
+                let lacking = (1..=s.count).filter(|k| !have.contains(k)).collect();
+                (lacking, s.count)
+            });
             let which: Vec<String> = missing.iter().take(5).map(|r| format!("row {r}")).collect();
             return Err(MergeError::Incomplete {
                 missing: missing.len(),
@@ -96,7 +92,7 @@ pub fn merge(parts: Vec<(String, SweepRows)>) -> Result<SweepRows, MergeError> {
                 } else {
                     which.join(", ")
                 },
-                hint,
+                shards,
             });
         }
         tables.push(TableRows {

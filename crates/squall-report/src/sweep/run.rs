@@ -56,11 +56,10 @@ pub fn run_sweep(
         &RunOptions {
             cli: &options.cli,
             jobs: options.jobs,
-            keep: Keep::Report,
             memory_mib: options.memory_mib,
             progress,
             stop: options.stop.as_deref(),
-            call_log: None,
+            ..RunOptions::keeping(Keep::Report)
         },
     )?;
     // A point that failed (past its work budget) leaves the others' rows;

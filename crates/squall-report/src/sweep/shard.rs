@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::MergeError;
+use crate::args::{ArgError, Input};
 use crate::document::{Block, Cell, Report, Table};
 use crate::interval::Interval;
 
@@ -29,9 +30,11 @@ pub struct Shard {
 
 impl Shard {
     /// Reads `K/N`.
-    pub fn parse(text: &str) -> Result<Shard, String> {
-        let bad =
-            || format!("`--shard {text}` needs the form K/N with 1 <= K <= N, e.g. `--shard 2/3`");
+    pub fn parse(text: &str) -> Result<Shard, ArgError> {
+        let bad = || ArgError::Form {
+            input: Input::Shard,
+            text: text.to_string(),
+        };
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
         let index: usize = k.trim().parse().map_err(|_| bad())?;
         let count: usize = n.trim().parse().map_err(|_| bad())?;
@@ -313,11 +316,7 @@ pub fn read_shard(name: &str, text: &str) -> Result<SweepRows, MergeError> {
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| not(e.to_string()))?;
     match value.get("format").and_then(|f| f.as_str()) {
         Some("squall-sweep") => {}
-        _ => {
-            return Err(not(
-                "it has no `\"format\": \"squall-sweep\"` (write one with `squall sweep --shard K/N --out FILE`)".into(),
-            ))
-        }
+        _ => return Err(not("it has no `\"format\": \"squall-sweep\"`".into())),
     }
     match value.get("version").and_then(serde_json::Value::as_u64) {
         Some(v) if v == u64::from(SHARD_VERSION) => {}
@@ -383,7 +382,7 @@ mod tests {
 
     #[test]
     fn shards_parse_and_split_round_robin() {
-        assert_eq!(Shard::parse("2/3"), Ok(Shard { index: 2, count: 3 }));
+        assert_eq!(Shard::parse("2/3").ok(), Some(Shard { index: 2, count: 3 }));
         for bad in ["0/3", "4/3", "3", "a/b", "1/0"] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
         }
