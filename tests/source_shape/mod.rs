@@ -1,6 +1,7 @@
 //! The shape of the workspace's source (issue 18): no import circle between
-//! the files of a crate, and no source file past about 600 lines but the
-//! syntax tree.
+//! the files of a crate, no source file past about 600 lines but the
+//! syntax tree, and the engine's `Runner` extended only in its own file
+//! and the event loops.
 //!
 //! # The import graph
 //!
@@ -80,6 +81,78 @@ fn no_source_file_past_the_line_limit() {
         "files past {MAX_LINES} lines:\n{}",
         long.join("\n")
     );
+}
+
+/// The engine's run state, `Runner`, has methods only in its own file and
+/// in the two event loops (issue 18: no god-struct extended from a dozen
+/// files): the zero-time path's `call.rs` and the timed path's module
+/// `timed/flow/` (the dispatch and the way down in `mod.rs`, the answer
+/// back up in `back.rs`). Everything else a node does is a component's
+/// method (`caller/`, `server/`, `policy/`, `Timed` and its parts).
+const RUNNER_FILES: [&str; 4] = [
+    "crates/squall-engine/src/simulation/runner.rs",
+    "crates/squall-engine/src/simulation/call.rs",
+    "crates/squall-engine/src/simulation/timed/flow/mod.rs",
+    "crates/squall-engine/src/simulation/timed/flow/back.rs",
+];
+
+/// True when `code` (comments and strings already blanked) has an
+/// `impl` block for `Runner` (`impl Runner`, `impl<'a> Runner<'a, ..>`).
+fn implements_runner(code: &str) -> bool {
+    let toks = tokens(code);
+    toks.windows(2).enumerate().any(|(i, w)| {
+        if w[0] != "impl" {
+            return false;
+        }
+        // Skip the generics after `impl`, if any.
+        let mut j = i + 1;
+        if toks.get(j).map(String::as_str) == Some("<") {
+            let mut depth = 0;
+            while let Some(t) = toks.get(j) {
+                match t.as_str() {
+                    "<" => depth += 1,
+                    ">" => {
+                        depth -= 1;
+                        if depth == 0 {
+                            j += 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+        }
+        toks.get(j).map(String::as_str) == Some("Runner")
+    })
+}
+
+#[test]
+fn runner_has_methods_only_in_its_file_and_the_event_loops() {
+    let dir = Path::new("crates/squall-engine/src");
+    let mut found = Vec::new();
+    for file in rust_files(dir) {
+        let name = slash(&file);
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if implements_runner(&strip(&text)) && !RUNNER_FILES.contains(&name.as_str()) {
+            found.push(name);
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "`impl Runner` outside runner.rs and the event loops:\n{}",
+        found.join("\n")
+    );
+    // The check sees what it should (hand-made lines).
+    assert!(implements_runner(&strip(
+        "impl Runner<'_, '_> { fn f() {} }"
+    )));
+    assert!(implements_runner(&strip("impl<'a, 'b> Runner<'a, 'b> {}")));
+    assert!(!implements_runner(&strip("impl Timed { fn runner() {} }")));
+    assert!(!implements_runner(&strip("// impl Runner\nimpl Timed {}")));
+    assert!(!implements_runner(&strip(
+        "impl<T: Into<u32>> Sum for T {}"
+    )));
 }
 
 /// The checks see what they should: a circle of two files, a circle through
