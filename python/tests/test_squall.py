@@ -155,11 +155,11 @@ def test_a_bad_scenario_raises_a_located_error():
 
 
 def test_bad_arguments_are_value_errors():
-    with pytest.raises(ValueError, match="no param `atempts`"):
+    with pytest.raises(ValueError, match="unknown param `atempts`"):
         squall.run(STORM, set={"atempts": 2})
     with pytest.raises(ValueError, match="unknown variant `strom`"):
         squall.run(STORM, variants="strom")
-    with pytest.raises(ValueError, match="no param `nope` to vary"):
+    with pytest.raises(ValueError, match="unknown param `nope` to vary"):
         squall.sweep(STORM, vary={"nope": [1]})
 
 
