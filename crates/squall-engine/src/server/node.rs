@@ -203,7 +203,7 @@ impl ServerSide {
     /// composite response or the answer its scripted routes give the
     /// request (`request`, asked only then). `field`: the composite field
     /// the call fetches, 0 otherwise.
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn own_answer<'r>(
         &mut self,

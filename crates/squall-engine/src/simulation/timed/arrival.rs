@@ -41,6 +41,7 @@ impl Timed {
     /// it as a message; past the deadline the node knows it fails;
     /// otherwise [`ServerSide::arrive`] decides (a refusal for capacity is
     /// counted in `obs`).
+    #[inline]
     pub(super) fn arrive(
         &mut self,
         now: Time,
@@ -89,6 +90,7 @@ impl Timed {
     /// after the node's own work, not here), and it meets the workers
     /// ([`ServerSide::join`]): served, queued until its queue timeout or
     /// the deadline, or refused as overflow.
+    #[inline]
     pub(super) fn join<'r>(
         &mut self,
         now: Time,

@@ -111,24 +111,27 @@ impl Runner<'_, '_> {
         self.go_on(now, c, step)
     }
 
-    /// Does what the server's stage decided for call `c` at `now`.
-    fn go_on(&mut self, now: Time, c: u32, step: Step) -> Result<(), SimError> {
-        match step {
-            Step::Wait => Ok(()),
-            Step::Limit => {
-                // Past the rate limit: the workers (`arrival.rs`).
-                let (node, _, _) = self.timed.node_of(c);
-                let slot = self.timed.calls.get(c).slot as usize;
-                let (sim, kind) = (self.sim, self.requests.kind[slot] as usize);
-                let request = || &sim.kinds[kind].request;
-                let (spec, server) = (&sim.model.nodes[node], &mut self.nodes[node].server);
-                let step = self
-                    .timed
-                    .join(now, c, spec, request, server, &sim.model.faults)?;
-                self.go_on(now, c, step)
+    /// Does what the server's stage decided for call `c` at `now` (a loop,
+    /// not a recursion, so that it inlines into its callers).
+    #[inline]
+    fn go_on(&mut self, now: Time, c: u32, mut step: Step) -> Result<(), SimError> {
+        loop {
+            match step {
+                Step::Wait => return Ok(()),
+                Step::Limit => {
+                    // Past the rate limit: the workers (`arrival.rs`).
+                    let (node, _, _) = self.timed.node_of(c);
+                    let slot = self.timed.calls.get(c).slot as usize;
+                    let (sim, kind) = (self.sim, self.requests.kind[slot] as usize);
+                    let request = || &sim.kinds[kind].request;
+                    let (spec, server) = (&sim.model.nodes[node], &mut self.nodes[node].server);
+                    step = self
+                        .timed
+                        .join(now, c, spec, request, server, &sim.model.faults)?;
+                }
+                Step::Proceed => return self.proceed(now, c),
+                Step::Answer(a) => return self.complete_call(now, c, a),
             }
-            Step::Proceed => self.proceed(now, c),
-            Step::Answer(a) => self.complete_call(now, c, a),
         }
     }
 
