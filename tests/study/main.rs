@@ -14,3 +14,4 @@ mod shard_auto;
 mod support;
 mod sweep_charts;
 mod sweep_data;
+mod sweep_units;
