@@ -62,9 +62,8 @@ pub(crate) use run::sweep_table;
 pub use run::{run_sweep, SweepOptions};
 pub use shard::{
     read_shard, text_hash, FailedPoint, ParamAxis, ParamValue, RowEntry, Shard, StoredCell,
-    StudyId, SweepRows, TableRows, SHARD_VERSION,
+    StudyId, SweepRows, TableRows, WallColumn, SHARD_VERSION,
 };
-pub use wall::WallColumn;
 
 /// The sweep `--vary` replaces when no `--sweep` is named: the first sweep
 /// a report table shows.

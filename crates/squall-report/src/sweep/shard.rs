@@ -212,7 +212,18 @@ pub struct TableRows {
     /// The columns in ticks or per tick of a wall clock, scaled when shown
     /// ([`TableRows::on_wall_clock`]); left out when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub wall: Vec<super::WallColumn>,
+    pub wall: Vec<WallColumn>,
+}
+
+/// A column whose values are ticks, or per tick, of a wall clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WallColumn {
+    /// The column's index.
+    pub column: usize,
+    /// True for a rate (per tick), false for a duration (ticks).
+    pub per_tick: bool,
+    /// Milliseconds in one tick.
+    pub tick_ms: u64,
 }
 
 /// The rows of a sweep (all of them, or one shard's): what a shard file

@@ -5,22 +5,9 @@
 //!
 //! The unit is chosen when the table is rendered, from every row it holds,
 //! so that a merged sweep picks the same unit as a single run; shard files
-//! keep the raw ticks (see [`WallColumn`]).
+//! keep the raw ticks and which columns to scale ([`WallColumn`]).
 
-use serde::{Deserialize, Serialize};
-
-use super::{StoredCell, TableRows};
-
-/// A column whose values are ticks, or per tick, of a wall clock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WallColumn {
-    /// The column's index.
-    pub column: usize,
-    /// True for a rate (per tick), false for a duration (ticks).
-    pub per_tick: bool,
-    /// Milliseconds in one tick.
-    pub tick_ms: u64,
-}
+use super::{StoredCell, TableRows, WallColumn};
 
 impl WallColumn {
     /// The unit's symbol and the factor from raw values for this column,
@@ -88,10 +75,13 @@ impl TableRows {
 mod tests {
     use super::*;
 
-    /// `clock ms`: a rate of 0.23 a tick is 230/s (1000 ticks a second);
-    /// 5001 ticks are 5.001 s; 300 and 999 ticks are all under a second, so
-    /// the column stays in ms (factor 1); `clock s`: 3 ticks are 3 s even
-    /// when under... (a tick is a second, so never ms).
+    /// `clock ms`: a rate per tick is 1000 times that per second (1000
+    /// ticks a second); a column of 5001 and 300 ticks has a value of a
+    /// second or more, so it reads in s (factor 1/1000); 300 and 999 ticks
+    /// are all under a second, so the column stays in ms (factor 1);
+    /// `clock s`: a tick is a second, so half a tick reads 0.5 s, never ms.
+    /// Exact comparisons: the factors are the quotients of whole numbers
+    /// the code divides, written the same way here.
     #[test]
     fn scale_per_column() {
         let rate = WallColumn {
