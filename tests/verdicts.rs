@@ -275,6 +275,52 @@ fn a_pool_with_every_worker_busy_is_at_its_limit() -> Result<(), Box<dyn std::er
     Ok(())
 }
 
+/// The saturated pool above, but its queue gives up on a call after
+/// 100 ms. When the db's latency grows 5 times, its 4 workers serve
+/// 4 / 50 ms = 80/s of the 200/s that arrive; the other 120/s wait out their
+/// 100 ms and leave by queue timeout, so the queue stays short (at most
+/// 80/s x 100 ms = 8 calls) and mostly does not grow: the evidence of the
+/// limit is the refusals, queue timeouts in each of the 15 bins of 1 s, with
+/// every worker busy in each (counts: all or nothing, no tolerance). It
+/// serves about 80/s (asserted to the digit the verdict prints it with:
+/// 79.5 to 80.5, the fault's edges shift a few calls).
+#[test]
+fn queue_timeouts_are_evidence_of_a_capacity_limit() -> Result<(), Box<dyn std::error::Error>> {
+    let lines = diagnoses(
+        "timeouts.squall",
+        r#"scenario "timeouts" {
+  clock ms
+  run 40s
+  series every 1s
+  chain api -> db
+  service db { latency 10ms  workers 4  queue 100000 timeout 100ms }
+  source users { rate 200/s  enters api }
+  fault slow { on db  during 10s..25s  latency x 5 }
+  window before 2s..10s
+  window slow 10s..25s
+  report {
+    diagnose db in slow vs before
+  }
+}"#,
+    )?;
+    let [db] = lines.as_slice() else {
+        panic!("one diagnosis: {lines:?}");
+    };
+    assert!(
+        db.contains("`db` is at its capacity limit (all 4 workers busy in 15 of 15 bins of 1 s,")
+            && db.contains("refused for capacity — queue full, rate limit, queue timeout — in 15)"),
+        "{db}"
+    );
+    let served: f64 = db
+        .split("it serves ")
+        .nth(1)
+        .and_then(|rest| rest.split('/').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no served rate: {db}"));
+    assert!((79.5..80.5).contains(&served), "{db}");
+    Ok(())
+}
+
 /// Four tiers: `edge -> api -> svc -> db`. `api` has 4 workers and a queue
 /// of 10, and holds a worker while its call below is out; the db has 8
 /// workers. Normally a call takes 10 ms at the db: 200/s x 10 ms = 2 calls

@@ -216,18 +216,27 @@ fn sweep_request(r: &Request, vary: &[(String, Vec<String>)]) -> Result<SweepTab
     };
     let mut units = Vec::new();
     for m in &scenario.report.measures {
-        let (heading, symbol) = squall_report::unit::measure_heading(m, &scenario);
+        // The heading is `name [symbol]`; under a wall clock the symbol is
+        // the one the table chose for the column (`s` or `ms`, `/s`).
+        let (_, symbol) = squall_report::unit::measure_heading(m, &scenario);
         if symbol.is_empty() {
             continue;
         }
+        let mut chosen = symbol.to_string();
+        let open = format!("{} [", m.name);
         for c in &mut table.columns {
-            if let Some(rest) = c.strip_prefix(heading.as_str()) {
-                if rest.is_empty() || rest.starts_with(' ') {
-                    *c = format!("{}{rest}", m.name);
-                }
+            let Some(after) = c.strip_prefix(open.as_str()) else {
+                continue;
+            };
+            let Some((unit, rest)) = after.split_once(']') else {
+                continue;
+            };
+            if rest.is_empty() || rest.starts_with(' ') {
+                chosen = unit.to_string();
+                *c = format!("{}{rest}", m.name);
             }
         }
-        units.push((m.name.clone(), symbol.to_string()));
+        units.push((m.name.clone(), chosen));
     }
     Ok((table, units))
 }

@@ -211,16 +211,18 @@ def test_a_sweeps_measure_columns_are_bare_names_with_units_beside(tmp_path):
     path = tmp_path / "units.squall"
     path.write_text(UNITS)
     df = squall.sweep(path, vary={"r": ["100/s", "200/s"]})
-    # The sweep table heads them `per_s [/s]` and `rate [/ms]`; the frame
-    # names them as the measures are named, and keeps the units beside.
+    # The sweep table heads them `per_s [/s]` and `rate [/s]` (a rate per
+    # tick of a wall clock is shown per second); the frame names them as
+    # the measures are named, and keeps the units beside.
     assert list(df.columns) == ["r", "per_s", "db_calls", "rate"]
-    assert df.attrs["units"] == {"per_s": "/s", "rate": "/ms"}
+    assert df.attrs["units"] == {"per_s": "/s", "rate": "/s"}
     # A uniform source sends rate x run: 100 and 200 calls in the 1 000 ticks
-    # of the window, 0.1 and 0.2 per ms, 100 and 200 per s (1e-12: the
-    # quotient and product of exact integers, off by at most an ulp or two).
+    # of the window, 0.1 and 0.2 per ms, so 100 and 200 per s for both
+    # (1e-12: the quotient and product of exact integers, off by at most an
+    # ulp or two).
     assert df["db_calls"].tolist() == [100.0, 200.0]
     assert df["per_s"].tolist() == pytest.approx([100.0, 200.0], rel=1e-12)
-    assert df["rate"].tolist() == pytest.approx([0.1, 0.2], rel=1e-12)
+    assert df["rate"].tolist() == pytest.approx([100.0, 200.0], rel=1e-12)
     # With replications a mean is three columns, each by the bare name.
     reps = squall.sweep(path, vary={"r": ["100/s"]}, replications=2)
     assert {"per_s", "per_s half_width", "per_s n"} <= set(reps.columns), list(reps.columns)

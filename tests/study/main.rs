@@ -4,6 +4,7 @@
 //! One test binary (`cargo test --test study`); each module covers one job.
 
 mod cli;
+mod diff_exit;
 mod diff_git;
 mod fmt_props;
 mod hostile;
@@ -14,3 +15,4 @@ mod shard_auto;
 mod support;
 mod sweep_charts;
 mod sweep_data;
+mod sweep_units;

@@ -166,6 +166,28 @@ pub fn measure_heading(
     }
 }
 
+/// Measure `m` as column `column` of a sweep's table, when its values are
+/// ticks or per tick of a wall clock: scaled to seconds (or ms) and per
+/// second when shown ([`crate::sweep::WallColumn`]). `None` for any other
+/// unit or clock.
+pub fn wall_column(
+    m: &squall_lang::MeasureSpec,
+    scenario: &Scenario,
+    column: usize,
+) -> Option<crate::sweep::WallColumn> {
+    let tick_ms = scenario.clock.tick_millis()?;
+    let per_tick = match unit_of(&m.expr, scenario) {
+        Unit::Ticks => false,
+        Unit::PerTick => true,
+        _ => return None,
+    };
+    Some(crate::sweep::WallColumn {
+        column,
+        per_tick,
+        tick_ms,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -27,7 +27,8 @@ impl SweepRows {
         let mut out = Vec::new();
         let titled = self.tables.len() > 1;
         for t in &self.tables {
-            out.extend(table_charts(&self.params, t, titled, out.len() + 1));
+            let t = t.on_wall_clock();
+            out.extend(table_charts(&self.params, &t, titled, out.len() + 1));
         }
         out
     }

@@ -146,7 +146,10 @@ impl SweepRows {
 
     /// Every table as data, rows in order.
     pub fn data_tables(&self) -> Vec<DataTable> {
-        self.tables.iter().map(|t| self.data_table(t)).collect()
+        self.tables
+            .iter()
+            .map(|t| self.data_table(&t.on_wall_clock()))
+            .collect()
     }
 
     fn data_table(&self, t: &TableRows) -> DataTable {

@@ -41,12 +41,15 @@
 //! - `merge_error.rs`: [`MergeError`], why shard files do not join.
 //! - `data.rs`: the sweep as data (CSV and JSON with one column per varied
 //!   param, full precision; [`SweepRows::render`]).
+//! - `wall.rs`: measure columns under a wall clock, in seconds and per
+//!   second ([`WallColumn`]).
 
 mod data;
 mod merge;
 mod merge_error;
 mod run;
 mod shard;
+mod wall;
 
 use squall_lang::{AxisSpec, ReportItemSpec, Scenario};
 
@@ -59,7 +62,7 @@ pub(crate) use run::sweep_table;
 pub use run::{run_sweep, SweepOptions};
 pub use shard::{
     read_shard, text_hash, FailedPoint, ParamAxis, ParamValue, RowEntry, Shard, StoredCell,
-    StudyId, SweepRows, TableRows, SHARD_VERSION,
+    StudyId, SweepRows, TableRows, WallColumn, SHARD_VERSION,
 };
 
 /// The sweep `--vary` replaces when no `--sweep` is named: the first sweep

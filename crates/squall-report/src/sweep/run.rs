@@ -258,6 +258,7 @@ pub(crate) fn sweep_table(
         columns,
         row_count,
         label_columns,
+        wall: Vec::new(),
         point_label: point_label(study, t, s),
         rows: entries,
     }
@@ -347,14 +348,19 @@ fn measures_table(study: &Study<'_>, s: usize, shard: Option<Shard>) -> TableRow
         .map(|(n, _)| n.as_str())
         .collect::<Vec<_>>()
         .join(", ")];
-    // A measure with a unit under a wall clock says it: `recovery [ms]`.
-    columns.extend(
-        scenario
-            .report
-            .measures
-            .iter()
-            .map(|m| crate::unit::measure_heading(m, scenario).0),
-    );
+    // A measure with a unit says it: `errors [/s]`. Ticks and rates per
+    // tick of a wall clock are scaled when shown (`recovery [s]`), their
+    // unit chosen from the whole column.
+    let mut wall = Vec::new();
+    for (i, m) in scenario.report.measures.iter().enumerate() {
+        match crate::unit::wall_column(m, scenario, i + 1) {
+            Some(w) => {
+                wall.push(w);
+                columns.push(m.name.clone());
+            }
+            None => columns.push(crate::unit::measure_heading(m, scenario).0),
+        }
+    }
     let count = sweep.point_count();
     let rows = (0..count)
         .filter(|&p| shard.is_none_or(|sh| sh.holds(p)))
@@ -392,5 +398,6 @@ fn measures_table(study: &Study<'_>, s: usize, shard: Option<Shard>) -> TableRow
         label_columns: 1,
         point_label: Some(0),
         rows,
+        wall,
     }
 }

@@ -209,6 +209,21 @@ pub struct TableRows {
     pub point_label: Option<usize>,
     /// The rows this part holds, by row index.
     pub rows: Vec<RowEntry>,
+    /// The columns in ticks or per tick of a wall clock, scaled when shown
+    /// ([`TableRows::on_wall_clock`]); left out when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wall: Vec<WallColumn>,
+}
+
+/// A column whose values are ticks, or per tick, of a wall clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WallColumn {
+    /// The column's index.
+    pub column: usize,
+    /// True for a rate (per tick), false for a duration (ticks).
+    pub per_tick: bool,
+    /// Milliseconds in one tick.
+    pub tick_ms: u64,
 }
 
 /// The rows of a sweep (all of them, or one shard's): what a shard file
@@ -269,6 +284,7 @@ impl SweepRows {
             .tables
             .iter()
             .map(|t| {
+                let t = t.on_wall_clock();
                 let mut rows: Vec<&RowEntry> = t.rows.iter().collect();
                 rows.sort_by_key(|r| r.row);
                 Block::Table(Table {
