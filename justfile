@@ -78,6 +78,13 @@ bench-simpy *ARGS:
 bench-continuous *ARGS:
     bash bench/continuous.sh "$@"
 
+# The study benchmark: bench/study.squall (8 policies x 10 replications of a
+# four-tier chain at 400 req/s for 5 simulated minutes) timed end to end;
+# writes bench/STUDY.md. Extra arguments go to bench/study.sh (`--jobs N`).
+[group('code')]
+bench-study *ARGS:
+    bash bench/study.sh "$@"
+
 # Build the Containerfile with Podman and check the image: --help, a scenario,
 # the snapshots, and the book's Indexed Job and Slurm array sweeps merged byte for
 # byte against the host's binary. Needs root on Debian and minutes (a release

@@ -1,6 +1,7 @@
 //! The benchmark harnesses' results files and the book's quotes of them:
-//! `bench/continuous.sh` writes `bench/RESULTS.md` and `bench/compare.sh`
-//! writes `bench/ROUNDS.md`, each saying so, and `book/src/performance.md`
+//! `bench/continuous.sh` writes `bench/RESULTS.md`, `bench/compare.sh`
+//! writes `bench/ROUNDS.md` and `bench/study.sh` writes `bench/STUDY.md`,
+//! each saying so, and `book/src/performance.md`
 //! quotes each one verbatim (every line after its title, as a block quote),
 //! so rerunning a harness and forgetting the book fails here.
 
@@ -28,6 +29,7 @@ fn the_book_quotes_each_benchmark_results_file_as_its_harness_wrote_it() {
     for (file, harness) in [
         ("bench/RESULTS.md", "bench/continuous.sh"),
         ("bench/ROUNDS.md", "bench/compare.sh"),
+        ("bench/STUDY.md", "bench/study.sh"),
     ] {
         let text = read(file);
         let lines: Vec<&str> = text.lines().collect();
