@@ -104,12 +104,19 @@ impl<T: Copy> Station<T> {
     /// Drops the dead entries once they outnumber the live ones (and the
     /// floor): only a discipline that takes from the back leaves them
     /// behind, so FIFO never sweeps.
+    #[inline]
     fn sweep(&mut self, is_live: &mut impl FnMut(T) -> bool) {
+        if self.discipline != Discipline::Fifo {
+            self.sweep_dead(is_live);
+        }
+    }
+
+    /// [`Self::sweep`] for a discipline that may leave dead entries: out
+    /// of line, so FIFO's call path pays one comparison.
+    #[inline(never)]
+    fn sweep_dead(&mut self, is_live: &mut impl FnMut(T) -> bool) {
         let dead = self.queue.len().saturating_sub(self.live_queued as usize);
-        if self.discipline != Discipline::Fifo
-            && dead > SWEEP_FLOOR
-            && dead > self.live_queued as usize
-        {
+        if dead > SWEEP_FLOOR && dead > self.live_queued as usize {
             self.queue.retain(|&c| is_live(c));
         }
     }
