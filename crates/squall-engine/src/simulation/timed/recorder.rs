@@ -171,6 +171,7 @@ impl Recorder {
     }
 
     /// A call answered at `node` at `now` after `d` there.
+    #[inline]
     pub(super) fn latency(&mut self, node: usize, now: Time, d: Duration) {
         let r = &mut self.nodes[node];
         record_windows(
@@ -363,7 +364,7 @@ impl Recorder {
 /// window: the samples in it, or, for a window that keeps the samples
 /// outside it (`outside`), those (so a window over the whole run, the
 /// usual one, records almost nothing).
-#[inline]
+#[inline(always)]
 fn record_windows(
     windows: &[(Time, Time)],
     outside: &[bool],
