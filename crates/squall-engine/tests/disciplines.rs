@@ -30,6 +30,8 @@
 //!   Maxwell and Miller, *Theory of Scheduling*, 1967, chapter 8, on LIFO
 //!   service). Same mean, a second moment `1 / (1 - rho)` times FIFO's.
 
+mod common;
+
 use squall_engine::observe::TimedObservations;
 use squall_engine::outcome::{Answer, FailKind};
 use squall_engine::{Observations, Simulation};
@@ -72,14 +74,8 @@ fn model(ticks: u64, seed: u64, node: NodeSpec, source: SourceSpec) -> Model {
 
 /// Runs a model; checks that every request and every call is accounted for.
 fn run(m: &Model, log: usize) -> (Observations, TimedObservations) {
-    let obs = Simulation::builder(m)
-        .call_log(log)
-        .build()
-        .and_then(|s| s.run())
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(obs.accounting.balances(), "{:?}", obs.accounting);
+    let obs = common::run_model(m, Some(log));
     let timed = obs.timed.clone().expect("a run that takes time");
-    assert!(timed.calls.balances(), "{:?}", timed.calls);
     (obs, timed)
 }
 

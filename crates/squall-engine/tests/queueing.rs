@@ -9,6 +9,8 @@
 //! `1 + p + ... + p^(k-1)`). Every run is seeded; each tolerance is
 //! justified where it is asserted.
 
+mod common;
+
 use squall_engine::observe::TimedObservations;
 use squall_engine::{Observations, Simulation};
 use squall_lang::{
@@ -56,13 +58,8 @@ fn model(ticks: u64, seed: u64, nodes: Vec<NodeSpec>, sources: Vec<SourceSpec>) 
 
 /// Runs a model; checks that every request and every call is accounted for.
 fn run(m: &Model) -> (Observations, TimedObservations) {
-    let obs = Simulation::builder(m)
-        .build()
-        .and_then(|s| s.run())
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(obs.accounting.balances(), "{:?}", obs.accounting);
+    let obs = common::run_model(m, None);
     let timed = obs.timed.clone().expect("a run that takes time");
-    assert!(timed.calls.balances(), "{:?}", timed.calls);
     (obs, timed)
 }
 

@@ -1,7 +1,8 @@
-//! Helpers shared by the tests that run scenarios written as text.
+//! Helpers shared by the tests that run scenarios written as text or
+//! models built in code.
 
 use squall_engine::{Observations, Simulation};
-use squall_lang::RunKey;
+use squall_lang::{Model, RunKey};
 
 /// Loads `text` (failing with its diagnostics), runs its first variant,
 /// and checks that it takes time and that every request and every call is
@@ -18,7 +19,18 @@ pub fn run_text(text: &str) -> Observations {
 pub fn run_text_any(text: &str) -> Observations {
     let s = squall_lang::load("test.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
     let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
-    let obs = Simulation::builder(&m)
+    run_model(&m, None)
+}
+
+/// Runs `m` (keeping a log of at most `log` answered calls, if given) and
+/// checks that every request is accounted for, and every call too when it
+/// takes time.
+pub fn run_model(m: &Model, log: Option<usize>) -> Observations {
+    let mut b = Simulation::builder(m);
+    if let Some(n) = log {
+        b = b.call_log(n);
+    }
+    let obs = b
         .build()
         .and_then(|s| s.run())
         .unwrap_or_else(|e| panic!("{e}"));
