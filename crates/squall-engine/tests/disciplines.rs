@@ -34,7 +34,7 @@ mod common;
 
 use squall_engine::observe::TimedObservations;
 use squall_engine::outcome::{Answer, FailKind};
-use squall_engine::{Observations, Simulation};
+use squall_engine::Observations;
 use squall_lang::{
     Arrivals, Clock, LatencySpec, Model, NodeSpec, QueueDiscipline, Schedule, ServerSpec,
     SourceSpec, UNBOUNDED_QUEUE,

@@ -12,7 +12,7 @@
 mod common;
 
 use squall_engine::observe::TimedObservations;
-use squall_engine::{Observations, Simulation};
+use squall_engine::Observations;
 use squall_lang::{
     Arrivals, Backoff, CallerSpec, Clock, DeadlineSpec, FaultSpec, LatencySpec, Model, NodeSpec,
     RetrySpec, Schedule, ServerSpec, SourceSpec, TimedFault,

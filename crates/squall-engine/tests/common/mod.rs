@@ -1,5 +1,7 @@
 //! Helpers shared by the tests that run scenarios written as text or
-//! models built in code.
+//! models built in code. Each test binary compiles this file and uses a
+//! part of it.
+#![allow(dead_code)]
 
 use squall_engine::{Observations, Simulation};
 use squall_lang::{Model, RunKey};
