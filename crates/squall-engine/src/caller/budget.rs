@@ -117,6 +117,7 @@ impl Budgets {
         }
     }
 
+    #[inline]
     pub(super) fn first_try(&mut self, tick: u64, client: Option<usize>) {
         if self.own.is_none() {
             return;
@@ -127,12 +128,14 @@ impl Budgets {
         }
     }
 
+    #[inline]
     pub(super) fn sent(&mut self) {
         if self.own.is_some() {
             self.in_flight += 1;
         }
     }
 
+    #[inline]
     pub(super) fn back(&mut self) {
         if self.own.is_some() {
             self.in_flight = self.in_flight.saturating_sub(1);

@@ -10,8 +10,8 @@
 //! LIFO: the newest), or frees it. Every discipline is non-preemptive: a
 //! call in service keeps its worker until it leaves.
 //!
-//! A new discipline is a variant of [`Discipline`], its arm in
-//! [`Station::next`] (entries join at the back; the discipline picks
+//! A new discipline is a variant of [`Discipline`], its arms in
+//! [`Station::next`] and [`Station::finish`] (entries join at the back; the discipline picks
 //! which one leaves) and in `From<QueueDiscipline>`, plus its variant
 //! and keyword in the language (`squall_lang::QueueDiscipline` and its
 //! `ALL` list, which the resolver and its diagnostics read; the grammar
@@ -67,6 +67,22 @@ impl From<QueueDiscipline> for Discipline {
     }
 }
 
+/// The first live entry `pop` takes from `queue` (dead ones are dropped
+/// on the way).
+#[inline(always)]
+fn pop_live<T: Copy>(
+    queue: &mut VecDeque<T>,
+    pop: impl Fn(&mut VecDeque<T>) -> Option<T>,
+    is_live: &mut impl FnMut(T) -> bool,
+) -> Option<T> {
+    while let Some(c) = pop(queue) {
+        if is_live(c) {
+            return Some(c);
+        }
+    }
+    None
+}
+
 /// Workers and a queue of `T` (the runner's handle on a queued call).
 #[derive(Debug, Clone)]
 pub struct Station<T> {
@@ -103,16 +119,8 @@ impl<T: Copy> Station<T> {
 
     /// Drops the dead entries once they outnumber the live ones (and the
     /// floor): only a discipline that takes from the back leaves them
-    /// behind, so FIFO never sweeps.
-    #[inline]
-    fn sweep(&mut self, is_live: &mut impl FnMut(T) -> bool) {
-        if self.discipline != Discipline::Fifo {
-            self.sweep_dead(is_live);
-        }
-    }
-
-    /// [`Self::sweep`] for a discipline that may leave dead entries: out
-    /// of line, so FIFO's call path pays one comparison.
+    /// behind, so FIFO never sweeps. Out of line, so FIFO's call path
+    /// does not carry it.
     #[inline(never)]
     fn sweep_dead(&mut self, is_live: &mut impl FnMut(T) -> bool) {
         let dead = self.queue.len().saturating_sub(self.live_queued as usize);
@@ -148,15 +156,20 @@ impl<T: Copy> Station<T> {
             self.busy -= 1;
             return None;
         }
-        self.sweep(&mut is_live);
-        while let Some(c) = self.next() {
-            if is_live(c) {
-                self.live_queued -= 1;
-                return Some(c);
+        // One loop per discipline, chosen once: a `match` inside the loop
+        // (`next`) cost FIFO's call path about a dozen instructions a call.
+        let next = match self.discipline {
+            Discipline::Fifo => pop_live(&mut self.queue, VecDeque::pop_front, &mut is_live),
+            Discipline::Lifo => {
+                self.sweep_dead(&mut is_live);
+                pop_live(&mut self.queue, VecDeque::pop_back, &mut is_live)
             }
+        };
+        match next {
+            Some(_) => self.live_queued -= 1,
+            None => self.busy = self.busy.saturating_sub(1),
         }
-        self.busy = self.busy.saturating_sub(1);
-        None
+        next
     }
 
     /// Changes the number of workers (a fault); calls in service keep

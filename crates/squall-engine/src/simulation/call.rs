@@ -132,10 +132,17 @@ impl Runner<'_, '_> {
     /// ask here.
     #[inline]
     pub(super) fn breaker_scope(&self, slot: u32, node: usize) -> Option<usize> {
-        let b = &self.nodes[node].caller.breakers;
-        if b.is_empty() {
+        if self.nodes[node].caller.breakers.is_empty() {
             return None;
         }
+        self.guarding_breaker(slot, node)
+    }
+
+    /// [`Self::breaker_scope`] at a node with breakers: out of line, so a
+    /// node without one pays one test.
+    #[inline(never)]
+    fn guarding_breaker(&self, slot: u32, node: usize) -> Option<usize> {
+        let b = &self.nodes[node].caller.breakers;
         let (shared, total) = b.counts();
         let mut client = None;
         if total > shared {
@@ -181,7 +188,11 @@ impl Runner<'_, '_> {
 
     /// The request in `slot` opens its retry loop at `node` (both paths):
     /// the budget it spends hears of it.
+    #[inline]
     pub(super) fn first_try(&mut self, tick: u64, slot: u32, node: usize) {
+        if !self.nodes[node].caller.has_budget() {
+            return;
+        }
         let client = self.client_budget(slot, node);
         self.nodes[node].caller.first_try(tick, client);
     }

@@ -16,6 +16,7 @@ use super::Timed;
 impl Timed {
     /// Request `slot` opens at `now`, under its source's `deadline` if it
     /// has one: it holds one reference to itself while it is open.
+    #[inline]
     pub(super) fn open_request(&mut self, slot: u32, now: Time, deadline: Option<&DeadlineSpec>) {
         let i = slot as usize;
         if self.refs.len() <= i {

@@ -235,7 +235,18 @@ impl Runner<'_, '_> {
 
     /// The breaker of call `c`'s node lets its try go (noting the epoch it
     /// went in), or fails it fast: `Some(circuit open)`, counted as blocked.
+    #[inline]
     pub(super) fn admit_try(&mut self, tick: u64, c: u32, node: usize) -> Option<Answer> {
+        if !self.nodes[node].caller.has_breaker() {
+            return None;
+        }
+        self.breaker_try(tick, c, node)
+    }
+
+    /// [`Self::admit_try`] at a node with breakers: out of line, so a node
+    /// without one pays one test.
+    #[inline(never)]
+    fn breaker_try(&mut self, tick: u64, c: u32, node: usize) -> Option<Answer> {
         let slot = self.timed.calls.get(c).slot;
         let scope = self.breaker_scope(slot, node)?;
         let a = self.breaker_admit(node, scope, tick);
