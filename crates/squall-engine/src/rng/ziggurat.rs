@@ -30,12 +30,12 @@ pub(super) struct Layers {
 /// The normal's base edge and layer area for 256 layers, density
 /// `exp(-x^2 / 2)` (Marsaglia & Tsang 2000, table for 256 layers; Doornik
 /// 2005).
-pub(super) const NORMAL_R: f64 = 3.654_152_885_361_008_8;
+pub(super) const NORMAL_R: f64 = 3.654_152_885_361_009;
 const NORMAL_V: f64 = 0.004_928_673_233_99;
 
 /// The exponential's, density `exp(-x)` (Marsaglia & Tsang 2000).
-pub(super) const EXP_R: f64 = 7.697_117_470_131_049_7;
-const EXP_V: f64 = 0.003_949_659_822_581_557_2;
+pub(super) const EXP_R: f64 = 7.697_117_470_131_05;
+const EXP_V: f64 = 0.003_949_659_822_581_557;
 
 /// The normal's layers.
 pub(super) const NORMAL: Layers = normal_layers();
