@@ -94,16 +94,37 @@ impl Latency {
     /// One service time for a call that starts while `in_service` other
     /// calls are in service at the node.
     pub fn sample_loaded(&self, stream: &mut Stream, in_service: u32) -> Duration {
+        Resolution::TICKS
+            .duration(self.draw_units(stream, in_service))
+            .min(Duration::from_units(u64::MAX / 4))
+    }
+
+    /// As [`Latency::sample_loaded`], in units not yet rounded to one:
+    /// `Resolution::TICKS.duration` of it is the duration
+    /// `sample_loaded(..).units() as f64` would round to (the cap at
+    /// `u64::MAX / 4` units taken as a float, which that conversion rounds
+    /// to), so a caller that works on with the number rounds once, not
+    /// twice.
+    pub fn sample_units(&self, stream: &mut Stream, in_service: u32) -> f64 {
+        let units = self.draw_units(stream, in_service);
+        // Not `f64::min`, which would turn a NaN (no duration) into the cap.
+        let cap = (u64::MAX / 4) as f64;
+        if units > cap {
+            cap
+        } else {
+            units
+        }
+    }
+
+    /// One draw plus the load term, in units.
+    fn draw_units(&self, stream: &mut Stream, in_service: u32) -> f64 {
         let drawn = match &self.shape {
             Shape::Exponential(m) => m * stream.exponential(),
             Shape::Normal(m, s) => (m + s * stream.normal()).max(0.0),
             Shape::LogNormal { median, sigma } => median * (sigma * stream.normal()).exp(),
             _ => self.quantile(stream.next_f64()),
         };
-        let units = drawn + self.per_call * f64::from(in_service);
-        Resolution::TICKS
-            .duration(units)
-            .min(Duration::from_units(u64::MAX / 4))
+        drawn + self.per_call * f64::from(in_service)
     }
 }
 
@@ -319,6 +340,44 @@ mod tests {
             assert!((ln.sample(&mut a).units() as f64 - want).abs() <= 0.5);
             let want = 2e6 * b.exponential();
             assert!((e.sample(&mut a).units() as f64 - want).abs() <= 0.5);
+        }
+    }
+
+    /// A service time rounds the unrounded draw once where it rounded the
+    /// rounded draw again: the same duration, by the rule in
+    /// `sample_units`'s comment, also beyond the cap (a load term of
+    /// 10^18 units a call in service, 6 calls: 6e18 > u64::MAX / 4).
+    #[test]
+    fn one_rounding_gives_the_two_roundings_duration() {
+        let cases = [
+            (
+                LatencySpec::LogNormal {
+                    p50: 5.0,
+                    p99: 80.0,
+                },
+                0.3,
+                2,
+            ),
+            (
+                LatencySpec::Uniform {
+                    low: 0.0,
+                    high: 1e-6,
+                },
+                0.0,
+                0,
+            ),
+            (LatencySpec::Constant(1.0), 1e12, 6),
+        ];
+        for (spec, per_call, busy) in cases {
+            let l = Latency::new(&spec, per_call, ms());
+            let mut a = Stream::new(5, "latency/x");
+            let mut b = a.clone();
+            for _ in 0..2000 {
+                let twice =
+                    Resolution::TICKS.duration(l.sample_loaded(&mut a, busy).units() as f64);
+                let once = Resolution::TICKS.duration(l.sample_units(&mut b, busy));
+                assert_eq!(once, twice, "{spec:?}");
+            }
         }
     }
 
