@@ -141,7 +141,7 @@ fn exponential_tail_has_the_exact_mass() {
         cr += u64::from(x > r);
     }
     for (count, t) in [(c5, 5.0), (cr, r)] {
-        let want = n as f64 * (-t as f64).exp();
+        let want = n as f64 * (-t).exp();
         let err = (count as f64 - want).abs();
         assert!(err < 4.5 * want.sqrt(), "beyond {t}: {count} vs {want:.1}");
     }
