@@ -11,8 +11,11 @@
 # below are for equal work. Wall time is the best of R runs for each (3 by
 # default: a first run straight after a build was measured 70 % slower here;
 # as the programs measure it: the run alone); peak RSS is /usr/bin/time's, of the
-# whole program. Needs python3 with simpy (pip install -r
-# bench/simpy/requirements.txt) and Debian's `time`.
+# whole program. Then squall's instructions per call: valgrind's cachegrind
+# (no cache simulation: a count the machine's load does not move) over one
+# run of the same settings, divided by the calls that run printed. Needs
+# python3 with simpy (pip install -r bench/simpy/requirements.txt), Debian's
+# `time` and valgrind.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -27,6 +30,7 @@ if ! "$python" -c 'import simpy' 2>/dev/null; then
 fi
 
 [ -x /usr/bin/time ] || { echo "compare.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "compare.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 
 # The settings in force (a later flag wins, as in both programs).
 scale=100 rounds=10000 period=1000 reps=3
@@ -49,6 +53,10 @@ cargo build --release --quiet -p squall-engine --example throughput
 load_before=$(uptime)
 /usr/bin/time -v -o "$out/squall.time" target/release/examples/throughput "${args[@]}" >"$out/squall"
 /usr/bin/time -v -o "$out/simpy.time" "$python" bench/simpy/retry_storm.py "${args[@]}" >"$out/simpy"
+# The instructions of one run (cachegrind's `I refs`), its stdout kept.
+instructions=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+    target/release/examples/throughput "${args[@]}" --reps 1 2>&1 >"$out/counted" |
+    sed -n 's/.*I *refs: *//p' | tr -d ,)
 load_after=$(uptime)
 
 if ! diff <(grep -v '^time:' "$out/squall") <(grep -v '^time:' "$out/simpy") >"$out/diff"; then
@@ -95,5 +103,9 @@ rss() { awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$
     echo "(source ticks, retries; a call takes no time and is no event), SimPy the"
     echo "events it scheduled (timeouts, process starts). Calls (at every node) are the"
     echo "work both did."
+    echo
+    counted=$(field calls "$out/counted")
+    awk -v i="$instructions" -v c="$counted" \
+        'BEGIN { printf "Instructions per call (cachegrind, squall, one run of the same settings): %s / %s calls = %.0f.\n", i, c, i / c }'
 } >bench/ROUNDS.md
 cat bench/ROUNDS.md

@@ -3,6 +3,7 @@
 # round model's storm-large; writes bench/RESULTS.md (never edit it by hand).
 #
 #   bench/continuous.sh [--minutes M] [--simpy-minutes S] [--quarter Q]
+#                       [--count-minutes C]
 #
 # Defaults: one simulated hour in squall (bench/continuous.squall) and in
 # SimPy (bench/simpy/chain.py), and squall again at a quarter hour to show
@@ -10,16 +11,21 @@
 # --scale 1000 (storm-large: demand 4000/round, capacity 12000, fault 1000).
 # Both models print the same summary (in distribution: different random
 # streams). Wall time, peak RSS (/usr/bin/time -v) and calls/s for each,
-# and the ratio of calls/s. Needs python3 with simpy and Debian's `time`.
+# and the ratio of calls/s; then squall's instructions per call, counted by
+# valgrind's cachegrind (no cache simulation: a count the machine's load
+# does not move) over C simulated minutes (5 by default, as
+# bench/instructions.sh) and divided by the calls that run printed. Needs
+# python3 with simpy, Debian's `time` and valgrind.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-minutes=60 simpy_minutes=60 quarter=15
+minutes=60 simpy_minutes=60 quarter=15 count_minutes=5
 while [ $# -gt 0 ]; do
     case $1 in
     --minutes) minutes=$2; shift 2 ;;
     --simpy-minutes) simpy_minutes=$2; shift 2 ;;
     --quarter) quarter=$2; shift 2 ;;
+    --count-minutes) count_minutes=$2; shift 2 ;;
     *) echo "continuous.sh: unknown flag $1" >&2; exit 2 ;;
     esac
 done
@@ -29,6 +35,7 @@ python=${PYTHON:-python3}
     exit 1
 }
 [ -x /usr/bin/time ] || { echo "continuous.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "continuous.sh: needs valgrind (apt-get install valgrind)" >&2; exit 1; }
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -45,6 +52,13 @@ wall() { awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0; fo
 rss() { awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$1"; }
 row() { grep '^all ' "$1" | tr -s ' '; }
 calls() { row "$1" | awk '{ print $3 + $4 + $5 }'; }
+# count NAME CMD...: the instructions CMD executes (cachegrind's `I refs`),
+# its stdout to $out/NAME
+count() {
+    local name=$1; shift
+    valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >"$out/$name" |
+        sed -n 's/.*I *refs: *//p' | tr -d ,
+}
 
 sq=(target/release/squall run bench/continuous.squall)
 # One discarded warm-up run of each program first (a simulated minute): the
@@ -55,6 +69,7 @@ measure squall "${sq[@]}" --set "horizon=${minutes}min"
 measure quarter "${sq[@]}" --set "horizon=${quarter}min"
 measure simpy "$python" bench/simpy/chain.py --minutes "$simpy_minutes"
 measure storm target/release/examples/throughput --scale 1000 --rounds 10000 --period 1000 --reps 1
+instructions=$(count counted "${sq[@]}" --set "horizon=${count_minutes}min" --jobs 1)
 load_after=$(uptime)
 
 {
@@ -99,6 +114,10 @@ load_after=$(uptime)
     echo
     printf '**squall / SimPy, calls per second of wall time: %.1fx.** ' "$(echo "$sq_rate / $py_rate" | bc -l)"
     echo "Wall time includes start-up and the report (squall) or the summary (SimPy)."
+    echo
+    c=$(calls "$out/counted")
+    printf 'Instructions per call (cachegrind, squall, %s simulated min, one job): %s / %s calls = %.0f.\n' \
+        "$count_minutes" "$instructions" "$c" "$(echo "$instructions / $c" | bc -l)"
     echo
     echo "## Round model: storm-large"
     echo

@@ -492,7 +492,8 @@ fn diff_keeps_the_rows_of_every_window() {
     // rows were keyed by their first cell, so only the `after` rows were
     // compared and the `during` row with tries per request at db 8.82 ->
     // 3.32 was missing. The numbers are the release binary's runs of the
-    // two files (seed 11 as written).
+    // two files (seed 11 as written); since the ziggurat draws (issue 23),
+    // a new sample of the same distributions, the row reads 8.82 -> 3.38.
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let new = dir.path().join("checkout.squall");
     std::fs::copy(repo().join("scenarios/checkout.squall"), &new).unwrap_or_else(|e| panic!("{e}"));
@@ -509,7 +510,7 @@ fn diff_keeps_the_rows_of_every_window() {
     assert_eq!(code, 1, "{err}");
     let during = out
         .lines()
-        .find(|l| l.starts_with("3 tries in both layers  during") && l.contains("8.82 → 3.32"));
+        .find(|l| l.starts_with("3 tries in both layers  during") && l.contains("8.82 → 3.38"));
     assert!(during.is_some(), "{out}");
     assert!(
         out.lines()

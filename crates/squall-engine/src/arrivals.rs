@@ -6,7 +6,8 @@
 //!
 //! A rate source sends one request at a time, its next request a gap after
 //! the last: `1 / rate` for a uniform source, an exponential draw of mean
-//! `1 / rate` (from the caller's stream) for a Poisson one, with the rate
+//! `1 / rate` (a ziggurat draw from the caller's stream,
+//! [`crate::rng::Stream::exponential`]) for a Poisson one, with the rate
 //! in force when the gap is drawn. A gap that would cross a change of rate
 //! is cut at the change and drawn again there. That is exact for a Poisson
 //! source, which has no memory; a uniform source keeps the share of a
@@ -41,7 +42,7 @@ impl OpenLoop {
 
     /// The source's next event after `now` (its next request, or a new
     /// draw at the next change of rate), or [`Time::NEVER`]. `draw` gives
-    /// a uniform number in `[0, 1)`: called once, for a Poisson gap only.
+    /// an exponential draw of mean 1: called once, for a Poisson gap only.
     pub(crate) fn next(
         &mut self,
         spec: &SourceSpec,
@@ -95,7 +96,7 @@ impl OpenLoop {
         if rate > 0.0 {
             let gap = match spec.arrivals {
                 Arrivals::Uniform => (1.0 - self.credit).max(0.0) / rate,
-                Arrivals::Poisson => -(1.0 - draw()).ln() / rate,
+                Arrivals::Poisson => draw() / rate,
             };
             // No gap only for a uniform request already made up (at a
             // start, or when a change of rate completed it); sending it

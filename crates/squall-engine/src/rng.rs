@@ -7,6 +7,14 @@
 //!
 //! [`Mulberry32`] is the 32-bit generator the seed documents use, reproduced
 //! bit for bit. [`derive_seed`] mixes a root seed and a label with SplitMix64.
+//! A [`Stream`] also draws standard normals and exponentials by the ziggurat
+//! method (`rng/ziggurat.rs`).
+
+#[cfg(test)]
+mod sampling_tests;
+mod ziggurat;
+
+use ziggurat::{layer, unit, EXP, EXP_R, NORMAL, NORMAL_R};
 
 /// The mulberry32 generator: 32 bits of state, uniform floats in `[0, 1)`.
 #[derive(Debug, Clone)]
@@ -54,6 +62,71 @@ impl Stream {
     /// The next float in `[0, 1)` (53 random bits).
     pub fn next_f64(&mut self) -> f64 {
         (splitmix64(&mut self.state) >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// A standard normal draw (mean 0, variance 1) by the ziggurat: one
+    /// 64-bit word in about 99 % of draws, more when the word's point falls
+    /// outside its layer's rectangle (a wedge or the tail).
+    #[inline]
+    pub fn normal(&mut self) -> f64 {
+        loop {
+            let bits = splitmix64(&mut self.state);
+            let i = layer(bits);
+            // A point across the whole layer, both sides of 0.
+            let x = (2.0 * unit(bits) - 1.0) * NORMAL.x[i];
+            if x.abs() < NORMAL.x[i + 1] {
+                return x;
+            }
+            if let Some(x) = self.normal_edge(i, x) {
+                return x;
+            }
+        }
+    }
+
+    /// A normal draw's point outside its layer's rectangle: the tail
+    /// beyond `R` (base layer), or accepted in the wedge under the density.
+    #[cold]
+    fn normal_edge(&mut self, i: usize, x: f64) -> Option<f64> {
+        if i == 0 {
+            // Marsaglia's tail method: `R + a` with `a` exponential of
+            // rate R, kept with probability exp(-a^2 / 2).
+            loop {
+                let a = -(1.0 - self.next_f64()).ln() / NORMAL_R;
+                let b = -(1.0 - self.next_f64()).ln();
+                if 2.0 * b >= a * a {
+                    return Some((NORMAL_R + a).copysign(x));
+                }
+            }
+        }
+        let y = NORMAL.f[i] + (NORMAL.f[i + 1] - NORMAL.f[i]) * self.next_f64();
+        (y < (-0.5 * x * x).exp()).then_some(x)
+    }
+
+    /// An exponential draw of mean 1 by the ziggurat, as [`Stream::normal`].
+    #[inline]
+    pub fn exponential(&mut self) -> f64 {
+        let mut base = 0.0;
+        loop {
+            let bits = splitmix64(&mut self.state);
+            let i = layer(bits);
+            let x = unit(bits) * EXP.x[i];
+            if x < EXP.x[i + 1] {
+                return base + x;
+            }
+            if i == 0 {
+                // Beyond R the exponential is R plus an exponential (it has
+                // no memory).
+                base += EXP_R;
+            } else if self.exp_wedge(i, x) {
+                return base + x;
+            }
+        }
+    }
+
+    /// Whether a point `x` in layer `i`'s wedge lies under the density.
+    #[cold]
+    fn exp_wedge(&mut self, i: usize, x: f64) -> bool {
+        EXP.f[i] + (EXP.f[i + 1] - EXP.f[i]) * self.next_f64() < (-x).exp()
     }
 
     /// A Poisson-distributed count with the given mean, by inversion in

@@ -59,7 +59,7 @@ impl<'a> Feed<'a> {
             _ => {
                 let stream = &mut self.stream;
                 self.open
-                    .next(self.spec, now, self.res, || stream.next_f64())
+                    .next(self.spec, now, self.res, || stream.exponential())
             }
         }
     }

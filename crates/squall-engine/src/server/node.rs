@@ -408,15 +408,27 @@ impl ServerSide {
         now: Time,
         res: Resolution,
     ) -> Duration {
-        let tick = res.tick_of(now);
+        // The tick (a division) only for a node with latency faults.
+        let tick = if self.timed_faults.is_empty() {
+            0
+        } else {
+            res.tick_of(now)
+        };
         let others = self.in_service.saturating_sub(1);
         let mut d = match &self.latency {
-            Some(l) => l.sample_loaded(&mut self.stream, others).units() as f64,
+            Some(l) => l.sample_units(&mut self.stream, others),
             None => 0.0,
         };
+        // The draw is rounded to a unit before a fault scales or adds to
+        // it; with no fault in force the one rounding below gives the same.
+        let mut rounded = false;
         for (k, _) in &self.timed_faults {
             let f = &faults[*k];
             if f.from <= tick && tick <= f.to {
+                if !rounded {
+                    d = Resolution::TICKS.duration(d).units() as f64;
+                    rounded = true;
+                }
                 if let Some(x) = f.timed.latency_factor {
                     d *= x;
                 }

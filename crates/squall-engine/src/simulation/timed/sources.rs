@@ -83,7 +83,7 @@ impl TimedSources {
         stream: &mut Stream,
         end: Time,
     ) -> Option<Time> {
-        let at = self.open[s].next(spec, now, res, || stream.next_f64());
+        let at = self.open[s].next(spec, now, res, || stream.exponential());
         (at < end).then_some(at)
     }
 
