@@ -49,6 +49,7 @@ use super::latency::Latency;
 use super::script::Script;
 use super::station::{Admission, Discipline, Station};
 use super::token_bucket::TokenBucket;
+use super::versioned::Versioned;
 
 /// The event loop's handle on a queued call: `(call, generation)`.
 pub(crate) type Handle = (u32, u32);
@@ -129,6 +130,8 @@ pub(crate) struct ServerSide {
     /// The faults on this node that change time, with the stream of each
     /// (`fault/<index>`, for its error share).
     timed_faults: Vec<(usize, Stream)>,
+    /// Its versioned item (`optimistic`), when calls take time.
+    versioned: Option<Versioned>,
 }
 
 impl ServerSide {
@@ -149,6 +152,7 @@ impl ServerSide {
             limit: None,
             in_service: 0,
             timed_faults: Vec::new(),
+            versioned: None,
         };
         let Some(res) = res else {
             return side;
@@ -164,6 +168,7 @@ impl ServerSide {
             bucket: TokenBucket::new(r.rate, r.burst, res),
             spec: r,
         });
+        side.versioned = s.optimistic.map(Versioned::new);
         side.timed_faults = model
             .faults
             .iter()
@@ -396,6 +401,26 @@ impl ServerSide {
             self.in_service += 1;
         }
         next
+    }
+
+    /// Call `c` starts its own service: at a node with a versioned item
+    /// it reads the item's version ([`Versioned::read`]).
+    #[inline]
+    pub(crate) fn begin(&mut self, c: u32) {
+        if let Some(v) = self.versioned.as_mut() {
+            v.read(c);
+        }
+    }
+
+    /// Call `c` ends its own service with `answer`: at a node with a
+    /// versioned item it commits, or answers the conflict
+    /// ([`Versioned::commit`]); elsewhere `answer` stands.
+    #[inline]
+    pub(crate) fn commit(&mut self, c: u32, answer: Answer) -> Answer {
+        match self.versioned.as_mut() {
+            Some(v) => v.commit(c, answer),
+            None => answer,
+        }
     }
 
     /// The service time of a call that starts at `now` holding a worker:
