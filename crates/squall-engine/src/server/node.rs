@@ -7,7 +7,8 @@
 //! faults in force (error shares with their own streams, latency factors
 //! and additions, worker counts), its rate limit ([`TokenBucket`]), its
 //! workers and queue with its discipline ([`Station`]), and its service
-//! time ([`Latency`]) with the calls in service its load term reads.
+//! time ([`Latency`]) with the calls in service its load term reads, and
+//! an `optimistic` node's versioned item ([`Versioned`]).
 //!
 //! The event loops call it; they keep the observations and schedule the
 //! events, and decide nothing about the server themselves:
@@ -19,7 +20,9 @@
 //! | [`arrive`](ServerSide::arrive) | — | every call | error share, then `refuse`, then the rate limit: pass, refused, throttled or a wait for a token |
 //! | [`answer`](ServerSide::answer) | (inside `own_answer`) | a leaf past the limit | the scripted answer |
 //! | [`join`](ServerSide::join) | — | past the limit | served now, queued (until when) or overflow |
+//! | [`begin`](ServerSide::begin) | — | a call's own service starts | an `optimistic` node: the version it read |
 //! | [`service_time`](ServerSide::service_time) | — | a call takes a worker | its service time |
+//! | [`commit`](ServerSide::commit) | — | a call's own service ends | an `optimistic` node: committed, or the conflict |
 //! | [`release`](ServerSide::release) | — | a call leaves its worker | the queued call that takes it (by the discipline) |
 //! | [`leave_queue`](ServerSide::leave_queue) | — | a queued call gives up | its room is free |
 //! | [`worker_changes`](ServerSide::worker_changes) | — | at the start of the run | when a `workers` fault changes the node |
