@@ -22,12 +22,12 @@
   var KEYWORDS =
     "after against aimd arrivals as at attempt attempts aws_adaptive " +
     "body_error breaker bucket budget burst call cancel cap capacity " +
-    "classified clients column consumers cooldown core date dead_letter " +
+    "classified clients column conflict consumers cooldown core date dead_letter " +
     "deadline decorrelated default discipline during end enters entries " +
     "equal_jitter errors every exponential fail failures field fixed from " +
     "full_jitter hedge high honor idempotency_key ignore immediately in " +
     "label latency ledger limit load lognormal low marker max max_receives " +
-    "mean naive network_error none normal of on op optional path per " +
+    "mean naive network_error none normal of on op optimistic optional path per " +
     "phase poison policies probes propagate pushback queue rate redeliver " +
     "request response retry retry_after route rows sd seconds sequential " +
     "stale_for status step then think timeout to unbounded uniform " +

@@ -21,6 +21,11 @@ pub enum FailKind {
     Refused,
     /// A non-2xx status.
     Status(u32),
+    /// An optimistic-concurrency write that lost the race (another write
+    /// committed since it read the item), answered with this status (409
+    /// by default): retryable whatever the status, since a retry is the
+    /// client's read and write again (`server/versioned.rs`).
+    Conflict(u32),
     /// The connection failed.
     Network,
     /// No answer in time.

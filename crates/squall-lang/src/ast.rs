@@ -223,7 +223,8 @@ pub enum Item {
 /// words each keyword takes; resolution reads them.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Timed {
-    /// The keyword: `latency`, `load`, `workers`, `queue`, `discipline`, `limit`,
+    /// The keyword: `latency`, `load`, `workers`, `queue`, `discipline`,
+    /// `optimistic`, `limit`,
     /// `timeout`, `deadline`, `errors` or `series`.
     pub key: Ident,
     /// What follows it.
@@ -243,6 +244,16 @@ pub enum TimedPart {
     Percent(Value),
     /// A status code: `503`.
     Code(u32, Span),
+}
+
+/// One entry of a source's `at [...]`: a send time, and how many requests
+/// it sends then (`1ms x 100`; one when not written).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AtTime {
+    /// The send time.
+    pub time: Value,
+    /// `x N`: the requests sent at that time.
+    pub count: Option<Value>,
 }
 
 /// `source users { rate 4/round enters edge }`
@@ -276,8 +287,8 @@ pub enum SourceProp {
     Enters(Ident),
     /// `arrivals uniform|poisson`
     Arrivals(Ident),
-    /// `at [t, ...]`
-    At(Vec<Value>),
+    /// `at [t, t x N, ...]`
+    At(Vec<AtTime>),
     /// `request METHOD /path [idempotency_key]`
     Request(RequestAst),
     /// `sequential { op ... }`
@@ -416,7 +427,8 @@ pub enum ServiceProp {
     Hedge(KindBlockAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
-    /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `discipline D`, `limit ...`,
+    /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `discipline D`,
+    /// `optimistic [conflict CODE]`, `limit ...`,
     /// `timeout D [cancel]`
     Timed(Timed),
 }
@@ -1137,7 +1149,12 @@ impl Item {
                 for p in &s.props {
                     match p {
                         SourceProp::Rate(r) => r.each_value(f),
-                        SourceProp::At(list) => list.iter().for_each(&mut *f),
+                        SourceProp::At(list) => {
+                            for a in list {
+                                f(&a.time);
+                                a.count.iter().for_each(&mut *f);
+                            }
+                        }
                         SourceProp::Sequential(ops) => {
                             for op in ops {
                                 op.attempts.iter().for_each(&mut *f);

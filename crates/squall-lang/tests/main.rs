@@ -20,12 +20,15 @@
 //!   located, for a sample of the sites that build each.
 //! - [`disciplines`]: `discipline fifo|lifo`, resolved, formatted, refused
 //!   where written.
+//! - [`conflicts`]: `optimistic [conflict CODE]` and `at [t x N]`,
+//!   resolved, formatted, refused where written.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
 
 mod bounds;
 mod clients;
 mod common;
+mod conflicts;
 mod disciplines;
 mod errors;
 mod grammar;

@@ -19,6 +19,7 @@ pub fn answer(answer: Answer, tick_unit: &str) -> String {
             FailKind::Refused => "refused (no capacity)".into(),
             FailKind::Status(s) if (100..=599).contains(&s) => format!("http {s}"),
             FailKind::Status(s) => format!("code {s:#x}"),
+            FailKind::Conflict(s) => format!("http {s} (write conflict)"),
             FailKind::Network => "network error".into(),
             FailKind::Timeout => "timeout".into(),
             FailKind::Body => "body error".into(),

@@ -171,6 +171,7 @@ pub fn counts_against_dependency(answer: Answer) -> bool {
         Answer::Ok => false,
         Answer::Fail(f) => match f.kind {
             FailKind::Status(s) if (400..=499).contains(&s) && s != 429 => false,
+            FailKind::Conflict(_) => false,
             FailKind::Body => false,
             _ => true,
         },

@@ -64,7 +64,7 @@ pub fn classify(kind: FailKind, request: &RequestSpec) -> Class {
         FailKind::Refused | FailKind::Incomplete => Class::Retryable,
         FailKind::Overflow | FailKind::QueueTimeout => Class::Retryable,
         FailKind::Deadline => Class::Terminal,
-        FailKind::Status(429) => Class::Retryable,
+        FailKind::Status(429) | FailKind::Conflict(_) => Class::Retryable,
         FailKind::Status(s) if (500..=599).contains(&s) => Class::Retryable,
         FailKind::Status(s) if (400..=499).contains(&s) => Class::Terminal,
         FailKind::Status(_) => Class::Unknown,

@@ -14,6 +14,7 @@
 //! | [`token_bucket::TokenBucket`] | `token_bucket.rs` | the rate limit's tokens |
 //! | [`station::Station`] | `station.rs` | workers and the queue, with its [`station::Discipline`] |
 //! | [`latency::Latency`] | `latency.rs` | a service-time distribution |
+//! | [`versioned::Versioned`] | `versioned.rs` | an `optimistic` node's item version and the version each call in service read |
 //! | [`work_queue::WorkQueue`] | `work_queue.rs` | a work queue's messages, consumers, poison draws and redeliveries (`receive`, `worked`) |
 //!
 //! # The order a call meets them
@@ -34,9 +35,12 @@
 //!    `discipline`; see [`station::Discipline`]), or refused as overflow;
 //!    a `workers` fault changes their number at its start and at its end;
 //! 7. the service time: one draw from the node's latency, with the load
-//!    term and the latency faults in force.
+//!    term and the latency faults in force;
+//! 8. at an `optimistic` node, [`versioned`]: the call reads the item's
+//!    version when its service starts and commits when it ends, or
+//!    answers the conflict status.
 //!
-//! Steps 1, 4, 6 and 7 exist only when calls take time; the zero-time
+//! Steps 1, 4, 6, 7 and 8 exist only when calls take time; the zero-time
 //! path's calls meet 2, 3 and 5 ([`node::ServerSide::own_answer`]). A node
 //! that is not at the bottom passes the call on to its downstream. The
 //! event loops ([`crate::simulation`]: `call.rs` on the zero-time path;
@@ -58,4 +62,5 @@ pub(crate) mod node;
 pub(crate) mod script;
 pub(crate) mod station;
 pub(crate) mod token_bucket;
+pub(crate) mod versioned;
 pub(crate) mod work_queue;

@@ -7,7 +7,8 @@
 //! faults in force (error shares with their own streams, latency factors
 //! and additions, worker counts), its rate limit ([`TokenBucket`]), its
 //! workers and queue with its discipline ([`Station`]), and its service
-//! time ([`Latency`]) with the calls in service its load term reads.
+//! time ([`Latency`]) with the calls in service its load term reads, and
+//! an `optimistic` node's versioned item ([`Versioned`]).
 //!
 //! The event loops call it; they keep the observations and schedule the
 //! events, and decide nothing about the server themselves:
@@ -19,7 +20,9 @@
 //! | [`arrive`](ServerSide::arrive) | — | every call | error share, then `refuse`, then the rate limit: pass, refused, throttled or a wait for a token |
 //! | [`answer`](ServerSide::answer) | (inside `own_answer`) | a leaf past the limit | the scripted answer |
 //! | [`join`](ServerSide::join) | — | past the limit | served now, queued (until when) or overflow |
+//! | [`begin`](ServerSide::begin) | — | a call's own service starts | an `optimistic` node: the version it read |
 //! | [`service_time`](ServerSide::service_time) | — | a call takes a worker | its service time |
+//! | [`commit`](ServerSide::commit) | — | a call's own service ends | an `optimistic` node: committed, or the conflict |
 //! | [`release`](ServerSide::release) | — | a call leaves its worker | the queued call that takes it (by the discipline) |
 //! | [`leave_queue`](ServerSide::leave_queue) | — | a queued call gives up | its room is free |
 //! | [`worker_changes`](ServerSide::worker_changes) | — | at the start of the run | when a `workers` fault changes the node |
@@ -49,6 +52,7 @@ use super::latency::Latency;
 use super::script::Script;
 use super::station::{Admission, Discipline, Station};
 use super::token_bucket::TokenBucket;
+use super::versioned::Versioned;
 
 /// The event loop's handle on a queued call: `(call, generation)`.
 pub(crate) type Handle = (u32, u32);
@@ -129,6 +133,8 @@ pub(crate) struct ServerSide {
     /// The faults on this node that change time, with the stream of each
     /// (`fault/<index>`, for its error share).
     timed_faults: Vec<(usize, Stream)>,
+    /// Its versioned item (`optimistic`), when calls take time.
+    versioned: Option<Versioned>,
 }
 
 impl ServerSide {
@@ -149,6 +155,7 @@ impl ServerSide {
             limit: None,
             in_service: 0,
             timed_faults: Vec::new(),
+            versioned: None,
         };
         let Some(res) = res else {
             return side;
@@ -164,6 +171,7 @@ impl ServerSide {
             bucket: TokenBucket::new(r.rate, r.burst, res),
             spec: r,
         });
+        side.versioned = s.optimistic.map(Versioned::new);
         side.timed_faults = model
             .faults
             .iter()
@@ -396,6 +404,26 @@ impl ServerSide {
             self.in_service += 1;
         }
         next
+    }
+
+    /// Call `c` starts its own service: at a node with a versioned item
+    /// it reads the item's version ([`Versioned::read`]).
+    #[inline]
+    pub(crate) fn begin(&mut self, c: u32) {
+        if let Some(v) = self.versioned.as_mut() {
+            v.read(c);
+        }
+    }
+
+    /// Call `c` ends its own service with `answer`: at a node with a
+    /// versioned item it commits, or answers the conflict
+    /// ([`Versioned::commit`]); elsewhere `answer` stands.
+    #[inline]
+    pub(crate) fn commit(&mut self, c: u32, answer: Answer) -> Answer {
+        match self.versioned.as_mut() {
+            Some(v) => v.commit(c, answer),
+            None => answer,
+        }
     }
 
     /// The service time of a call that starts at `now` holding a worker:

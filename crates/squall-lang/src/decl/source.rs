@@ -1,6 +1,6 @@
 //! A source as declared: the node it enters and its arrivals as written.
 
-use crate::ast::{Ident, OpAst, RateAst, RequestAst, Timed, Value};
+use crate::ast::{AtTime, Ident, OpAst, RateAst, RequestAst, Timed};
 use crate::model::Arrivals;
 
 /// A source as declared.
@@ -15,7 +15,7 @@ pub struct SourceDecl {
     /// Its `rate` lines.
     pub rates: Vec<RateAst>,
     /// `at [..]` times.
-    pub times: Vec<Value>,
+    pub times: Vec<AtTime>,
     /// `request ...`
     pub request: Option<RequestAst>,
     /// `sequential { op ... }`

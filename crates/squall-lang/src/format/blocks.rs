@@ -245,12 +245,19 @@ pub(super) fn source_prop(p: &SourceProp) -> Node {
     match p {
         SourceProp::Rate(r) => rate_node(r),
         SourceProp::At(list) => {
-            let vs: Vec<String> = list.iter().map(value_text).collect();
+            let vs: Vec<String> = list
+                .iter()
+                .map(|a| match &a.count {
+                    Some(n) => format!("{} x {}", value_text(&a.time), value_text(n)),
+                    None => value_text(&a.time),
+                })
+                .collect();
             Printer::leaf(
                 format!("at [{}]", vs.join(", ")),
-                list.first()
-                    .map(|a| a.span.start)
-                    .zip(list.last().map(|b| b.span.end)),
+                list.first().map(|a| a.time.span.start).zip(
+                    list.last()
+                        .map(|b| b.count.as_ref().unwrap_or(&b.time).span.end),
+                ),
             )
         }
         SourceProp::Request(r) => {

@@ -152,11 +152,9 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     Rule::arrivals_prop => {
                         SourceProp::Arrivals(ident(Children::of(p).expect(Rule::ident)?))
                     }
-                    Rule::at_times => SourceProp::At(
-                        p.into_inner()
-                            .map(parse_value_pair)
-                            .collect::<Result<_>>()?,
-                    ),
+                    Rule::at_times => {
+                        SourceProp::At(p.into_inner().map(parse_at_time).collect::<Result<_>>()?)
+                    }
                     Rule::request_prop => SourceProp::Request(parse_request(p)?),
                     Rule::source_deadline | Rule::source_clients | Rule::think_prop => {
                         SourceProp::Timed(parse_timed(p)?)
@@ -482,4 +480,15 @@ pub(super) fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
         }
         other => return Err(internal(span, &format!("unexpected {other:?}"))),
     })
+}
+
+/// One entry of `at [...]`: `5ms`, or `1ms x 100`.
+fn parse_at_time(pair: Pair<'_, Rule>) -> Result<AtTime> {
+    let mut c = Children::of(pair);
+    let time = parse_value_pair(c.expect(Rule::value)?)?;
+    let count = match c.optional(Rule::cross) {
+        Some(_) => Some(parse_value_pair(c.expect(Rule::value)?)?),
+        None => None,
+    };
+    Ok(AtTime { time, count })
 }

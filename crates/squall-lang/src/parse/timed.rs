@@ -1,5 +1,5 @@
 //! Settings of calls that take time (`latency ...`, `workers 20`,
-//! `discipline lifo`,
+//! `discipline lifo`, `optimistic conflict 409`,
 //! `timeout 250ms cancel`, `deadline 2s propagate`, `errors 30% as 503`,
 //! `series every 1s`): kept as written, a keyword and its parts.
 
@@ -22,6 +22,7 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::workers_prop => "workers",
         Rule::queue_prop => "queue",
         Rule::discipline_prop => "discipline",
+        Rule::optimistic_prop => "optimistic",
         Rule::limit_prop => "limit",
         Rule::timeout_prop => "timeout",
         Rule::source_deadline => "deadline",

@@ -78,10 +78,16 @@ impl Scenario {
             Schedule::Sequential(ops)
         } else if !s.times.is_empty() {
             let mut times = Vec::new();
-            for v in &s.times {
-                if let Some(t) =
-                    cx.keep(self.conv(v, o, |v| units::tick(v, self.clock, "a send time")))
-                {
+            for a in &s.times {
+                let v = &a.time;
+                let n = match &a.count {
+                    None => Some(1),
+                    Some(c) => self.send_count(c, times.len(), cx),
+                };
+                if let (Some(t), Some(n)) = (
+                    cx.keep(self.conv(v, o, |v| units::tick(v, self.clock, "a send time"))),
+                    n,
+                ) {
                     if t < cx.start || t > cx.ticks {
                         cx.errs.push(
                             Diagnostic::new(
@@ -94,7 +100,7 @@ impl Scenario {
                             .label("outside the run"),
                         );
                     } else {
-                        times.push(t);
+                        times.extend(std::iter::repeat_n(t, n as usize));
                     }
                 }
             }
@@ -151,5 +157,34 @@ fn request_spec(r: &RequestAst) -> RequestSpec {
         method: Method::parse(&r.method).unwrap_or(Method::Get),
         path: r.path.clone(),
         key: r.key,
+    }
+}
+
+/// The most send times an `at [...]` list may add up to (`x N` included):
+/// each is a tick kept in the run model until the run starts, as many as
+/// [`MAX_CLIENTS`].
+pub const MAX_SEND_TIMES: u64 = MAX_CLIENTS as u64;
+
+impl Scenario {
+    /// The `N` of `at [t x N]`, with `so_far` send times before it: at
+    /// least 1, and the list at most [`MAX_SEND_TIMES`] in all.
+    fn send_count(&self, v: &crate::ast::Value, so_far: usize, cx: &mut Cx<'_>) -> Option<u64> {
+        let n = cx.keep(self.conv(v, cx.o, |v| {
+            units::count(v, "a number of requests at a send time")
+        }))?;
+        if n == 0 || n.saturating_add(so_far as u64) > MAX_SEND_TIMES {
+            cx.errs.push(
+                Diagnostic::new(
+                    format!(
+                        "`x {n}`: a send time sends 1 or more requests, and a source's `at` list at most {MAX_SEND_TIMES} in all"
+                    ),
+                    v.span,
+                )
+                .label("not a number of requests")
+                .help("`at [1ms x 100]` sends 100 requests at 1 ms"),
+            );
+            return None;
+        }
+        Some(n)
     }
 }

@@ -38,8 +38,8 @@ impl Scenario {
         self.timed_value(t, word, cx, |v| units::count(v, what))
     }
 
-    /// A node's `latency`, `load`, `workers`, `queue`, `discipline`, `limit` and
-    /// `timeout`: its server side (none when it has no server setting) and
+    /// A node's `latency`, `load`, `workers`, `queue`, `discipline`,
+    /// `optimistic`, `limit` and `timeout`: its server side (none when it has no server setting) and
     /// its caller side.
     pub(super) fn server_and_caller(
         &self,
@@ -91,6 +91,10 @@ impl Scenario {
                     if let Some(d) = discipline(t, cx) {
                         server.discipline = d;
                     }
+                }
+                "optimistic" => {
+                    any = true;
+                    server.optimistic = Some(t.code().unwrap_or(CONFLICT));
                 }
                 "limit" => {
                     any = true;
@@ -151,6 +155,19 @@ impl Scenario {
                     Needs::new("a `discipline`", Need::Key("workers"))
                         .because("it orders the calls waiting for a worker")
                         .help("add e.g. `workers 20`")
+                        .at(t.span),
+                );
+            }
+        }
+        // Without a service time a call's read and commit fall in one
+        // moment: no other write can land between them, so nothing would
+        // ever conflict. Refused rather than a silent no-op.
+        if server.optimistic.is_some() && server.latency.is_none() && !work_queue {
+            if let Some(t) = timed.iter().find(|t| t.key.name == "optimistic") {
+                cx.errs.push(
+                    Needs::new("an `optimistic` node", Need::Key("latency"))
+                        .because("a write conflicts only with one that commits while it is in service, and without a service time none can")
+                        .help("add e.g. `latency normal mean 20ms sd 3ms`")
                         .at(t.span),
                 );
             }
@@ -330,6 +347,12 @@ impl Scenario {
         Some(every)
     }
 }
+
+/// The status of a write that lost the race when `optimistic` names none:
+/// HTTP's 409 Conflict (RFC 9110, section 15.5.10: "the request could not
+/// be completed due to a conflict with the current state of the target
+/// resource", the status an edit conflict answers).
+const CONFLICT: u32 = 409;
 
 /// `discipline WORD`: one of [`QueueDiscipline::ALL`], or an unknown word
 /// with the nearest one suggested.

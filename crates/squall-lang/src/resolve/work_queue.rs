@@ -25,12 +25,13 @@ pub(crate) const QUEUE_SETTINGS: [&str; 6] = [
 ];
 
 /// The settings of a service that are none of a work queue's business.
-const NOT_ON_A_QUEUE: [&str; 7] = [
+const NOT_ON_A_QUEUE: [&str; 8] = [
     "latency",
     "load",
     "workers",
     "queue",
     "discipline",
+    "optimistic",
     "limit",
     "timeout",
 ];

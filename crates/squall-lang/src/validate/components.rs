@@ -180,7 +180,7 @@ impl Validator {
                     let mut feeds_to: Option<Ident> = None;
                     let mut arrivals = Arrivals::Uniform;
                     let mut rates = Vec::new();
-                    let mut times: Vec<Value> = Vec::new();
+                    let mut times: Vec<AtTime> = Vec::new();
                     let mut request: Option<RequestAst> = None;
                     let mut ops: Vec<OpAst> = Vec::new();
                     let mut deadline: Option<Timed> = None;

@@ -91,7 +91,7 @@ impl Validator {
                                             r.span,
                                         )
                                         .label("a `response` in a variant")
-                                        .help("a variant may replace or remove a service's `retry`, `breaker` or `budget`, and replace its `capacity` or a timed setting (`latency`, `load`, `workers`, `queue`, `discipline`, `limit`, `timeout`)"),
+                                        .help("a variant may replace or remove a service's `retry`, `breaker` or `budget`, and replace its `capacity` or a timed setting (`latency`, `load`, `workers`, `queue`, `discipline`, `optimistic`, `limit`, `timeout`)"),
                                     ),
                                 }
                             }

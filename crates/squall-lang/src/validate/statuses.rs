@@ -19,7 +19,7 @@ impl Validator {
     /// A setting that answers with an error status (`limit`, `errors`):
     /// its code must not be a success.
     pub(super) fn check_error_status(&mut self, t: &Timed) {
-        if !matches!(t.key.name.as_str(), "limit" | "errors") {
+        if !matches!(t.key.name.as_str(), "limit" | "errors" | "optimistic") {
             return;
         }
         for p in &t.parts {
@@ -43,6 +43,7 @@ impl Validator {
             let example = match keyword {
                 "limit" => "`status 429`",
                 "errors" => "`as 503`",
+                "optimistic" => "`conflict 409`",
                 _ => "`fail 503`",
             };
             self.err(

@@ -218,8 +218,9 @@ impl Timed {
         }
     }
 
-    /// Call `c` starts its node's own service time at `now`
-    /// ([`ServerSide::service_time`]): one that takes none goes on at once
+    /// Call `c` starts its node's own service time at `now` (an
+    /// `optimistic` node's call reads the version, [`ServerSide::begin`];
+    /// [`ServerSide::service_time`]): one that takes none goes on at once
     /// ([`Step::Proceed`]); otherwise it wakes at the end of its service,
     /// or at the deadline the node knows when that comes first.
     pub(super) fn start_service(
@@ -230,6 +231,7 @@ impl Timed {
         faults: &[FaultSpec],
     ) -> Result<Step, SimError> {
         let gen = self.calls.enter(c, Phase::Service);
+        server.begin(c);
         let d = server.service_time(faults, now, self.res);
         if d.is_zero() {
             return Ok(Step::Proceed);

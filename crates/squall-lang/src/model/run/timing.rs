@@ -111,6 +111,12 @@ pub struct ServerSpec {
     pub discipline: QueueDiscipline,
     /// A token-bucket rate limit.
     pub rate_limit: Option<RateLimitSpec>,
+    /// `optimistic [conflict CODE]`: the node holds one versioned item and
+    /// each call is an optimistic-concurrency write of it; the status a
+    /// write that lost the race answers (409 by default). Left out of the
+    /// model's JSON when absent, so a model without it serializes as before.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimistic: Option<u32>,
 }
 
 /// The order in which a node's queued calls take a freed worker

@@ -179,10 +179,17 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// Call `c`'s own service is over: a leaf answers, another node sends
-    /// its first try downstream.
+    /// Call `c`'s own service is over: an `optimistic` node commits it or
+    /// answers the conflict
+    /// ([`ServerSide::commit`](crate::server::node::ServerSide::commit)); then a leaf answers,
+    /// another node sends its first try downstream.
     pub(super) fn proceed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, _, leaf) = self.timed.node_of(c);
+        let own = self.timed.calls.get(c).answer;
+        let committed = self.nodes[node].server.commit(c, own);
+        if committed != own {
+            return self.complete_call(now, c, committed);
+        }
         if leaf && self.sim.model.nodes[node].composite.is_some() {
             return self.fetch_fields(now, c, node);
         }
