@@ -134,7 +134,8 @@ pub(crate) struct ServerSide {
     /// (`fault/<index>`, for its error share).
     timed_faults: Vec<(usize, Stream)>,
     /// Its versioned item (`optimistic`), when calls take time.
-    versioned: Option<Versioned>,
+    /// Boxed: a model without one keeps the node as small as before.
+    versioned: Option<Box<Versioned>>,
 }
 
 impl ServerSide {
@@ -171,7 +172,7 @@ impl ServerSide {
             bucket: TokenBucket::new(r.rate, r.burst, res),
             spec: r,
         });
-        side.versioned = s.optimistic.map(Versioned::new);
+        side.versioned = s.optimistic.map(|c| Box::new(Versioned::new(c)));
         side.timed_faults = model
             .faults
             .iter()
