@@ -160,7 +160,7 @@ mod sources;
 use squall_lang::Model;
 
 use crate::caller::Hedges;
-use crate::observe::{Observations, Slots};
+use crate::observe::{Observations, Observe, Slots};
 use crate::outcome::Answer;
 use crate::queue::{BucketWidth, EventQueue};
 use crate::server::composite::Fetches;
@@ -288,7 +288,8 @@ impl Timed {
 
     /// `force`: on the timed path even when nothing takes time
     /// ([`super::SimulationBuilder::force_timed`]).
-    pub(super) fn new(model: &Model, seed: u64, force: bool) -> Self {
+    /// `observe`: what the recorder records ([`Observe`]).
+    pub(super) fn new(model: &Model, seed: u64, force: bool, observe: Observe) -> Self {
         if !force && !takes_time(model) {
             return Timed::default();
         }
@@ -327,6 +328,7 @@ impl Timed {
                 windows,
                 model.nodes.len(),
                 model.sources.len(),
+                observe,
             ),
             fetches: Fetches::default(),
             events: EventQueue::with_width(BucketWidth::NANOSECONDS),

@@ -1,0 +1,149 @@
+//! What a report reads of a run's timed measures ([`Observe`]): the
+//! engine records only that when the run is reduced for the report
+//! ([`Keep::Report`](super::Keep::Report)), and everything otherwise.
+//!
+//! The same idea as [`reads_ticks`], one level deeper: a report whose
+//! items are tables and lines (with its measures and `expect` lines) reads
+//! each run by named window alone, through the metrics its expressions
+//! name; each metric reads one of the timed measures or none
+//! ([`needs`]). Any other item (a chart, `diagnose`, `isolation`, the
+//! waits, herd, operations and trace items), or a report that reads per
+//! tick, keeps everything: what those read is not worked out here, so
+//! nothing is left out for them.
+
+use squall_engine::Observe;
+use squall_lang::{LinePart, Metric, RExpr, ReportItemSpec, Scenario};
+
+use super::reads::{expect_exprs, reads_ticks};
+
+/// What the report of `s` reads of each run's timed measures, when runs
+/// are reduced to what the report reads.
+pub fn observes(s: &Scenario) -> Observe {
+    if reads_ticks(s) {
+        return Observe::EVERYTHING;
+    }
+    let mut exprs: Vec<&RExpr> = Vec::new();
+    for item in &s.report.items {
+        match item {
+            ReportItemSpec::Table(t) => exprs.extend(t.columns.iter().map(|c| &c.expr)),
+            ReportItemSpec::Line(parts, _) => exprs.extend(parts.iter().filter_map(|p| match p {
+                LinePart::Value(e, _) => Some(e),
+                _ => None,
+            })),
+            ReportItemSpec::Diagnose(_)
+            | ReportItemSpec::Isolation(_)
+            | ReportItemSpec::Waits(_)
+            | ReportItemSpec::Herd(_)
+            | ReportItemSpec::Operations { .. }
+            | ReportItemSpec::Trace { .. }
+            | ReportItemSpec::Chart(_) => return Observe::EVERYTHING,
+        }
+    }
+    exprs.extend(s.report.measures.iter().map(|m| &m.expr));
+    for e in &s.report.expects {
+        exprs.extend(expect_exprs(e));
+    }
+    exprs
+        .into_iter()
+        .fold(Observe::COUNTS, |o, e| o.union(expr_needs(e)))
+}
+
+/// What expression `e` reads of a run's timed measures.
+fn expr_needs(e: &RExpr) -> Observe {
+    match e {
+        RExpr::Metric { metric, .. } => needs(*metric),
+        RExpr::Call(_, args) => args
+            .iter()
+            .fold(Observe::COUNTS, |o, a| o.union(expr_needs(a))),
+        RExpr::Neg(x) => expr_needs(x),
+        RExpr::Binary(_, a, b) => expr_needs(a).union(expr_needs(b)),
+        // A measure's own expression is among the report's measures.
+        RExpr::Measure { .. } | RExpr::Number(_) | RExpr::Param(_) | RExpr::Sending { .. } => {
+            Observe::COUNTS
+        }
+    }
+}
+
+/// What `metric` reads of a run's timed measures over a named window
+/// (`crate::eval`): the node latency histograms, the gauges, the
+/// end-to-end histograms, or only counters (which are always recorded).
+/// Every metric is listed, so a new one needs a decision here.
+pub(crate) fn needs(metric: Metric) -> Observe {
+    let only = |f: fn(&mut Observe)| {
+        let mut o = Observe::COUNTS;
+        f(&mut o);
+        o
+    };
+    match metric {
+        Metric::P50
+        | Metric::P90
+        | Metric::P99
+        | Metric::P999
+        | Metric::LatencyMax
+        | Metric::LatencyMean => only(|o| o.node_latency = true),
+        Metric::QueueMean
+        | Metric::QueueMax
+        | Metric::InService
+        | Metric::InServiceMax
+        | Metric::QueueEnd
+        | Metric::InFlight
+        | Metric::Wq
+        | Metric::Utilisation => only(|o| o.gauges = true),
+        Metric::E2eP50
+        | Metric::E2eP99
+        | Metric::E2eMean
+        | Metric::E2eFailedP50
+        | Metric::E2eFailedP99
+        | Metric::E2eFailedMean => only(|o| o.e2e_latency = true),
+        // Reads the bins of the run's series (and makes `reads_ticks`
+        // true, so such a report keeps everything anyway).
+        Metric::PeakToMean => only(|o| o.bins = true),
+        Metric::Calls
+        | Metric::Served
+        | Metric::Failed
+        | Metric::Refused
+        | Metric::Unique
+        | Metric::SaturatedTicks
+        | Metric::CallRate
+        | Metric::ServedRate
+        | Metric::UniqueRate
+        | Metric::Amplification
+        | Metric::SuccessRate
+        | Metric::Arrivals
+        | Metric::EdgeRate
+        | Metric::Dropped
+        | Metric::DroppedRate
+        | Metric::Completed
+        | Metric::Ticks
+        | Metric::Blocked
+        | Metric::Answered
+        | Metric::Full
+        | Metric::Reduced
+        | Metric::FreshFields
+        | Metric::StaleFields
+        | Metric::MissingFields
+        | Metric::Bytes
+        | Metric::AvgBytes
+        | Metric::FirstTryOk
+        | Metric::FirstTryRate
+        | Metric::CompletionRate
+        | Metric::RetriesRefused
+        | Metric::Hedged
+        | Metric::Retries
+        | Metric::PeakCalls
+        | Metric::LastAnswered
+        | Metric::Timeouts
+        | Metric::Overflow
+        | Metric::QueueTimeouts
+        | Metric::Throttled
+        | Metric::Cancelled
+        | Metric::Wasted
+        | Metric::WastedBusy
+        | Metric::PWait
+        | Metric::Receives
+        | Metric::Redeliveries
+        | Metric::DeadLetters
+        | Metric::Done
+        | Metric::OldestAge => Observe::COUNTS,
+    }
+}
