@@ -52,6 +52,8 @@
 
 mod budget;
 mod observe;
+#[cfg(test)]
+mod observe_tests;
 mod reads;
 mod rows;
 mod run;

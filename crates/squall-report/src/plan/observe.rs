@@ -6,10 +6,10 @@
 //! items are tables and lines (with its measures and `expect` lines) reads
 //! each run by named window alone, through the metrics its expressions
 //! name; each metric reads one of the timed measures or none
-//! ([`needs`]). Any other item (a chart, `diagnose`, `isolation`, the
-//! waits, herd, operations and trace items), or a report that reads per
-//! tick, keeps everything: what those read is not worked out here, so
-//! nothing is left out for them.
+//! ([`needs`]). An `isolation` item reads three metrics; charts are drawn
+//! only from runs kept whole; the waits, herd, operations and trace items
+//! read no timed measure. A `diagnose` item, or a report that reads per
+//! tick, keeps everything.
 
 use squall_engine::Observe;
 use squall_lang::{LinePart, Metric, RExpr, ReportItemSpec, Scenario};
@@ -23,6 +23,7 @@ pub fn observes(s: &Scenario) -> Observe {
         return Observe::EVERYTHING;
     }
     let mut exprs: Vec<&RExpr> = Vec::new();
+    let mut isolation = Observe::COUNTS;
     for item in &s.report.items {
         match item {
             ReportItemSpec::Table(t) => exprs.extend(t.columns.iter().map(|c| &c.expr)),
@@ -30,13 +31,24 @@ pub fn observes(s: &Scenario) -> Observe {
                 LinePart::Value(e, _) => Some(e),
                 _ => None,
             })),
-            ReportItemSpec::Diagnose(_)
-            | ReportItemSpec::Isolation(_)
+            // Its verdicts read bins and levels (`saturation`); it makes
+            // `reads_ticks` true as well.
+            ReportItemSpec::Diagnose(_) => return Observe::EVERYTHING,
+            // Its table reads these three metrics of its window.
+            ReportItemSpec::Isolation(_) => {
+                isolation = [Metric::Answered, Metric::AvgBytes, Metric::LastAnswered]
+                    .into_iter()
+                    .fold(isolation, |o, m| o.union(needs(m)));
+            }
+            // Charts are drawn only with `--charts` or `--html`, from runs
+            // kept whole (`Keep::Everything`), which record everything;
+            // the waits, herd, operations and trace items read the
+            // requests' records and breaker traces, no timed measure.
+            ReportItemSpec::Chart(_)
             | ReportItemSpec::Waits(_)
             | ReportItemSpec::Herd(_)
             | ReportItemSpec::Operations { .. }
-            | ReportItemSpec::Trace { .. }
-            | ReportItemSpec::Chart(_) => return Observe::EVERYTHING,
+            | ReportItemSpec::Trace { .. } => {}
         }
     }
     exprs.extend(s.report.measures.iter().map(|m| &m.expr));
@@ -45,7 +57,7 @@ pub fn observes(s: &Scenario) -> Observe {
     }
     exprs
         .into_iter()
-        .fold(Observe::COUNTS, |o, e| o.union(expr_needs(e)))
+        .fold(isolation, |o, e| o.union(expr_needs(e)))
 }
 
 /// What expression `e` reads of a run's timed measures.
