@@ -434,7 +434,7 @@ fn answers_to_calls(obs: &Observations, node: usize, w: usize, from: u64, to: u6
     if let Some(s) = n.windows.get(w) {
         return Some(s.answered_ok as f64);
     }
-    if !recorded(t, Metric::SuccessRate, true) {
+    if !crate::observed::recorded(t, Metric::SuccessRate, true) {
         return None;
     }
     let slots = &obs.slots;
@@ -457,7 +457,7 @@ fn timed_window(
     node: Option<usize>,
 ) -> Option<f64> {
     let t = obs.timed.as_ref()?;
-    if !recorded(t, metric, false) {
+    if !crate::observed::recorded(t, metric, false) {
         return None;
     }
     if is_e2e(metric) {
@@ -491,7 +491,7 @@ fn timed_window(
 /// [`timed_window`] for a window).
 pub fn timed_bin(obs: &Observations, metric: Metric, b: usize, node: Option<usize>) -> Option<f64> {
     let t = obs.timed.as_ref()?;
-    if !recorded(t, metric, true) {
+    if !crate::observed::recorded(t, metric, true) {
         return None;
     }
     if is_e2e(metric) {
@@ -503,23 +503,6 @@ pub fn timed_bin(obs: &Observations, metric: Metric, b: usize, node: Option<usiz
         t.units_per_tick,
         t.bin_ticks.max(1) as f64,
     )
-}
-
-/// Whether run `t` recorded what `metric` reads ([`crate::plan::needs`]),
-/// and its per-bin stretches when `bins`. A measure a run did not record
-/// reads as zero or as nothing; asking for one is the planner's mistake
-/// ([`crate::plan::observes`] left out what the report reads): a debug
-/// build stops on it, a release build answers n/a, never that zero.
-pub(crate) fn recorded(t: &TimedObservations, metric: Metric, bins: bool) -> bool {
-    let mut need = crate::plan::needs(metric);
-    need.bins |= bins;
-    let ok = t.observed.covers(need);
-    debug_assert!(
-        ok,
-        "`{metric:?}` read from a run that did not record it (it recorded {:?})",
-        t.observed
-    );
-    ok
 }
 
 /// True for the end-to-end latency metrics (of every source's requests).

@@ -74,7 +74,7 @@ impl Saturation {
 pub fn saturation(run: &Run, from: u64, to: u64, node: usize) -> Option<Saturation> {
     let t = run.obs.timed.as_ref()?;
     // Levels and refusals per bin.
-    if !crate::eval::recorded(t, squall_lang::Metric::InService, true) {
+    if !crate::observed::recorded(t, squall_lang::Metric::InService, true) {
         return None;
     }
     let bins = &t.nodes.get(node)?.bins;

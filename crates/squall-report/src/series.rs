@@ -62,7 +62,7 @@ fn bin_field(o: &squall_engine::Observations, m: Metric, b: usize, node: Option<
     let Some(t) = o.timed.as_ref() else {
         return String::new();
     };
-    if !crate::eval::recorded(t, m, true) {
+    if !crate::observed::recorded(t, m, true) {
         return String::new();
     }
     let answered = match (m, node) {

@@ -216,7 +216,7 @@ fn engine_bins_value(
     if obs
         .timed
         .as_ref()
-        .is_some_and(|t| !crate::eval::recorded(t, metric, true))
+        .is_some_and(|t| !crate::observed::recorded(t, metric, true))
     {
         return None;
     }
@@ -282,7 +282,7 @@ impl Study<'_> {
         let run = self.runs.get(&key)?;
         let node = node?;
         let t = run.obs.timed.as_ref()?;
-        if !crate::eval::recorded(t, Metric::P999, false) {
+        if !crate::observed::recorded(t, Metric::P999, false) {
             return None;
         }
         let n = t.nodes.get(node)?;

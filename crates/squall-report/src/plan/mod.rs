@@ -71,7 +71,6 @@ use crate::run::Run;
 
 pub use crate::memory::MemoryEstimate;
 pub use budget::OverBudget;
-pub(crate) use observe::needs;
 pub use observe::observes;
 use reads::draws_breaker_state;
 pub use reads::reads_ticks;

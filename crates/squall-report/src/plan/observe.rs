@@ -6,7 +6,7 @@
 //! items are tables and lines (with its measures and `expect` lines) reads
 //! each run by named window alone, through the metrics its expressions
 //! name; each metric reads one of the timed measures or none
-//! ([`needs`]). An `isolation` item reads three metrics; charts are drawn
+//! ([`needs`](crate::observed::needs)). An `isolation` item reads three metrics; charts are drawn
 //! only from runs kept whole; the waits, herd, operations and trace items
 //! read no timed measure. A `diagnose` item, or a report that reads per
 //! tick, keeps everything.
@@ -15,6 +15,7 @@ use squall_engine::Observe;
 use squall_lang::{LinePart, Metric, RExpr, ReportItemSpec, Scenario};
 
 use super::reads::{expect_exprs, reads_ticks};
+use crate::observed::needs;
 
 /// What the report of `s` reads of each run's timed measures, when runs
 /// are reduced to what the report reads.
@@ -73,89 +74,5 @@ fn expr_needs(e: &RExpr) -> Observe {
         RExpr::Measure { .. } | RExpr::Number(_) | RExpr::Param(_) | RExpr::Sending { .. } => {
             Observe::COUNTS
         }
-    }
-}
-
-/// What `metric` reads of a run's timed measures over a named window
-/// (`crate::eval`): the node latency histograms, the gauges, the
-/// end-to-end histograms, or only counters (which are always recorded).
-/// Every metric is listed, so a new one needs a decision here.
-pub(crate) fn needs(metric: Metric) -> Observe {
-    let only = |f: fn(&mut Observe)| {
-        let mut o = Observe::COUNTS;
-        f(&mut o);
-        o
-    };
-    match metric {
-        Metric::P50
-        | Metric::P90
-        | Metric::P99
-        | Metric::P999
-        | Metric::LatencyMax
-        | Metric::LatencyMean => only(|o| o.node_latency = true),
-        Metric::QueueMean
-        | Metric::QueueMax
-        | Metric::InService
-        | Metric::InServiceMax
-        | Metric::QueueEnd
-        | Metric::InFlight
-        | Metric::Wq
-        | Metric::Utilisation => only(|o| o.gauges = true),
-        Metric::E2eP50
-        | Metric::E2eP99
-        | Metric::E2eMean
-        | Metric::E2eFailedP50
-        | Metric::E2eFailedP99
-        | Metric::E2eFailedMean => only(|o| o.e2e_latency = true),
-        // Reads the bins of the run's series (and makes `reads_ticks`
-        // true, so such a report keeps everything anyway).
-        Metric::PeakToMean => only(|o| o.bins = true),
-        Metric::Calls
-        | Metric::Served
-        | Metric::Failed
-        | Metric::Refused
-        | Metric::Unique
-        | Metric::SaturatedTicks
-        | Metric::CallRate
-        | Metric::ServedRate
-        | Metric::UniqueRate
-        | Metric::Amplification
-        | Metric::SuccessRate
-        | Metric::Arrivals
-        | Metric::EdgeRate
-        | Metric::Dropped
-        | Metric::DroppedRate
-        | Metric::Completed
-        | Metric::Ticks
-        | Metric::Blocked
-        | Metric::Answered
-        | Metric::Full
-        | Metric::Reduced
-        | Metric::FreshFields
-        | Metric::StaleFields
-        | Metric::MissingFields
-        | Metric::Bytes
-        | Metric::AvgBytes
-        | Metric::FirstTryOk
-        | Metric::FirstTryRate
-        | Metric::CompletionRate
-        | Metric::RetriesRefused
-        | Metric::Hedged
-        | Metric::Retries
-        | Metric::PeakCalls
-        | Metric::LastAnswered
-        | Metric::Timeouts
-        | Metric::Overflow
-        | Metric::QueueTimeouts
-        | Metric::Throttled
-        | Metric::Cancelled
-        | Metric::Wasted
-        | Metric::WastedBusy
-        | Metric::PWait
-        | Metric::Receives
-        | Metric::Redeliveries
-        | Metric::DeadLetters
-        | Metric::Done
-        | Metric::OldestAge => Observe::COUNTS,
     }
 }
