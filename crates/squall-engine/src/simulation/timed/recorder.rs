@@ -1,8 +1,11 @@
-//! What a run that takes time records as it goes: latency histograms,
-//! queue and service gauges, and counters, per node over the run and per
-//! named window (by event time, exactly), and end-to-end latency per
-//! source. [`Recorder::finish`] turns them into plain
-//! [`TimedObservations`].
+//! What a run that takes time records as it goes: counters per node over
+//! the run and per named window (by event time, exactly), and, as its
+//! [`Observe`] asks, latency histograms and queue and service gauges per
+//! node, end-to-end latency per source, and all of these per bin of the
+//! run's series. What is not asked for is not recorded: no memory is
+//! kept for it and no work is done per call (a branch on an empty
+//! `Option`); [`Recorder::finish`] leaves it empty in the plain
+//! [`TimedObservations`], whose `observed` says what was recorded.
 
 use crate::observe::binned_latency::BinnedLatency;
 use crate::observe::gauge::{BinCursor, Bins, Gauge};
