@@ -429,9 +429,13 @@ fn metric_of(
 /// ticks `from..=to`) and were answered with success, whenever. `None` on a
 /// run that takes no time, where a call is answered in its own tick.
 fn answers_to_calls(obs: &Observations, node: usize, w: usize, from: u64, to: u64) -> Option<f64> {
-    let n = obs.timed.as_ref()?.nodes.get(node)?;
+    let t = obs.timed.as_ref()?;
+    let n = t.nodes.get(node)?;
     if let Some(s) = n.windows.get(w) {
         return Some(s.answered_ok as f64);
+    }
+    if !crate::observed::recorded(t, Metric::SuccessRate, true) {
+        return None;
     }
     let slots = &obs.slots;
     Some(
@@ -453,6 +457,9 @@ fn timed_window(
     node: Option<usize>,
 ) -> Option<f64> {
     let t = obs.timed.as_ref()?;
+    if !crate::observed::recorded(t, metric, false) {
+        return None;
+    }
     if is_e2e(metric) {
         return quantile_metric(
             e2e_source(t, metric).windows.get(w)?,
@@ -484,6 +491,9 @@ fn timed_window(
 /// [`timed_window`] for a window).
 pub fn timed_bin(obs: &Observations, metric: Metric, b: usize, node: Option<usize>) -> Option<f64> {
     let t = obs.timed.as_ref()?;
+    if !crate::observed::recorded(t, metric, true) {
+        return None;
+    }
     if is_e2e(metric) {
         return quantile_metric(e2e_source(t, metric).bins.get(b)?, metric, t.units_per_tick);
     }

@@ -87,6 +87,7 @@ pub mod isolation;
 pub mod line;
 pub mod memory;
 pub mod number;
+pub mod observed;
 pub mod plan;
 pub mod recovery;
 pub mod refusal;

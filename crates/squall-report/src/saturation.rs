@@ -73,6 +73,10 @@ impl Saturation {
 /// that start in ticks `from..=to`; `None` on a run that takes no time.
 pub fn saturation(run: &Run, from: u64, to: u64, node: usize) -> Option<Saturation> {
     let t = run.obs.timed.as_ref()?;
+    // Levels and refusals per bin.
+    if !crate::observed::recorded(t, squall_lang::Metric::InService, true) {
+        return None;
+    }
     let bins = &t.nodes.get(node)?.bins;
     let spec = run.model.nodes.get(node)?;
     let own = spec.server.as_ref().and_then(|s| s.workers);

@@ -62,6 +62,9 @@ fn bin_field(o: &squall_engine::Observations, m: Metric, b: usize, node: Option<
     let Some(t) = o.timed.as_ref() else {
         return String::new();
     };
+    if !crate::observed::recorded(t, m, true) {
+        return String::new();
+    }
     let answered = match (m, node) {
         (Metric::E2eP50 | Metric::E2eP99 | Metric::E2eMean, _) => {
             t.all.bins.get(b).map(|q| q.count)

@@ -19,6 +19,8 @@
 //!   counters ([`TimedObservations`]), from [`histogram`] (latency with a
 //!   bounded relative error), [`binned_latency`] (its quantiles per bin)
 //!   and [`gauge`] (time-weighted levels in bins).
+//! * [`observed`] — which of those timed measures a run records
+//!   ([`Observe`]: everything by default).
 //! * `windows` — which named windows hold the current tick, for counting
 //!   distinct request ids per window.
 //!
@@ -33,6 +35,7 @@ pub mod call_log;
 pub mod gauge;
 pub mod histogram;
 pub mod observations;
+pub mod observed;
 pub mod operation;
 pub mod series;
 pub mod slots;
@@ -45,6 +48,7 @@ pub use accounting::Accounting;
 pub use breaker_log::{BreakerChange, BreakerLog};
 pub use call_log::{CallLog, CallRow};
 pub use observations::Observations;
+pub use observed::Observe;
 pub use operation::OpRecord;
 pub use series::{CompositeSeries, NodeSeries};
 pub use slots::Slots;

@@ -10,6 +10,7 @@
 use serde::Serialize;
 
 use crate::observe::histogram::Quantiles;
+use crate::observe::Observe;
 
 /// The timed part of a run's observations.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -30,6 +31,12 @@ pub struct TimedObservations {
     pub failed: TimedSource,
     /// Where every call ended up.
     pub calls: CallAccounting,
+    /// Which measures were recorded ([`Observe`]): one not recorded reads
+    /// as empty (zero counts, no bins), so a reader checks this before it
+    /// takes an empty histogram or a zero level for a measured one. Not
+    /// serialized: every number above is as recorded.
+    #[serde(skip)]
+    pub observed: Observe,
 }
 
 /// Counts and levels over one stretch of time (a window, or the run).

@@ -15,6 +15,7 @@
 use squall_lang::{Model, Schedule};
 
 use crate::error::SimError;
+use crate::observe::Observe;
 
 use super::{kind::Kind, Simulation};
 
@@ -38,6 +39,7 @@ pub struct SimulationBuilder<'m> {
     pub(super) breaker_log: bool,
     pub(super) memory_mib: Option<u64>,
     pub(super) force_timed: bool,
+    pub(super) observe: Observe,
 }
 
 impl<'m> SimulationBuilder<'m> {
@@ -72,6 +74,18 @@ impl<'m> SimulationBuilder<'m> {
     /// a run whose report draws it keeps it.
     pub fn breaker_log(mut self, keep: bool) -> Self {
         self.breaker_log = keep;
+        self
+    }
+
+    /// Records only `observe` of the timed path's own measures (latency
+    /// histograms, gauges, end-to-end latency, per-bin stretches): the
+    /// others are not recorded, cost no work per call, and are left empty
+    /// in [`TimedObservations`](crate::observe::TimedObservations), whose
+    /// `observed` says which were. The default is
+    /// [`Observe::EVERYTHING`]; a caller that reads less (a report of
+    /// window totals) asks for less.
+    pub fn observe(mut self, observe: Observe) -> Self {
+        self.observe = observe;
         self
     }
 
@@ -265,6 +279,7 @@ impl<'m> SimulationBuilder<'m> {
             call_log: self.call_log,
             breaker_log: self.breaker_log,
             force_timed: self.force_timed,
+            observe: self.observe,
         })
     }
 }

@@ -185,6 +185,8 @@ pub struct Simulation<'m> {
     /// Run on the timed path even when nothing takes time
     /// ([`SimulationBuilder::force_timed`]).
     force_timed: bool,
+    /// What the timed path records ([`SimulationBuilder::observe`]).
+    observe: crate::observe::Observe,
 }
 
 /// The default work budget of a run \[events\], beyond one source tick per
@@ -204,6 +206,7 @@ impl<'m> Simulation<'m> {
             breaker_log: false,
             memory_mib: None,
             force_timed: false,
+            observe: crate::observe::Observe::EVERYTHING,
         }
     }
 }

@@ -213,6 +213,13 @@ fn engine_bins_value(
     how: Combine,
 ) -> Option<f64> {
     let node = metric.needs_node().then_some(node);
+    if obs
+        .timed
+        .as_ref()
+        .is_some_and(|t| !crate::observed::recorded(t, metric, true))
+    {
+        return None;
+    }
     // A latency quantile of a bin with no answer has no value.
     let has = |b: usize| match metric {
         m if crate::eval::is_e2e(m) => obs
@@ -275,6 +282,9 @@ impl Study<'_> {
         let run = self.runs.get(&key)?;
         let node = node?;
         let t = run.obs.timed.as_ref()?;
+        if !crate::observed::recorded(t, Metric::P999, false) {
+            return None;
+        }
         let n = t.nodes.get(node)?;
         let per = t.units_per_tick.max(1) as f64;
         let top = n.run.latency.p999 as f64 / per;

@@ -51,6 +51,9 @@
 //! run without simulating it, for `squall check`.
 
 mod budget;
+mod observe;
+#[cfg(test)]
+mod observe_tests;
 mod reads;
 mod rows;
 mod run;
@@ -68,6 +71,7 @@ use crate::run::Run;
 
 pub use crate::memory::MemoryEstimate;
 pub use budget::OverBudget;
+pub use observe::observes;
 use reads::draws_breaker_state;
 pub use reads::reads_ticks;
 pub(crate) use reads::{expect_exprs, variants_named};
@@ -112,7 +116,9 @@ pub enum Keep {
     #[default]
     Everything,
     /// What the report reads: each run is reduced to its window totals
-    /// ([`Run::reduce`]) unless the report reads per tick ([`reads_ticks`]).
+    /// ([`Run::reduce`]) unless the report reads per tick ([`reads_ticks`]);
+    /// a reduced run records only the timed measures the report reads
+    /// ([`observes`]).
     Report,
 }
 

@@ -10,7 +10,7 @@ use squall_engine::SimError;
 use squall_lang::{Model, Overrides, RunKey, Scenario, Setting};
 
 use super::{
-    builder, reads_ticks, resolve, Finished, Keep, Progress, RunOptions, RunPlan,
+    builder, observes, reads_ticks, resolve, Finished, Keep, Progress, RunOptions, RunPlan,
     DEFAULT_MEMORY_MIB,
 };
 use crate::error::StudyError;
@@ -83,6 +83,14 @@ impl RunPlan {
                 .map_err(|e| StudyError::Refused(Box::new(Refusal::locate(s, *key, e))))?;
         }
         let reduce = o.keep == Keep::Report && !reads_ticks(s);
+        // A reduced run is read by the report alone: it records only the
+        // timed measures the report reads. Otherwise (series, charts,
+        // callers that read the runs) it records everything.
+        let observe = if reduce {
+            observes(s)
+        } else {
+            squall_engine::Observe::EVERYTHING
+        };
         let threads = o.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
         let estimate = estimate(
             models.iter().map(|(_, m, b)| (m, *b, replications)),
@@ -130,7 +138,7 @@ impl RunPlan {
                     let (overrides, model) = model_of(key, r).map_err(failed)?;
                     // The run's senders, resolved with its overrides (and seed).
                     let senders = sender_specs(s, &overrides).map_err(failed)?;
-                    let mut b = builder(s, &model, budget);
+                    let mut b = builder(s, &model, budget).observe(observe);
                     if let Some(n) = o.call_log {
                         b = b.call_log(n);
                     }

@@ -14,7 +14,11 @@
 //! (`unit / units_per_tick`) into the bins of the run's series
 //! ([`slots`]: `series every D`, or [`default_bin`]), cut at the window
 //! edges so that window totals stay exact; latency, queue and service levels, timeouts and wasted work
-//! are recorded from event times ([`crate::observe::timed`]).
+//! are recorded from event times ([`crate::observe::timed`]). Latency,
+//! levels, end-to-end latency and the per-bin stretches are recorded only
+//! as the run's [`Observe`] asks (everything by default;
+//! [`super::SimulationBuilder::observe`]): a report of window totals asks
+//! for what it reads.
 //!
 //! # Sources
 //!
@@ -143,7 +147,7 @@
 //! | hedged tries: each hedging call's tries in flight, and what it does when one answers | [`Hedges`] (`caller/hedge.rs`), held here beside the call slab | `sent` (the delay to the next try), `answered` (a `HedgeStep`: finish, send, wait), `take` (the tries to cancel) |
 //! | a node's breakers, budgets, timeout, hedging policy | `CallerSide` (`caller/`) | the same methods as the zero-time path (`caller/mod.rs`) |
 //! | work queues | [`WorkQueue`] (`server/work_queue.rs`), with its calls and levels here | `enqueue_message`, `dispatch_messages`, `message_wake` |
-//! | what is counted in time | `Recorder` (`recorder.rs`) | `count`, `latency`, `queue`, `busy`, `end_to_end` |
+//! | what is counted in time (as far as [`Observe`] asks) | `Recorder` (`recorder.rs`) | `count`, `latency`, `queue`, `busy`, `end_to_end` |
 //! | the end of a run | [`Timed::finish`] (`finish.rs`) | once, after the last event |
 
 mod arrival;
@@ -160,7 +164,7 @@ mod sources;
 use squall_lang::Model;
 
 use crate::caller::Hedges;
-use crate::observe::{Observations, Slots};
+use crate::observe::{Observations, Observe, Slots};
 use crate::outcome::Answer;
 use crate::queue::{BucketWidth, EventQueue};
 use crate::server::composite::Fetches;
@@ -288,7 +292,8 @@ impl Timed {
 
     /// `force`: on the timed path even when nothing takes time
     /// ([`super::SimulationBuilder::force_timed`]).
-    pub(super) fn new(model: &Model, seed: u64, force: bool) -> Self {
+    /// `observe`: what the recorder records ([`Observe`]).
+    pub(super) fn new(model: &Model, seed: u64, force: bool, observe: Observe) -> Self {
         if !force && !takes_time(model) {
             return Timed::default();
         }
@@ -327,6 +332,7 @@ impl Timed {
                 windows,
                 model.nodes.len(),
                 model.sources.len(),
+                observe,
             ),
             fetches: Fetches::default(),
             events: EventQueue::with_width(BucketWidth::NANOSECONDS),

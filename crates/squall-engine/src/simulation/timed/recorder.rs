@@ -1,13 +1,17 @@
-//! What a run that takes time records as it goes: latency histograms,
-//! queue and service gauges, and counters, per node over the run and per
-//! named window (by event time, exactly), and end-to-end latency per
-//! source. [`Recorder::finish`] turns them into plain
-//! [`TimedObservations`].
+//! What a run that takes time records as it goes: counters per node over
+//! the run and per named window (by event time, exactly), and, as its
+//! [`Observe`] asks, latency histograms and queue and service gauges per
+//! node, end-to-end latency per source, and all of these per bin of the
+//! run's series. What is not asked for is not recorded: no memory is
+//! kept for it and no work is done per call (a branch on an empty
+//! `Option`); [`Recorder::finish`] leaves it empty in the plain
+//! [`TimedObservations`], whose `observed` says what was recorded.
 
 use crate::observe::binned_latency::BinnedLatency;
 use crate::observe::gauge::{BinCursor, Bins, Gauge};
 use crate::observe::histogram::{LatencyHistogram, Quantiles};
 use crate::observe::timed::{CallAccounting, Stretch, TimedNode, TimedObservations, TimedSource};
+use crate::observe::Observe;
 use crate::time::{Duration, Resolution, Time};
 
 /// A counter of [`Stretch`].
@@ -31,43 +35,69 @@ pub(super) enum Count {
 
 const COUNTS: usize = 10;
 
+/// A node's response times, when observed ([`Observe::node_latency`]).
 #[derive(Debug, Clone)]
-struct NodeRecord {
-    latency: LatencyHistogram,
-    window_latency: Vec<LatencyHistogram>,
-    /// Per window: its histogram holds the samples outside it instead
-    /// (`record_windows`).
-    window_outside: Vec<bool>,
+struct NodeLatency {
+    run: LatencyHistogram,
+    /// Per window (or the samples outside it: [`Recorder::outside`]).
+    windows: Vec<LatencyHistogram>,
+    /// Quantiles per bin, when bins are observed.
+    bins: Option<BinnedLatency>,
+}
+
+/// A node's queue length and calls in service, when observed
+/// ([`Observe::gauges`]).
+#[derive(Debug, Clone)]
+struct Levels {
     queue: Gauge,
     busy: Gauge,
+}
+
+#[derive(Debug, Clone)]
+struct NodeRecord {
+    latency: Option<NodeLatency>,
+    levels: Option<Levels>,
     /// `[count][0]` the run, `[count][1 + w]` window `w`.
     counts: [Vec<u64>; COUNTS],
-    /// Latency quantiles per bin.
-    bin_latency: BinnedLatency,
-    /// `[count][b]`: bin `b`.
+    /// `[count][b]`: bin `b` (empty when bins are not observed).
     bin_counts: [Vec<u64>; COUNTS],
 }
 
-/// The recorder of one run.
+/// End-to-end latency of one source's requests (or every source's), when
+/// observed ([`Observe::e2e_latency`]): the run, each window (or the
+/// samples outside it), and each bin when bins are observed.
+#[derive(Debug, Clone)]
+struct SourceRecord {
+    run: LatencyHistogram,
+    windows: Vec<LatencyHistogram>,
+    bins: Option<BinnedLatency>,
+}
+
+/// The recorder of one run. It records what its [`Observe`] asks for:
+/// the counters over the run and per window always; latency histograms,
+/// gauges, end-to-end latency and per-bin stretches only when asked, and
+/// nothing (no memory, no work per call) for the others.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Recorder {
     res: Resolution,
     bin_ticks: u64,
+    /// The series bins, when observed.
     bins: Option<Bins>,
     /// The bin of the last count (most counts fall in it).
     cursor: BinCursor,
     windows: Vec<(Time, Time)>,
+    /// Per window: its histograms hold the samples outside it instead
+    /// (`record_windows`).
+    outside: Vec<bool>,
     nodes: Vec<NodeRecord>,
-    /// Per source, then one for all sources: the run, each window (and
-    /// whether it holds the samples outside it, as `window_outside`) and
-    /// each bin. With one source, "all" is that source's and is not
-    /// recorded twice.
-    sources: Vec<(
-        LatencyHistogram,
-        Vec<LatencyHistogram>,
-        Vec<bool>,
-        BinnedLatency,
-    )>,
+    /// Per source, then one for all sources; completed requests' first,
+    /// then failed requests'. With one source, "all" is that source's and
+    /// is not recorded twice. Empty when end-to-end latency is not
+    /// observed.
+    sources: Vec<SourceRecord>,
+    /// How many sources the run has.
+    source_count: usize,
+    observe: Observe,
     pub(super) calls: CallAccounting,
 }
 
@@ -103,7 +133,9 @@ pub fn default_bin(ticks: u64, tick_ms: Option<u64>) -> u64 {
 
 impl Recorder {
     /// A recorder for `nodes` nodes and `sources` sources over
-    /// `start..end`, with named windows `windows` (`from..to`, end excluded).
+    /// `start..end`, with named windows `windows` (`from..to`, end
+    /// excluded), recording what `observe` asks for.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn new(
         res: Resolution,
         start: Time,
@@ -112,8 +144,13 @@ impl Recorder {
         windows: Vec<(Time, Time)>,
         nodes: usize,
         sources: usize,
+        observe: Observe,
     ) -> Self {
-        let bins = Bins::new(start, end, res.ticks(bin_ticks));
+        let series = Bins::new(start, end, res.ticks(bin_ticks));
+        let bins = observe.bins.then_some(series);
+        // Gauges without bins keep one bin over the whole run, which no
+        // one reads: their run and window levels are exact either way.
+        let gauge_bins = bins.unwrap_or(Bins::new(start, end, end.since(start)));
         let w = windows.len();
         // A window over half the run or more keeps the samples outside it.
         let span = end.since(start).units();
@@ -122,29 +159,39 @@ impl Recorder {
             .map(|&(from, to)| to.since(from).units().saturating_mul(2) >= span)
             .collect();
         let node = NodeRecord {
-            latency: LatencyHistogram::new(),
-            window_latency: vec![LatencyHistogram::new(); w],
-            window_outside: outside.clone(),
-            queue: Gauge::new(bins, &windows),
-            busy: Gauge::new(bins, &windows),
+            latency: observe.node_latency.then(|| NodeLatency {
+                run: LatencyHistogram::new(),
+                windows: vec![LatencyHistogram::new(); w],
+                bins: bins.map(BinnedLatency::new),
+            }),
+            levels: observe.gauges.then(|| Levels {
+                queue: Gauge::new(gauge_bins, &windows),
+                busy: Gauge::new(gauge_bins, &windows),
+            }),
             counts: std::array::from_fn(|_| vec![0; 1 + w]),
-            bin_latency: BinnedLatency::new(bins),
-            bin_counts: std::array::from_fn(|_| vec![0; bins.count]),
+            bin_counts: std::array::from_fn(|_| vec![0; bins.map_or(0, |b| b.count)]),
         };
-        let source = (
-            LatencyHistogram::new(),
-            vec![LatencyHistogram::new(); w],
-            outside,
-            BinnedLatency::new(bins),
-        );
+        let source = SourceRecord {
+            run: LatencyHistogram::new(),
+            windows: vec![LatencyHistogram::new(); w],
+            bins: bins.map(BinnedLatency::new),
+        };
+        let source_records = if observe.e2e_latency {
+            vec![source; 2 * (sources + 1)]
+        } else {
+            Vec::new()
+        };
         Recorder {
             res,
             bin_ticks,
-            bins: Some(bins),
+            bins,
             cursor: BinCursor::default(),
             nodes: vec![node; nodes],
-            sources: vec![source; 2 * (sources + 1)],
+            sources: source_records,
+            source_count: sources,
             windows,
+            outside,
+            observe,
             calls: CallAccounting::default(),
         }
     }
@@ -173,16 +220,14 @@ impl Recorder {
     /// A call answered at `node` at `now` after `d` there.
     #[inline]
     pub(super) fn latency(&mut self, node: usize, now: Time, d: Duration) {
-        let r = &mut self.nodes[node];
-        record_windows(
-            &self.windows,
-            &r.window_outside,
-            &mut r.window_latency,
-            now,
-            d,
-        );
-        r.latency.record(d);
-        r.bin_latency.record(now, d);
+        let Some(l) = &mut self.nodes[node].latency else {
+            return;
+        };
+        record_windows(&self.windows, &self.outside, &mut l.windows, now, d);
+        l.run.record(d);
+        if let Some(b) = &mut l.bins {
+            b.record(now, d);
+        }
     }
 
     /// A call that arrived at `node` at `arrived` was answered with
@@ -208,135 +253,71 @@ impl Recorder {
     /// failed: the two are kept apart, since a failed request's latency is
     /// often the deadline it waited out, not a time to an answer.
     pub(super) fn end_to_end(&mut self, source: usize, now: Time, d: Duration, ok: bool) {
-        let all = self.sources.len() / 2 - 1;
+        if self.sources.is_empty() {
+            return;
+        }
+        let all = self.source_count;
         let one = if all == 1 { None } else { Some(all) };
         // Completed requests' histograms first, then failed requests'.
         let base = if ok { 0 } else { all + 1 };
         for s in std::iter::once(source).chain(one) {
             let r = &mut self.sources[base + s];
-            record_windows(&self.windows, &r.2, &mut r.1, now, d);
-            r.0.record(d);
-            r.3.record(now, d);
+            record_windows(&self.windows, &self.outside, &mut r.windows, now, d);
+            r.run.record(d);
+            if let Some(b) = &mut r.bins {
+                b.record(now, d);
+            }
         }
     }
 
     /// The queue of `node` changes by `delta` at `now`.
+    #[inline]
     pub(super) fn queue(&mut self, node: usize, now: Time, delta: i64) {
-        self.nodes[node].queue.add(now, delta);
+        if let Some(l) = &mut self.nodes[node].levels {
+            l.queue.add(now, delta);
+        }
     }
 
     /// Calls in service at `node` change by `delta` at `now`.
+    #[inline]
     pub(super) fn busy(&mut self, node: usize, now: Time, delta: i64) {
-        self.nodes[node].busy.add(now, delta);
+        if let Some(l) = &mut self.nodes[node].levels {
+            l.busy.add(now, delta);
+        }
     }
 
-    /// The plain observations, with levels counted up to `end`.
+    /// The plain observations, with levels counted up to `end`: what was
+    /// not observed is left empty (default quantiles and levels, no bins,
+    /// no distribution), and `observed` says so.
     pub(super) fn finish(self, end: Time) -> TimedObservations {
         let windows = self.windows.len();
+        let outside = &self.outside;
         let nodes = self
             .nodes
             .into_iter()
-            .map(|mut r| {
-                r.queue.hold_until(end);
-                r.busy.hold_until(end);
-                let count = |what: Count, i: usize| r.counts[what as usize][i];
-                let levels = |i: usize| {
-                    if i == 0 {
-                        (
-                            r.queue.mean_until(end),
-                            r.queue.peak(),
-                            r.queue.level(),
-                            r.busy.mean_until(end),
-                            r.busy.peak(),
-                        )
-                    } else {
-                        (
-                            r.queue.window_mean(i - 1),
-                            r.queue.window_max(i - 1),
-                            r.queue.window_end(i - 1),
-                            r.busy.window_mean(i - 1),
-                            r.busy.window_max(i - 1),
-                        )
-                    }
-                };
-                let stretch = |i: usize, latency: Quantiles| {
-                    let (queue_mean, queue_max, queue_end, in_service_mean, in_service_max) =
-                        levels(i);
-                    Stretch {
-                        latency,
-                        timeouts: count(Count::Timeout, i),
-                        overflow: count(Count::Overflow, i),
-                        queue_timeouts: count(Count::QueueTimeout, i),
-                        throttled: count(Count::Throttled, i),
-                        cancelled: count(Count::Cancelled, i),
-                        wasted_calls: count(Count::WastedCalls, i),
-                        wasted_busy: count(Count::WastedBusy, i),
-                        answered_ok: count(Count::AnsweredOk, i),
-                        admitted: count(Count::Admitted, i),
-                        waited: count(Count::Waited, i),
-                        queue_mean,
-                        queue_max,
-                        queue_end,
-                        in_service_mean,
-                        in_service_max,
-                    }
-                };
-                let run = stretch(0, r.latency.quantiles());
-                let ws = (0..windows)
-                    .map(|w| {
-                        let h = &r.window_latency[w];
-                        stretch(1 + w, window_quantiles(&r.latency, h, r.window_outside[w]))
-                    })
-                    .collect();
-                let bin_count = |what: Count, b: usize| r.bin_counts[what as usize][b];
-                let queue_ends = r.queue.bin_ends();
-                let bins = r
-                    .bin_latency
-                    .clone()
-                    .finish()
-                    .into_iter()
-                    .enumerate()
-                    .map(|(b, latency)| Stretch {
-                        latency,
-                        timeouts: bin_count(Count::Timeout, b),
-                        overflow: bin_count(Count::Overflow, b),
-                        queue_timeouts: bin_count(Count::QueueTimeout, b),
-                        throttled: bin_count(Count::Throttled, b),
-                        cancelled: bin_count(Count::Cancelled, b),
-                        wasted_calls: bin_count(Count::WastedCalls, b),
-                        wasted_busy: bin_count(Count::WastedBusy, b),
-                        answered_ok: bin_count(Count::AnsweredOk, b),
-                        admitted: bin_count(Count::Admitted, b),
-                        waited: bin_count(Count::Waited, b),
-                        queue_mean: r.queue.bin_mean(b),
-                        queue_max: r.queue.bin_max(b),
-                        queue_end: queue_ends.get(b).copied().unwrap_or(0),
-                        in_service_mean: r.busy.bin_mean(b),
-                        in_service_max: r.busy.bin_max(b),
-                    })
-                    .collect();
-                TimedNode {
-                    run,
-                    windows: ws,
-                    bins,
-                    distribution: r.latency.buckets(),
-                    queue: None,
-                }
-            })
+            .map(|r| finish_node(r, end, windows, outside))
             .collect();
-        let mut sources: Vec<TimedSource> = self
-            .sources
-            .into_iter()
-            .map(|(run, ws, outside, bins)| TimedSource {
-                run: run.quantiles(),
-                windows: ws
-                    .iter()
-                    .zip(&outside)
-                    .map(|(h, &outside)| window_quantiles(&run, h, outside))
-                    .collect(),
-                bins: bins.finish(),
-            })
-            .collect();
+        let empty = TimedSource {
+            windows: vec![Quantiles::default(); windows],
+            ..TimedSource::default()
+        };
+        let mut sources: Vec<TimedSource> = if self.sources.is_empty() {
+            vec![empty; 2 * (self.source_count + 1)]
+        } else {
+            self.sources
+                .into_iter()
+                .map(|r| TimedSource {
+                    run: r.run.quantiles(),
+                    windows: r
+                        .windows
+                        .iter()
+                        .zip(outside)
+                        .map(|(h, &outside)| window_quantiles(&r.run, h, outside))
+                        .collect(),
+                    bins: r.bins.map(BinnedLatency::finish).unwrap_or_default(),
+                })
+                .collect()
+        };
         // Completed requests' sources and "all", then failed requests'.
         let mut failed_sources = sources.split_off(sources.len() / 2);
         let all_of = |sources: &mut Vec<TimedSource>| {
@@ -356,7 +337,132 @@ impl Recorder {
             all,
             failed,
             calls: self.calls,
+            observed: self.observe,
         }
+    }
+}
+
+/// One node's observations at `end`, with `windows` named windows (whose
+/// histograms hold the samples outside them where `outside` says so).
+fn finish_node(mut r: NodeRecord, end: Time, windows: usize, outside: &[bool]) -> TimedNode {
+    if let Some(l) = &mut r.levels {
+        l.queue.hold_until(end);
+        l.busy.hold_until(end);
+    }
+    let binned = r.latency.as_mut().and_then(|l| l.bins.take());
+    let count = |what: Count, i: usize| r.counts[what as usize][i];
+    // (queue mean, max, end; in service mean, max) of the run (0) or
+    // window `i - 1`; zeros when levels were not observed.
+    let levels = |i: usize| match &r.levels {
+        None => (0.0, 0, 0, 0.0, 0),
+        Some(Levels { queue, busy }) if i == 0 => (
+            queue.mean_until(end),
+            queue.peak(),
+            queue.level(),
+            busy.mean_until(end),
+            busy.peak(),
+        ),
+        Some(Levels { queue, busy }) => (
+            queue.window_mean(i - 1),
+            queue.window_max(i - 1),
+            queue.window_end(i - 1),
+            busy.window_mean(i - 1),
+            busy.window_max(i - 1),
+        ),
+    };
+    let stretch = |i: usize, latency: Quantiles| {
+        let (queue_mean, queue_max, queue_end, in_service_mean, in_service_max) = levels(i);
+        Stretch {
+            latency,
+            timeouts: count(Count::Timeout, i),
+            overflow: count(Count::Overflow, i),
+            queue_timeouts: count(Count::QueueTimeout, i),
+            throttled: count(Count::Throttled, i),
+            cancelled: count(Count::Cancelled, i),
+            wasted_calls: count(Count::WastedCalls, i),
+            wasted_busy: count(Count::WastedBusy, i),
+            answered_ok: count(Count::AnsweredOk, i),
+            admitted: count(Count::Admitted, i),
+            waited: count(Count::Waited, i),
+            queue_mean,
+            queue_max,
+            queue_end,
+            in_service_mean,
+            in_service_max,
+        }
+    };
+    let run = stretch(
+        0,
+        r.latency
+            .as_ref()
+            .map_or_else(Quantiles::default, |l| l.run.quantiles()),
+    );
+    let ws = (0..windows)
+        .map(|w| {
+            let q = r.latency.as_ref().map_or_else(Quantiles::default, |l| {
+                window_quantiles(&l.run, &l.windows[w], outside[w])
+            });
+            stretch(1 + w, q)
+        })
+        .collect();
+    let bin_count = |what: Count, b: usize| r.bin_counts[what as usize][b];
+    let bin_levels = |b: usize, ends: &[u64]| match &r.levels {
+        None => (0.0, 0, 0, 0.0, 0),
+        Some(Levels { queue, busy }) => (
+            queue.bin_mean(b),
+            queue.bin_max(b),
+            ends.get(b).copied().unwrap_or(0),
+            busy.bin_mean(b),
+            busy.bin_max(b),
+        ),
+    };
+    let bin_count_n = r.bin_counts[0].len();
+    let queue_ends = r
+        .levels
+        .as_ref()
+        .filter(|_| bin_count_n > 0)
+        .map(|l| l.queue.bin_ends())
+        .unwrap_or_default();
+    let bin_latency: Vec<Quantiles> = match binned {
+        Some(b) => b.finish(),
+        None => vec![Quantiles::default(); bin_count_n],
+    };
+    let bins = bin_latency
+        .into_iter()
+        .enumerate()
+        .map(|(b, latency)| {
+            let (queue_mean, queue_max, queue_end, in_service_mean, in_service_max) =
+                bin_levels(b, &queue_ends);
+            Stretch {
+                latency,
+                timeouts: bin_count(Count::Timeout, b),
+                overflow: bin_count(Count::Overflow, b),
+                queue_timeouts: bin_count(Count::QueueTimeout, b),
+                throttled: bin_count(Count::Throttled, b),
+                cancelled: bin_count(Count::Cancelled, b),
+                wasted_calls: bin_count(Count::WastedCalls, b),
+                wasted_busy: bin_count(Count::WastedBusy, b),
+                answered_ok: bin_count(Count::AnsweredOk, b),
+                admitted: bin_count(Count::Admitted, b),
+                waited: bin_count(Count::Waited, b),
+                queue_mean,
+                queue_max,
+                queue_end,
+                in_service_mean,
+                in_service_max,
+            }
+        })
+        .collect();
+    TimedNode {
+        run,
+        windows: ws,
+        bins,
+        distribution: r
+            .latency
+            .as_ref()
+            .map(|l| l.run.buckets())
+            .unwrap_or_default(),
+        queue: None,
     }
 }
 
@@ -411,7 +517,16 @@ mod tests {
             (t(1), t(100)),
             (t(30), t(50)),
         ];
-        let mut r = Recorder::new(Resolution::TICKS, t(0), t(100), 10, windows.clone(), 1, 1);
+        let mut r = Recorder::new(
+            Resolution::TICKS,
+            t(0),
+            t(100),
+            10,
+            windows.clone(),
+            1,
+            1,
+            Observe::EVERYTHING,
+        );
         let mut own = vec![LatencyHistogram::new(); windows.len()];
         for i in 0..100u64 {
             // The largest sample first, outside most windows; a spread
