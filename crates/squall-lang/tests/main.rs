@@ -22,6 +22,8 @@
 //!   where written.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
+//! - [`serial`]: serial clients (`serial every ...`), resolved, formatted,
+//!   refused where written.
 
 mod bounds;
 mod clients;
@@ -33,6 +35,7 @@ mod kinds;
 mod resolve;
 mod robust;
 mod sending;
+mod serial;
 mod snapshots;
 mod traps;
 mod variants_timed;

@@ -186,12 +186,14 @@ impl Validator {
                     let mut deadline: Option<Timed> = None;
                     let mut clients: Option<Timed> = None;
                     let mut think: Option<Timed> = None;
+                    let mut serial: Option<Timed> = None;
                     for p in &decl.props {
                         match p {
                             SourceProp::Timed(t) => {
                                 let slot = match t.key.name.as_str() {
                                     "clients" => &mut clients,
                                     "think" => &mut think,
+                                    "serial" => &mut serial,
                                     _ => &mut deadline,
                                 };
                                 if slot.is_some() {
@@ -296,10 +298,12 @@ impl Validator {
                         &decl.name,
                         clients.as_ref(),
                         think.as_ref(),
+                        serial.as_ref(),
                         !rates.is_empty(),
                         !times.is_empty() || !ops.is_empty(),
                     );
                     if think.is_none()
+                        && serial.is_none()
                         && times.is_empty()
                         && ops.is_empty()
                         && !rates.iter().any(|r| r.during.is_none())
@@ -341,6 +345,7 @@ impl Validator {
                         deadline,
                         clients,
                         think,
+                        serial,
                     };
                     if let Some(sender) = feeds_to {
                         self.check_feed(decl, &sender);
