@@ -29,7 +29,7 @@
     "label latency ledger limit load lognormal low marker max max_receives " +
     "mean naive network_error none normal of on op optional path per " +
     "phase poison policies probes propagate pushback queue rate redeliver " +
-    "request response retry retry_after route rows sd seconds sequential " +
+    "request response retry retry_after route rows sd seconds sequential serial " +
     "stale_for status step then think timeout to unbounded uniform " +
     "unknown_attempts until " +
     "variants vs wait weight windows within work workers x";

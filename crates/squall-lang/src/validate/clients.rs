@@ -103,4 +103,17 @@ impl Validator {
             );
         }
     }
+
+    /// A source `name` that sends at a rate (no clients that think or are
+    /// serial, no `at` or `sequential`) needs a `rate` without `during`.
+    pub(super) fn check_base_rate(&mut self, name: &Ident, rates: &[RateAst]) {
+        if rates.iter().any(|r| r.during.is_none()) {
+            return;
+        }
+        self.err(
+            Diagnostic::new(format!("source `{}` has no base rate", name.name), name.span)
+                .label("no `rate` without `during`")
+                .help("add e.g. `rate 4/round`, or send at given times with `at [0ms, 200ms]`, or run operations with `sequential { op ... }`"),
+        );
+    }
 }

@@ -302,20 +302,9 @@ impl Validator {
                         !rates.is_empty(),
                         !times.is_empty() || !ops.is_empty(),
                     );
-                    if think.is_none()
-                        && serial.is_none()
-                        && times.is_empty()
-                        && ops.is_empty()
-                        && !rates.iter().any(|r| r.during.is_none())
-                    {
-                        self.err(
-                            Diagnostic::new(
-                                format!("source `{}` has no base rate", decl.name.name),
-                                decl.name.span,
-                            )
-                            .label("no `rate` without `during`")
-                            .help("add e.g. `rate 4/round`, or send at given times with `at [0ms, 200ms]`, or run operations with `sequential { op ... }`"),
-                        );
+                    let scheduled = !times.is_empty() || !ops.is_empty();
+                    if think.is_none() && serial.is_none() && !scheduled {
+                        self.check_base_rate(&decl.name, &rates);
                     }
                     let has_enters = decl
                         .props
