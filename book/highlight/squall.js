@@ -21,7 +21,7 @@
   // The other words of the grammar.
   var KEYWORDS =
     "after against aimd arrivals as at attempt attempts aws_adaptive " +
-    "body_error breaker bucket budget burst call cancel cap capacity " +
+    "batch body_error breaker bucket budget burst call cancel cap capacity " +
     "classified clients column consumers cooldown core date dead_letter " +
     "deadline decorrelated default discipline during end enters entries " +
     "equal_jitter errors every exponential fail failures field fixed from " +

@@ -22,9 +22,11 @@
 //!   where written.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
+//! - [`batches`]: a sender's records in bursts (`records N batch B per D`).
 //! - [`serial`]: serial clients (`serial every ...`), resolved, formatted,
 //!   refused where written.
 
+mod batches;
 mod bounds;
 mod clients;
 mod common;
