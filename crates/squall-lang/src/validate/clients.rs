@@ -59,7 +59,7 @@ impl Validator {
                     format!("source `{}` has both `serial` and `think`", name.name),
                     s.span,
                 )
-                .label("a serial client starts its next request a gap after the last one's start (or at its end, if later); a thinking client waits after the end")
+                .label("a serial client counts its gap from its last start; a thinking one waits after the end")
                 .help("keep `serial every ...` for serial clients, or `think ...` for a closed loop"),
             );
         } else if let (Some(s), true) = (serial, rates || other) {
