@@ -245,6 +245,12 @@ pub(crate) fn work_drivers(m: &squall_lang::Model) -> String {
                 s.name, c.count
             ));
         }
+        if matches!(c.serial, Some(LatencySpec::Constant(t)) if t <= 0.0) {
+            out.push(format!(
+                "source `{}`: each of its {} serial clients starts its next request the moment the last ends (`serial every 0`; give the clients a gap)",
+                s.name, c.count
+            ));
+        }
     }
     out.join("; ")
 }

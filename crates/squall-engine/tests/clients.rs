@@ -179,6 +179,7 @@ fn closed_loop(n: u32, think_ms: f64, service_ms: f64, ticks: u64) -> Model {
         clients: Some(ClientsSpec {
             count: n,
             think: Some(LatencySpec::Exponential { mean: think_ms }),
+            serial: None,
         }),
         ..Default::default()
     };
@@ -278,7 +279,11 @@ fn down_dependency(clients: Option<u32>) -> Model {
         name: "users".into(),
         entry: 0,
         rate: 1.0,
-        clients: clients.map(|count| ClientsSpec { count, think: None }),
+        clients: clients.map(|count| ClientsSpec {
+            count,
+            think: None,
+            serial: None,
+        }),
         ..Default::default()
     };
     let mut m = model(
@@ -348,6 +353,7 @@ fn herd(jitter: f64, seed: u64) -> Model {
         clients: Some(ClientsSpec {
             count: 200,
             think: None,
+            serial: None,
         }),
         ..Default::default()
     };

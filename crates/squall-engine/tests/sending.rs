@@ -23,6 +23,7 @@ fn study(records: u64, pool: f64, ceiling: f64, bad: f64, client: ClientSpec) ->
         records: RecordsSpec {
             count: records,
             rate: None,
+            batch: None,
         },
         feed: None,
         pool: PoolSpec {

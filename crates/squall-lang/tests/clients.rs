@@ -51,7 +51,8 @@ fn clients_make_an_open_or_a_closed_loop() {
         s[0].clients,
         Some(ClientsSpec {
             count: 200,
-            think: None
+            think: None,
+            serial: None,
         })
     );
     assert_eq!(s[0].arrivals, Arrivals::Poisson);
@@ -60,7 +61,8 @@ fn clients_make_an_open_or_a_closed_loop() {
         s[1].clients,
         Some(ClientsSpec {
             count: 20,
-            think: Some(LatencySpec::Exponential { mean: 1000.0 })
+            think: Some(LatencySpec::Exponential { mean: 1000.0 }),
+            serial: None,
         })
     );
     assert!(s[1].closed());

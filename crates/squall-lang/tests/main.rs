@@ -24,7 +24,11 @@
 //!   resolved, formatted, refused where written.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
+//! - [`batches`]: a sender's records in bursts (`records N batch B per D`).
+//! - [`serial`]: serial clients (`serial every ...`), resolved, formatted,
+//!   refused where written.
 
+mod batches;
 mod bounds;
 mod clients;
 mod common;
@@ -36,6 +40,7 @@ mod kinds;
 mod resolve;
 mod robust;
 mod sending;
+mod serial;
 mod snapshots;
 mod traps;
 mod variants_timed;

@@ -59,8 +59,8 @@ pub use observations::{AttemptRow, FinalStates, SendBin, SendObservations};
 pub use run::{estimate_bytes, run_senders, run_sending, MAX_RECORDS};
 pub use sender::tick_seconds;
 pub use spec::{
-    ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordsSpec, RetryAfterForm, SendSpec,
-    WindowCap,
+    ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordBatch, RecordsSpec, RetryAfterForm,
+    SendSpec, WindowCap,
 };
 pub use state::{check_attempts, IllegalAttempt, LoggedAttempt, Machine, SendState};
 pub use throttle_window::ThrottleWindow;

@@ -154,7 +154,8 @@ impl<'a> Sender<'a> {
     }
 
     /// Time 0: every record at once (then a dispatch), the first
-    /// creation of records at a rate, or the feed's first event.
+    /// creation of records at a rate or of a burst, or the feed's first
+    /// event.
     pub fn start(
         &mut self,
         provider: &mut Provider,
@@ -164,6 +165,11 @@ impl<'a> Sender<'a> {
             return self.feed_next(Time::ZERO, cal);
         }
         match self.spec.records.rate {
+            None if self.spec.records.batch.is_some() => {
+                if self.spec.records.count > 0 {
+                    cal.schedule_send(0, self.event(Kind::Create))?;
+                }
+            }
             None => {
                 for _ in 0..self.spec.records.count {
                     self.create(Time::ZERO);
@@ -208,6 +214,7 @@ impl<'a> Sender<'a> {
                 }
                 self.feed_next(now, cal)?;
             }
+            Kind::Create if self.spec.records.batch.is_some() => self.create_batch(now, cal)?,
             Kind::Create => {
                 self.create(now);
                 let n = self.records.len() as u64;
@@ -230,6 +237,31 @@ impl<'a> Sender<'a> {
             }
         }
         Ok(true)
+    }
+
+    /// Records in bursts (`records N batch B per D`): the burst due at
+    /// `now` makes B records (fewer for the last, so that N are made in
+    /// all), then the next burst is due one period after this one's time.
+    /// Burst k (from 0) is at k x D from tick 0, each burst before it
+    /// having made B.
+    fn create_batch(&mut self, now: Time, cal: &mut impl Calendar) -> Result<(), SimError> {
+        let (Some(batch), count) = (self.spec.records.batch, self.spec.records.count) else {
+            return Ok(());
+        };
+        let made = self.records.len() as u64;
+        for _ in made..count.min(made + batch.size) {
+            self.create(now);
+        }
+        let made = self.records.len() as u64;
+        if made < count {
+            let bursts = made / batch.size;
+            let next = self
+                .res
+                .at_tick(0)
+                .after(self.res.duration(bursts as f64 * batch.every));
+            cal.schedule_send(next.units().max(now.units()), self.event(Kind::Create))?;
+        }
+        Ok(())
     }
 
     /// Schedules the feed's next event after `now`, if it comes by the

@@ -4,6 +4,6 @@
 //! scenario's `provider` and `sender` blocks into them.
 
 pub use squall_lang::model::sending::{
-    ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordsSpec, RetryAfterForm, SendSpec,
-    WindowCap,
+    ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordBatch, RecordsSpec, RetryAfterForm,
+    SendSpec, WindowCap,
 };

@@ -26,6 +26,8 @@ pub struct SourceDecl {
     pub clients: Option<Timed>,
     /// `think ...` as written (a closed loop).
     pub think: Option<Timed>,
+    /// `serial every ...` as written (serial clients).
+    pub serial: Option<Timed>,
 }
 
 /// A source that feeds a sender (`enters outbox`, where `outbox` is a

@@ -156,9 +156,10 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                         SourceProp::At(p.into_inner().map(parse_at_time).collect::<Result<_>>()?)
                     }
                     Rule::request_prop => SourceProp::Request(parse_request(p)?),
-                    Rule::source_deadline | Rule::source_clients | Rule::think_prop => {
-                        SourceProp::Timed(parse_timed(p)?)
-                    }
+                    Rule::source_deadline
+                    | Rule::source_clients
+                    | Rule::think_prop
+                    | Rule::serial_prop => SourceProp::Timed(parse_timed(p)?),
                     Rule::sequential_block => {
                         let mut ops = Vec::new();
                         for op in p.into_inner() {

@@ -192,6 +192,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::source_deadline => "`deadline`",
         Rule::source_clients => "`clients`",
         Rule::think_prop => "`think`",
+        Rule::serial_prop => "`serial`",
         Rule::rate_ramp | Rule::kw_to => "`to`",
         Rule::fault_errors => "`errors`",
         Rule::dist_word => "a distribution (`lognormal`, `exponential`, `uniform`, `normal`, `table`)",

@@ -28,6 +28,7 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::source_deadline => "deadline",
         Rule::source_clients => "clients",
         Rule::think_prop => "think",
+        Rule::serial_prop => "serial",
         Rule::fault_errors => "errors",
         Rule::series_decl => "series",
         Rule::consumers_prop => "consumers",

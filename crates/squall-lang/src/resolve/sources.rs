@@ -2,7 +2,7 @@
 //! sequential client sends.
 
 use super::Cx;
-use crate::ast::RequestAst;
+use crate::ast::{RequestAst, Timed};
 use crate::decl::{Scenario, SourceDecl};
 use crate::diagnostic::Diagnostic;
 use crate::model::{
@@ -128,7 +128,7 @@ impl Scenario {
 pub const MAX_CLIENTS: u32 = 1_000_000;
 
 impl Scenario {
-    /// A source's `clients N` and `think ...`.
+    /// A source's `clients N`, `think ...` and `serial every ...`.
     fn clients(&self, s: &SourceDecl, cx: &mut Cx<'_>) -> Option<ClientsSpec> {
         let t = s.clients.as_ref()?;
         let v = t.value_after("")?;
@@ -148,7 +148,22 @@ impl Scenario {
             Some(t) => Some(self.latency(t, cx)?),
             None => None,
         };
-        Some(ClientsSpec { count, think })
+        let serial = match &s.serial {
+            // `serial every <distribution>`: the distribution follows `every`.
+            Some(t) => Some(self.latency(
+                &Timed {
+                    parts: t.parts.get(1..).unwrap_or_default().to_vec(),
+                    ..t.clone()
+                },
+                cx,
+            )?),
+            None => None,
+        };
+        Some(ClientsSpec {
+            count,
+            think,
+            serial,
+        })
     }
 }
 

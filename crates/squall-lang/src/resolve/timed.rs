@@ -175,19 +175,21 @@ impl Scenario {
         (any.then_some(server), caller)
     }
 
-    /// `latency ...` (or a source's `think ...`) as a distribution.
+    /// `latency ...` (or a source's `think ...`, or what follows `serial
+    /// every`) as a distribution.
     pub(super) fn latency(&self, t: &Timed, cx: &mut Cx<'_>) -> Option<LatencySpec> {
         let key = t.key.name.as_str();
         let Some(kind) = t.first_word() else {
-            let what = if key == "think" {
-                "a think time"
-            } else {
-                "a latency"
+            let what = match key {
+                "think" => "a think time",
+                "serial" => "a gap between a serial client's starts",
+                _ => "a latency",
             };
             return self.duration(t, "", what, cx).map(LatencySpec::Constant);
         };
+        let written = if key == "serial" { "serial every" } else { key };
         let need = |cx: &mut Cx<'_>, words: &str| {
-            let who = format!("`{key} {}`", kind.name);
+            let who = format!("`{written} {}`", kind.name);
             cx.errs.push(
                 Needs::new(&who, Need::Words(words))
                     .label("incomplete distribution")

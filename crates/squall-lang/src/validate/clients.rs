@@ -1,7 +1,8 @@
 //! A source's clients and ramps: `clients N` with a rate (an open loop
 //! whose requests each belong to a client) or with `think ...` (a closed
 //! loop, which sends when its clients do and so takes no `rate`, `at` or
-//! `sequential`); a ramp `rate A to B` needs the `during` it spans.
+//! `sequential`), or with `serial every ...` (serial clients, likewise
+//! without a schedule); a ramp `rate A to B` needs the `during` it spans.
 
 use crate::ast::{Ident, RateAst, Timed};
 use crate::diagnostic::Diagnostic;
@@ -24,23 +25,54 @@ impl Validator {
         false
     }
 
-    /// Checks `clients` and `think` on source `name`, which has `rate`
-    /// lines (`rates`) or an `at` / `sequential` schedule (`other`).
+    /// Checks `clients`, `think` and `serial` on source `name`, which has
+    /// `rate` lines (`rates`) or an `at` / `sequential` schedule (`other`).
     pub(super) fn check_clients(
         &mut self,
         name: &Ident,
         clients: Option<&Timed>,
         think: Option<&Timed>,
+        serial: Option<&Timed>,
         rates: bool,
         other: bool,
     ) {
+        let who = format!("source `{}`", name.name);
         if let (Some(t), None) = (think, clients) {
-            let who = format!("source `{}`", name.name);
             self.err(
                 Needs::new(&who, Need::Key("clients"))
                     .because("it thinks, and a closed loop needs its number of clients")
                     .help("add e.g. `clients 50`")
                     .at(t.span),
+            );
+        }
+        if let (Some(t), None) = (serial, clients) {
+            self.err(
+                Needs::new(&who, Need::Key("clients"))
+                    .because("its clients are serial, and it needs their number")
+                    .help("add e.g. `clients 50`")
+                    .at(t.span),
+            );
+        }
+        if let (Some(s), Some(_)) = (serial, think) {
+            self.err(
+                Diagnostic::new(
+                    format!("source `{}` has both `serial` and `think`", name.name),
+                    s.span,
+                )
+                .label("a serial client counts its gap from its last start; a thinking one waits after the end")
+                .help("keep `serial every ...` for serial clients, or `think ...` for a closed loop"),
+            );
+        } else if let (Some(s), true) = (serial, rates || other) {
+            self.err(
+                Diagnostic::new(
+                    format!(
+                        "source `{}` has serial clients (`serial`) and also a schedule",
+                        name.name
+                    ),
+                    s.span,
+                )
+                .label("serial clients send when their gaps and answers allow, not at a rate")
+                .help("remove its `rate`, `at` or `sequential`, or remove `serial` for an open loop of clients"),
             );
         }
         if let Some(t) = think {
@@ -57,7 +89,7 @@ impl Validator {
                     .help("remove its `rate`, `at` or `sequential`, or remove `think` for an open loop of clients"),
                 );
             }
-        } else if let (Some(c), true) = (clients, other) {
+        } else if let (Some(c), true, None) = (clients, other, serial) {
             self.err(
                 Diagnostic::new(
                     format!(
@@ -70,5 +102,18 @@ impl Validator {
                 .help("give the source a `rate`, or `think ...` for a closed loop"),
             );
         }
+    }
+
+    /// A source `name` that sends at a rate (no clients that think or are
+    /// serial, no `at` or `sequential`) needs a `rate` without `during`.
+    pub(super) fn check_base_rate(&mut self, name: &Ident, rates: &[RateAst]) {
+        if rates.iter().any(|r| r.during.is_none()) {
+            return;
+        }
+        self.err(
+            Diagnostic::new(format!("source `{}` has no base rate", name.name), name.span)
+                .label("no `rate` without `during`")
+                .help("add e.g. `rate 4/round`, or send at given times with `at [0ms, 200ms]`, or run operations with `sequential { op ... }`"),
+        );
     }
 }

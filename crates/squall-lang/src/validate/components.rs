@@ -186,12 +186,14 @@ impl Validator {
                     let mut deadline: Option<Timed> = None;
                     let mut clients: Option<Timed> = None;
                     let mut think: Option<Timed> = None;
+                    let mut serial: Option<Timed> = None;
                     for p in &decl.props {
                         match p {
                             SourceProp::Timed(t) => {
                                 let slot = match t.key.name.as_str() {
                                     "clients" => &mut clients,
                                     "think" => &mut think,
+                                    "serial" => &mut serial,
                                     _ => &mut deadline,
                                 };
                                 if slot.is_some() {
@@ -296,22 +298,13 @@ impl Validator {
                         &decl.name,
                         clients.as_ref(),
                         think.as_ref(),
+                        serial.as_ref(),
                         !rates.is_empty(),
                         !times.is_empty() || !ops.is_empty(),
                     );
-                    if think.is_none()
-                        && times.is_empty()
-                        && ops.is_empty()
-                        && !rates.iter().any(|r| r.during.is_none())
-                    {
-                        self.err(
-                            Diagnostic::new(
-                                format!("source `{}` has no base rate", decl.name.name),
-                                decl.name.span,
-                            )
-                            .label("no `rate` without `during`")
-                            .help("add e.g. `rate 4/round`, or send at given times with `at [0ms, 200ms]`, or run operations with `sequential { op ... }`"),
-                        );
+                    let scheduled = !times.is_empty() || !ops.is_empty();
+                    if think.is_none() && serial.is_none() && !scheduled {
+                        self.check_base_rate(&decl.name, &rates);
                     }
                     let has_enters = decl
                         .props
@@ -341,6 +334,7 @@ impl Validator {
                         deadline,
                         clients,
                         think,
+                        serial,
                     };
                     if let Some(sender) = feeds_to {
                         self.check_feed(decl, &sender);

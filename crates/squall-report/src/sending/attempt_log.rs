@@ -253,6 +253,7 @@ mod tests {
             records: RecordsSpec {
                 count: 3000,
                 rate: None,
+                batch: None,
             },
             feed: None,
             pool: PoolSpec {

@@ -59,7 +59,9 @@
 //! at once, so a cascade of hedges (10 layers of 5: about 12 million calls
 //! for one request) is seen in both the work and the memory. A closed loop
 //! (`clients N  think ...`) sends N requests per cycle of a think time and
-//! a request's time: `N x run / (think + time)` over the run.
+//! a request's time: `N x run / (think + time)` over the run. Serial
+//! clients (`serial every ...`) send one a client per max(gap, time), at
+//! least one per gap + time: `N x run / (gap + time)`, a lower bound.
 
 use std::mem::size_of;
 
@@ -237,12 +239,16 @@ pub fn estimate(m: &Model) -> Estimate {
             }
         }
         let (sent, peak) = match &s.clients {
-            // A closed loop: each client sends, waits for the end, thinks.
+            // A closed loop: each client sends, waits for the end, thinks;
+            // a serial client starts once per max(gap, time), for which
+            // gap + time is an upper bound, so the count stays a lower one.
             Some(ClientsSpec {
                 count,
-                think: Some(think),
-            }) => {
-                let cycle = think.mean() + time;
+                think,
+                serial,
+            }) if think.is_some() || serial.is_some() => {
+                let gap = think.as_ref().or(serial.as_ref()).map_or(0.0, |g| g.mean());
+                let cycle = gap + time;
                 let sent = if cycle > 0.0 {
                     f64::from(*count) * ticks as f64 / cycle
                 } else {

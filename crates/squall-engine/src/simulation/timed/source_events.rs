@@ -17,7 +17,7 @@ impl Timed {
     /// The first event of every source of `model`, in the order of the
     /// sources, at the run's first tick (none when the run has no tick):
     /// a rate source's first request, every client of a closed loop
-    /// thinking, an `at` source's first time, a sequential source's first
+    /// thinking (or waiting its first serial gap), an `at` source's first time, a sequential source's first
     /// operation. `streams` holds the sources' random streams.
     pub(super) fn start_sources(
         &mut self,
@@ -92,8 +92,10 @@ impl Timed {
     }
 
     /// A request of source `s` (described by `spec`) from `client` ended
-    /// at `now`: a closed loop's client thinks and sends its next (nothing
-    /// for an open-loop source). Inlined: an open loop pays one test.
+    /// at `now`: a closed loop's client thinks and sends its next, a serial
+    /// client sends its next one gap after the last start or now if later
+    /// (nothing for an open-loop source). Inlined: an open loop pays one
+    /// test.
     #[inline]
     pub(super) fn client_done(
         &mut self,
@@ -110,7 +112,7 @@ impl Timed {
 
     #[inline(never)]
     fn think_then_send(&mut self, now: Time, s: usize, client: u32) -> Result<(), SimError> {
-        if let Some(at) = self.sources.next_think(now, s, self.end) {
+        if let Some(at) = self.sources.next_send(now, s, client, self.end) {
             let source = s as u32;
             self.events
                 .schedule(at.units(), Event::Think { source, client })?;

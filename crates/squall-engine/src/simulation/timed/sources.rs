@@ -21,6 +21,18 @@
 //! throughput follows the interactive response-time law `X = N / (R + Z)`
 //! (R the mean response time, Z the mean think time). Draws are taken in
 //! event order: client 0..N at the start, then one per ended request.
+//!
+//! # Serial clients
+//!
+//! A source with `clients N  serial every ...` has N serial clients, the
+//! rule of mbrooker's retry_sim `SerialClient` (client.py, `gen_load`):
+//! each keeps one request in flight, and when it ends (as above, after all
+//! its tries) the client draws a gap G from the source's `serial/<s>`
+//! stream and starts its next request at `max(end, last start + G)` — at
+//! once if the request took longer than the gap. At the run's start each
+//! client's last start is the start itself, so its first request goes one
+//! gap in. Each client then starts about once a gap while its requests
+//! are shorter than the gaps, and its throughput is `1 / E[max(R, G)]`.
 
 use squall_lang::{Model, SourceSpec};
 
@@ -34,8 +46,21 @@ use crate::time::{Duration, Resolution, Time};
 pub(in crate::simulation) struct TimedSources {
     /// Per source: its open loop's gaps.
     open: Vec<OpenLoop>,
-    /// Per closed-loop source: its think time and the stream it draws from.
-    think: Vec<Option<(Latency, Stream)>>,
+    /// Per closed-loop source: its think time or serial gap and the
+    /// stream it draws from.
+    think: Vec<Option<ClientGaps>>,
+}
+
+/// How the clients of one closed-loop source space their requests.
+#[derive(Debug)]
+struct ClientGaps {
+    /// The think time, or the serial gap.
+    latency: Latency,
+    /// The stream it draws from (`think/<s>` or `serial/<s>`).
+    stream: Stream,
+    /// Serial clients: each one's last start (the run's start before its
+    /// first). Empty for a closed loop that thinks.
+    last_start: Vec<Time>,
 }
 
 impl TimedSources {
@@ -49,11 +74,20 @@ impl TimedSources {
                 .iter()
                 .enumerate()
                 .map(|(s, spec)| {
-                    let think = spec.clients.as_ref()?.think.as_ref()?;
-                    Some((
-                        Latency::new(think, 0.0, res),
-                        Stream::new(seed, &format!("think/{s}")),
-                    ))
+                    let c = spec.clients.as_ref()?;
+                    if let Some(think) = &c.think {
+                        return Some(ClientGaps {
+                            latency: Latency::new(think, 0.0, res),
+                            stream: Stream::new(seed, &format!("think/{s}")),
+                            last_start: Vec::new(),
+                        });
+                    }
+                    let start = res.at_tick(model.start);
+                    Some(ClientGaps {
+                        latency: Latency::new(c.serial.as_ref()?, 0.0, res),
+                        stream: Stream::new(seed, &format!("serial/{s}")),
+                        last_start: vec![start; c.count as usize],
+                    })
                 })
                 .collect(),
         }
@@ -62,12 +96,6 @@ impl TimedSources {
     /// True when source `s`'s pending event sends a request.
     pub(in crate::simulation) fn sends(&self, s: usize) -> bool {
         self.open[s].sends()
-    }
-
-    /// A think time of closed-loop source `s`.
-    fn think(&mut self, s: usize) -> Option<Duration> {
-        let (latency, stream) = self.think.get_mut(s)?.as_mut()?;
-        Some(latency.sample_loaded(stream, 0))
     }
 
     /// When rate source `s` (described by `spec`) has its next event after
@@ -87,11 +115,28 @@ impl TimedSources {
         (at < end).then_some(at)
     }
 
-    /// When a client of closed-loop source `s` that starts thinking at
-    /// `now` sends: one think time later; `None` when the source does not
-    /// think, or at or past the run's `end`.
-    pub(super) fn next_think(&mut self, now: Time, s: usize, end: Time) -> Option<Time> {
-        let at = now.after(self.think(s)?);
+    /// When `client` of closed-loop source `s`, whose last request ended
+    /// at `now` (or which starts at `now`, the run's start), sends its
+    /// next: one think time later, or for a serial client at
+    /// `max(now, last start + gap)`; `None` when the source has no such
+    /// clients, or at or past the run's `end`.
+    pub(super) fn next_send(
+        &mut self,
+        now: Time,
+        s: usize,
+        client: u32,
+        end: Time,
+    ) -> Option<Time> {
+        let gaps = self.think.get_mut(s)?.as_mut()?;
+        let drawn: Duration = gaps.latency.sample_loaded(&mut gaps.stream, 0);
+        let at = match gaps.last_start.get_mut(client as usize) {
+            Some(last) => {
+                let at = last.after(drawn).max(now);
+                *last = at;
+                at
+            }
+            None => now.after(drawn),
+        };
         (at < end).then_some(at)
     }
 }

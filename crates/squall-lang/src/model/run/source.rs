@@ -57,9 +57,13 @@ impl SourceSpec {
         self.periods.iter().any(|p| p.to_rate.is_some())
     }
 
-    /// True for a closed-loop source (`clients N  think ...`).
+    /// True for a closed-loop source: its clients send when their last
+    /// request allows (`clients N  think ...` or `clients N  serial every
+    /// ...`), not at a rate.
     pub fn closed(&self) -> bool {
-        self.clients.as_ref().is_some_and(|c| c.think.is_some())
+        self.clients
+            .as_ref()
+            .is_some_and(|c| c.think.is_some() || c.serial.is_some())
     }
 }
 

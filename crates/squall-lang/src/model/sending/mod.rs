@@ -17,6 +17,6 @@ mod spec;
 pub use adaptive::{AdaptiveSpec, AimdSpec};
 pub use codes::{Classifier, CodeClass, CodeMatch, ProviderCode};
 pub use spec::{
-    ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordsSpec, RetryAfterForm, SendSpec,
-    WindowCap, MAX_RECORDS,
+    ClassifiedSpec, ClientSpec, PoolSpec, ProviderSpec, RecordBatch, RecordsSpec, RetryAfterForm,
+    SendSpec, WindowCap, MAX_RECORDS,
 };

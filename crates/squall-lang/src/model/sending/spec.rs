@@ -51,8 +51,23 @@ pub struct SendSpec {
 pub struct RecordsSpec {
     /// How many.
     pub count: u64,
-    /// Created at this rate \[per tick\] from tick 0; `None`: all at tick 0.
+    /// Created at this rate \[per tick\] from tick 0; `None`: all at tick 0
+    /// (or in bursts, with `batch`).
     pub rate: Option<f64>,
+    /// Created in bursts (`records 48000 batch 500 per 1min`): `size`
+    /// records at once at ticks 0, `every`, 2 x `every`, ... until `count`
+    /// are made (the last burst may be smaller). `None` unless written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch: Option<RecordBatch>,
+}
+
+/// Records created in bursts: see [`RecordsSpec::batch`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct RecordBatch {
+    /// Records per burst (at least 1).
+    pub size: u64,
+    /// Time from one burst to the next \[ticks\] (more than 0).
+    pub every: f64,
 }
 
 /// A pool of senders at a token rate.

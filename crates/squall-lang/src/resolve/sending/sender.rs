@@ -9,7 +9,7 @@ use crate::model::{Schedule, SourceSpec};
 use crate::needs::{Need, Needs};
 use crate::units;
 
-use super::reader::{positive, Parts, Reader};
+use super::reader::{part_span, positive, Parts, Reader};
 
 const SENDER_KEYS: [&str; 18] = [
     "records",
@@ -69,6 +69,7 @@ impl Reader<'_> {
             (Some((_, spec)), None) => Some(RecordsSpec {
                 count: expected_records(spec, ticks),
                 rate: None,
+                batch: None,
             }),
             (None, None) => {
                 self.errs.push(
@@ -93,8 +94,9 @@ impl Reader<'_> {
                     });
                     rate = Some(self.keep(r)?);
                 }
+                let batch = self.batch(&mut parts, rate.is_some())?;
                 self.end(&mut parts);
-                Some(RecordsSpec { count, rate })
+                Some(RecordsSpec { count, rate, batch })
             }),
         };
         let senders = Self::find(&settings, "senders").map_or(Some(1), |s| self.count(s));
@@ -312,6 +314,49 @@ impl Reader<'_> {
             jitter_cap,
             honor_retry_after: honor?,
         })
+    }
+
+    /// `batch B per D` after `records N` (and after its rate, if written,
+    /// which `rated` says): N records made B at a time, every D from tick
+    /// 0. `Some(None)` when the setting has no `batch`; `None` after an
+    /// error, which is pushed.
+    fn batch(&mut self, parts: &mut Parts<'_>, rated: bool) -> Option<Option<RecordBatch>> {
+        if !parts.peek_word("batch") {
+            return Some(None);
+        }
+        let word = parts.next().map(part_span)?;
+        if rated {
+            self.errs.push(
+                Diagnostic::new("records made at a rate and in batches", word)
+                    .label("`at` a rate, or `batch`, not both")
+                    .help("keep one: `records 48000 at 14/s` spreads them evenly, `records 48000 batch 500 per 1min` makes 500 at a time"),
+            );
+            return None;
+        }
+        let v = self.value(parts, "a number of records such as `500`")?;
+        let r = self.s.conv(v, self.o, |v| {
+            units::count(v, "a batch").and_then(|n| positive(n as f64, v, "a batch").map(|_| n))
+        });
+        let size = self.keep(r)?;
+        if !parts.peek_word("per") {
+            let d = match parts.next() {
+                Some(p) => parts
+                    .takes("`per` and a duration such as `1min`")
+                    .at(part_span(p)),
+                None => parts.missing("`per` and a duration such as `1min`"),
+            };
+            self.errs.push(d);
+            return None;
+        }
+        parts.i += 1;
+        let clock = self.s.clock;
+        let v = self.value(parts, "a duration such as `1min`")?;
+        let r = self.s.conv(v, self.o, |v| {
+            units::fine_ticks(v, clock, "a batch's period")
+                .and_then(|t| positive(t, v, "a batch's period"))
+        });
+        let every = self.keep(r)?;
+        Some(Some(RecordBatch { size, every }))
     }
 }
 
