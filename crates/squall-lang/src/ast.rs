@@ -562,6 +562,9 @@ pub struct RetryAst {
     /// `pushback grpc|retry_after { ... }`
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pushback: Option<KindBlockAst>,
+    /// `gate 10%`: the number before the sign.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Value>,
     /// `retry name`: a named policy instead of a block.
     pub named: Option<Ident>,
     /// The whole block.
@@ -1045,6 +1048,7 @@ impl RetryAst {
             .iter()
             .chain(self.deadline.iter())
             .chain(self.unknown_attempts.iter())
+            .chain(self.gate.iter())
             .for_each(&mut *f);
         if let Some(p) = &self.pushback {
             p.fields.iter().for_each(|(_, v)| f(v));

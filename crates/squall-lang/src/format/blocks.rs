@@ -190,6 +190,7 @@ pub(super) fn retry_children(p: &mut Printer<'_>, r: &RetryAst) -> Vec<Node> {
         retry_after,
         unknown_attempts,
         pushback,
+        gate,
         named: _,
         span: _,
     } = r;
@@ -236,6 +237,12 @@ pub(super) fn retry_children(p: &mut Printer<'_>, r: &RetryAst) -> Vec<Node> {
         children.push(Printer::leaf(
             format!("unknown_attempts {}", value_text(u)),
             span_at(u.span),
+        ));
+    }
+    if let Some(g) = gate {
+        children.push(Printer::leaf(
+            format!("gate {}%", value_text(g)),
+            span_at(g.span),
         ));
     }
     children

@@ -20,6 +20,7 @@ pub(super) fn empty_retry(span: Span) -> RetryAst {
         retry_after: None,
         unknown_attempts: None,
         pushback: None,
+        gate: None,
         named: None,
         span,
     }
@@ -89,6 +90,12 @@ pub(super) fn retry_prop(retry: &mut RetryAst, p: Pair<'_, Rule>) -> Result<()> 
                 return Err(twice("pushback"));
             }
             retry.pushback = Some(parse_kind_block(p)?);
+        }
+        Rule::gate_prop => {
+            if retry.gate.is_some() {
+                return Err(twice("gate"));
+            }
+            retry.gate = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?);
         }
         other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
     }

@@ -1,0 +1,163 @@
+//! The retry gate on a failure ratio (`retry { ... gate 10% }`), the
+//! "circuit breaker on retries" of mbrooker's `retry_sim`
+//! (`retry_sim/retry_strategy.py`, `CircuitBreakerRetryStrategy`): per
+//! client, `calls` counts requests, `failures` counts failed tries
+//! (retries' too), and right after a failure is counted a retry goes only
+//! if `failures / calls <= max_rate`. Every expected value below is worked
+//! by hand from that rule; counts are exact, so no tolerance.
+//!
+//! Each model takes no time; it runs on the zero-time path as written and
+//! again forced through the timed path (both drive the same caller side),
+//! and both must give the same counts: the dependency answers by a script
+//! over its calls, or fails every call, and each model's requests are far
+//! enough apart (or all fail the same) that the order of tries inside a
+//! tick cannot change what the gate reads.
+
+use squall_engine::{Observations, Simulation};
+use squall_lang::RunKey;
+
+/// `text`'s first variant on the zero-time path, then forced through the
+/// timed path; both account for every request.
+fn both_paths(text: &str) -> [Observations; 2] {
+    let s = squall_lang::load("test.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
+    [false, true].map(|force| {
+        let b = Simulation::builder(&m);
+        let b = if force { b.force_timed() } else { b };
+        let obs = b
+            .build()
+            .and_then(|s| s.run())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(obs.accounting.balances(), "{:?}", obs.accounting);
+        assert_eq!(obs.timed.is_some(), force, "the path taken");
+        obs
+    })
+}
+
+fn sum(v: &[u32]) -> u64 {
+    v.iter().map(|&x| u64::from(x)).sum()
+}
+
+fn calls(obs: &Observations, i: usize) -> u64 {
+    sum(&obs.nodes[i].calls)
+}
+
+fn refused(obs: &Observations, i: usize) -> u64 {
+    sum(&obs.nodes[i].retries_refused)
+}
+
+/// `app` retries up to 3 times (`attempts 4`, the study's
+/// `NRetriesFactory(3)`) under `gate`; `db` answers `script`; `source`
+/// is the source's settings after `enters app`.
+fn model(gate: &str, script: &str, source: &str) -> String {
+    format!(
+        r#"scenario "gate" {{
+  clock ms
+  run 300ms
+  source users {{ enters app  {source} }}
+  chain app -> db
+  service app {{ retry {{ attempts 4  backoff fixed 1ms  {gate} }} }}
+  endpoint db {{ default {{ {script} }} }}
+}}
+"#
+    )
+}
+
+/// A hand-worked trace with a partial failure rate, one client (the
+/// node's own counts), one request every 10 ms (30 in 300 ms), each
+/// request's retries 1 ms apart, so a request is over before the next
+/// starts. db answers 200 to its first 19 calls, 503 to calls 20..23,
+/// then 200.
+///
+/// * requests 1..19: one call each, calls 19, failures 0;
+/// * request 20 (call 20, 503): calls 20, failures 1, 1/20 = 0.05 <= 0.1,
+///   retry; call 21 (503): failures 2, 2/20 = 0.1 <= 0.1 (at the
+///   threshold still retries), retry; call 22 (503): 3/20 = 0.15 > 0.1,
+///   refused: the request fails after 3 of its 4 tries;
+/// * request 21 (call 23, 503): calls 21, failures 4, 4/21 > 0.1, refused
+///   at its first failure: it fails after 1 try;
+/// * requests 22..30: call 24 on, 200: 9 calls.
+///
+/// db calls 19 + 3 + 1 + 9 = 32, retries refused 2, requests dropped 2.
+/// Without the gate request 20 makes all 4 tries (calls 20..23), request
+/// 21 gets call 24 (200): 33 calls, 1 dropped.
+#[test]
+fn the_ratio_crosses_the_threshold_in_a_hand_worked_trace() {
+    let script = "200 x 19 then 503 x 4 then 200";
+    for obs in both_paths(&model("gate 10%", script, "rate 100/s")) {
+        assert_eq!(obs.accounting.entered, 30, "requests");
+        assert_eq!(calls(&obs, 1), 32, "db calls");
+        assert_eq!(refused(&obs, 0), 2, "retries refused by the gate");
+        assert_eq!(obs.accounting.dropped, 2, "requests failed");
+    }
+    for obs in both_paths(&model("", script, "rate 100/s")) {
+        assert_eq!(calls(&obs, 1), 33, "db calls without the gate");
+        assert_eq!(refused(&obs, 0), 0);
+        assert_eq!(obs.accounting.dropped, 1);
+    }
+}
+
+/// The issue's case: 1 000 small clients (picked in turn) and a db that
+/// fails every call. A client's first request fails with calls 1,
+/// failures 1: 1/1 > 0.1, refused; its ratio only grows after that
+/// ((k + j) / k for k requests, j >= k failures). So no retry ever goes:
+/// calls per request exactly 1.00, and every request's one retry asked
+/// for is refused. 4 000 requests (4/ms over 1 s) give every client 4.
+#[test]
+fn many_clients_never_retry_against_a_failing_server() {
+    let text = model("gate 10%", "503", "rate 4/ms  clients 1000").replace("300ms", "1s");
+    for obs in both_paths(&text) {
+        let entered = obs.accounting.entered;
+        assert_eq!(entered, 4000, "requests");
+        assert_eq!(calls(&obs, 1), entered, "one call per request");
+        assert_eq!(refused(&obs, 0), entered, "every retry refused");
+        assert_eq!(obs.accounting.dropped, entered);
+    }
+}
+
+/// The counts are per client. At `gate 100%` against a db that fails
+/// every call, a client's first failure reads 1/1 <= 1 and retries; the
+/// retry's failure reads 2/1 > 1 and is refused; every later request of
+/// that client adds one call and at least one failure, so its ratio stays
+/// above 1 ((k + 1 + j) / k) and it never retries again. Each of the 1 000
+/// clients therefore makes exactly one retry: db calls = requests + 1 000.
+/// One gate shared by the node would make one retry in all (requests + 1).
+#[test]
+fn each_client_keeps_its_own_counts() {
+    let text = model("gate 100%", "503", "rate 4/ms  clients 1000").replace("300ms", "1s");
+    for obs in both_paths(&text) {
+        let entered = obs.accounting.entered;
+        assert_eq!(entered, 4000, "requests");
+        assert_eq!(calls(&obs, 1), entered + 1000, "one retry per client");
+        assert_eq!(refused(&obs, 0), entered, "every other retry refused");
+    }
+}
+
+/// Two clients in turn; db answers 200 to its first call, 503 to its
+/// second, then 200. Request 1 (client A) succeeds. Request 2 (client B)
+/// fails: B's calls 1, failures 1, 1/1 > 0.5, refused, so it fails after
+/// one try and every call is a first try: db calls = requests, one
+/// dropped. A gate shared by the node would read 1/2 <= 0.5 and retry (a
+/// 200): one call more and nothing dropped.
+#[test]
+fn a_client_is_not_let_through_by_another_clients_successes() {
+    let text = model(
+        "gate 50%",
+        "200 x 1 then 503 x 1 then 200",
+        "rate 100/s  clients 2",
+    );
+    for obs in both_paths(&text) {
+        assert_eq!(calls(&obs, 1), obs.accounting.entered, "first tries only");
+        assert_eq!(refused(&obs, 0), 1);
+        assert_eq!(obs.accounting.dropped, 1);
+    }
+    let shared = model("gate 50%", "200 x 1 then 503 x 1 then 200", "rate 100/s");
+    for obs in both_paths(&shared) {
+        assert_eq!(
+            calls(&obs, 1),
+            obs.accounting.entered + 1,
+            "node's own gate"
+        );
+        assert_eq!(obs.accounting.dropped, 0);
+    }
+}
