@@ -31,6 +31,7 @@ mod errors;
 mod grammar;
 mod kinds;
 mod resolve;
+mod retry_gate;
 mod robust;
 mod sending;
 mod snapshots;
