@@ -99,6 +99,41 @@ fn the_ratio_crosses_the_threshold_in_a_hand_worked_trace() {
     }
 }
 
+/// A trailing window (`gate 10% window 100ms`, squall's option; the
+/// source counts from the start): one client, one request every 10 ms,
+/// so the window at a request's tick, and 1 ms later at its retry's,
+/// holds exactly the last 10 requests. db answers 200 to calls 1..10, 503
+/// to 11..12, 200 to 13..25, 503 to 26..27, then 200; 40 requests.
+///
+/// * request 11 (call 11, 503): the window holds requests 2..11 and 1
+///   failure, 1/10 <= 0.1, retry; call 12 (503): 2/10, refused;
+/// * requests 12..24: calls 13..25, all 200;
+/// * request 25 (call 26, 503): the window holds requests 16..25, and
+///   request 11's failures have left it: 1/10, retry; call 27 (503):
+///   2/10, refused; then every call is a 200.
+///
+/// 40 + 2 = 42 calls, 2 refused, 2 dropped. Counted from the start, the
+/// same script reads 1/11 at request 11 (retry, then 2/11 refused), 3/25
+/// at request 25 (refused at once) and 4/26 at request 26, whose first
+/// try is call 27 (refused): 41 calls, 3 refused, 3 dropped.
+#[test]
+fn a_window_forgets_old_failures() {
+    let script = "200 x 10 then 503 x 2 then 200 x 13 then 503 x 2 then 200";
+    let windowed = model("gate 10% window 100ms", script, "rate 100/s").replace("300ms", "400ms");
+    for obs in both_paths(&windowed) {
+        assert_eq!(obs.accounting.entered, 40, "requests");
+        assert_eq!(calls(&obs, 1), 42, "db calls");
+        assert_eq!(refused(&obs, 0), 2);
+        assert_eq!(obs.accounting.dropped, 2);
+    }
+    let whole = model("gate 10%", script, "rate 100/s").replace("300ms", "400ms");
+    for obs in both_paths(&whole) {
+        assert_eq!(calls(&obs, 1), 41, "db calls, counted from the start");
+        assert_eq!(refused(&obs, 0), 3);
+        assert_eq!(obs.accounting.dropped, 3);
+    }
+}
+
 /// The case: 1 000 small clients (picked in turn) and a db that
 /// fails every call. A client's first request fails with calls 1,
 /// failures 1: 1/1 > 0.1, refused; its ratio only grows after that

@@ -565,6 +565,9 @@ pub struct RetryAst {
     /// `gate 10%`: the number before the sign.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<Value>,
+    /// `gate 10% window d`: the trailing window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate_window: Option<Value>,
     /// `retry name`: a named policy instead of a block.
     pub named: Option<Ident>,
     /// The whole block.
@@ -1049,6 +1052,7 @@ impl RetryAst {
             .chain(self.deadline.iter())
             .chain(self.unknown_attempts.iter())
             .chain(self.gate.iter())
+            .chain(self.gate_window.iter())
             .for_each(&mut *f);
         if let Some(p) = &self.pushback {
             p.fields.iter().for_each(|(_, v)| f(v));

@@ -134,3 +134,26 @@ fn a_gate_is_a_plain_share_on_a_policy_that_retries() {
     assert!(d.to_plain().contains("`gate`"), "{}", d.to_plain());
     assert_eq!(d.list[0].span.line_col(&d.source), at(&text, "gate 20%"));
 }
+
+/// `gate 10% window 10s` (squall's option beside the source's cumulative
+/// counts): the window in ticks of the file's clock (10 s = 10 000 ms),
+/// written back by `fmt`; a window that is not a duration, or of no time,
+/// is refused at its value.
+#[test]
+fn a_gate_window_is_a_duration() {
+    let text = with_api("attempts 4  backoff fixed 1ms  gate 10% window 10s");
+    let s = squall_lang::load("test.squall", &text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
+    let api = m.nodes[0].retry.as_ref().unwrap();
+    assert_eq!((api.gate, api.gate_window), (Some(0.1), Some(10_000)));
+    assert_eq!(m.nodes[1].retry.as_ref().unwrap().gate_window, None);
+    let pretty = squall_lang::format::format_source(&text).expect("formats");
+    assert!(pretty.contains("gate 10% window 10s"), "{pretty}");
+    let text = with_api("attempts 4  backoff fixed 1ms  gate 10% window 10");
+    let d = load_text_err(&text);
+    assert_eq!(d.list.len(), 1, "{}", d.to_plain());
+    assert_eq!(d.list[0].span.line_col(&d.source), at(&text, "10 }"));
+    assert!(d.to_plain().contains("a gate window"), "{}", d.to_plain());
+    let text = with_api("attempts 4  backoff fixed 1ms  gate 10% window 0s");
+    one_error(&text, "0s", "a gate window is at least one tick");
+}

@@ -137,7 +137,7 @@ impl Budgets {
 
     pub(super) fn first_try(&mut self, tick: u64, client: Option<usize>) {
         if let Some(g) = self.gates.pick(client) {
-            g.on_request();
+            g.on_request(tick);
         }
         if self.own.is_none() {
             return;

@@ -9,7 +9,7 @@
 //! and tells both of the same moments, so there is one copy of the rule
 //! for both engine paths ([`crate::policy::retry::budgeted_next_wait`]).
 
-use squall_lang::{Model, Schedule};
+use squall_lang::{Model, RetrySpec, Schedule};
 
 use crate::policy::gate::RetryGate;
 
@@ -18,23 +18,32 @@ use crate::policy::gate::RetryGate;
 pub(crate) struct Gates {
     own: Option<RetryGate>,
     clients: Vec<RetryGate>,
+    /// The trailing window \[ticks\] every gate of the node counts over.
+    window: Option<u64>,
 }
 
 impl Gates {
     /// The gates of node `i` of `model`: one when a policy it runs has a
-    /// gate, none otherwise.
+    /// gate, none otherwise. The window is the first gated policy's: the
+    /// node's own, else its entering operations' in order (one node's
+    /// policies with different windows share the first one's counts).
     pub(crate) fn new(model: &Model, i: usize) -> Self {
-        let own_gate = model.nodes[i]
-            .retry
-            .as_ref()
-            .is_some_and(|r| r.gate.is_some());
-        let op_gate = model.sources.iter().filter(|s| s.entry == i).any(|s| {
-            matches!(&s.schedule, Schedule::Sequential(ops)
-                if ops.iter().any(|op| op.retry.as_ref().is_some_and(|r| r.gate.is_some())))
-        });
+        let gated = |r: &Option<RetrySpec>| r.as_ref().filter(|r| r.gate.is_some()).cloned();
+        let ops = model
+            .sources
+            .iter()
+            .filter(|s| s.entry == i)
+            .flat_map(|s| match &s.schedule {
+                Schedule::Sequential(ops) => ops.as_slice(),
+                _ => &[],
+            })
+            .find_map(|op| gated(&op.retry));
+        let policy = gated(&model.nodes[i].retry).or(ops);
+        let window = policy.as_ref().and_then(|r| r.gate_window);
         Gates {
-            own: (own_gate || op_gate).then(RetryGate::default),
+            own: policy.map(|_| RetryGate::new(window)),
             clients: Vec::new(),
+            window,
         }
     }
 
@@ -48,9 +57,9 @@ impl Gates {
     /// indices as the clients' budgets).
     pub(crate) fn add_clients(&mut self, base: usize, count: u32) {
         if self.own.is_some() {
-            self.clients.resize(base, RetryGate::default());
-            self.clients
-                .extend((0..count).map(|_| RetryGate::default()));
+            let fresh = RetryGate::new(self.window);
+            self.clients.resize(base, fresh.clone());
+            self.clients.extend((0..count).map(|_| fresh.clone()));
         }
     }
 

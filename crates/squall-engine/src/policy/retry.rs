@@ -210,7 +210,7 @@ pub fn budgeted_next_wait(
             b.on_failure();
         }
         if let Some(g) = gate.as_deref_mut() {
-            g.on_failure();
+            g.on_failure(now);
         }
     }
     let timeout = matches!(failure.kind, FailKind::Timeout | FailKind::Network);

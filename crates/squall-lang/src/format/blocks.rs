@@ -191,6 +191,7 @@ pub(super) fn retry_children(p: &mut Printer<'_>, r: &RetryAst) -> Vec<Node> {
         unknown_attempts,
         pushback,
         gate,
+        gate_window,
         named: _,
         span: _,
     } = r;
@@ -240,8 +241,11 @@ pub(super) fn retry_children(p: &mut Printer<'_>, r: &RetryAst) -> Vec<Node> {
         ));
     }
     if let Some(g) = gate {
+        let window = gate_window
+            .as_ref()
+            .map_or(String::new(), |w| format!(" window {}", value_text(w)));
         children.push(Printer::leaf(
-            format!("gate {}%", value_text(g)),
+            format!("gate {}%{window}", value_text(g)),
             span_at(g.span),
         ));
     }

@@ -21,6 +21,7 @@ pub(super) fn empty_retry(span: Span) -> RetryAst {
         unknown_attempts: None,
         pushback: None,
         gate: None,
+        gate_window: None,
         named: None,
         span,
     }
@@ -95,7 +96,12 @@ pub(super) fn retry_prop(retry: &mut RetryAst, p: Pair<'_, Rule>) -> Result<()> 
             if retry.gate.is_some() {
                 return Err(twice("gate"));
             }
-            retry.gate = Some(parse_value_pair(Children::of(p).expect(Rule::value)?)?);
+            let mut values = p.into_inner().filter(|v| v.as_rule() == Rule::value);
+            let share = values
+                .next()
+                .ok_or_else(|| internal(pspan, "gate without a share"))?;
+            retry.gate = Some(parse_value_pair(share)?);
+            retry.gate_window = values.next().map(parse_value_pair).transpose()?;
         }
         other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
     }

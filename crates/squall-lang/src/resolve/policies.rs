@@ -173,6 +173,14 @@ impl Scenario {
             None => Some(None),
             Some(v) => cx.keep(self.conv(v, o, gate_share)).map(Some),
         };
+        let gate_window = match &r.gate_window {
+            None => Some(None),
+            Some(v) => cx
+                .keep(self.conv(v, o, |v| {
+                    at_least_a_tick(units::ticks(v, self.clock, "a gate window")?, v)
+                }))
+                .map(Some),
+        };
         if let (Some(1), Some(v)) = (attempts, &r.gate) {
             cx.errs.push(
                 Diagnostic::new("a `gate` only refuses retries, and `attempts 1` makes none", v.span)
@@ -183,6 +191,7 @@ impl Scenario {
         }
         Some(RetrySpec {
             gate: gate?,
+            gate_window: gate_window?,
             attempts: attempts?,
             backoff: backoff?,
             deadline: deadline?,
@@ -267,6 +276,18 @@ fn gate_share(v: &Value) -> Result<f64, Diagnostic> {
         .help("`gate 10%` retries while failed tries stay at or under 10 % of requests"));
     }
     Ok(n / 100.0)
+}
+
+/// A gate window of `n` ticks: at least one tick, or nothing is counted.
+fn at_least_a_tick(n: u64, v: &Value) -> Result<u64, Diagnostic> {
+    if n == 0 {
+        return Err(
+            Diagnostic::new("a gate window is at least one tick", v.span)
+                .label("an empty window")
+                .help("leave `window` out to count from the start of the run, as retry_sim does"),
+        );
+    }
+    Ok(n)
 }
 
 /// A count of tries: a whole number, at least 1, at most a million.

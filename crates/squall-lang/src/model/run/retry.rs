@@ -26,6 +26,10 @@ pub struct RetrySpec {
     /// (mbrooker's `retry_sim`, `CircuitBreakerRetryStrategy.max_rate`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gate: Option<f64>,
+    /// The gate's trailing window \[ticks\] (`gate 10% window 10s`);
+    /// `None`: counts from the start of the run, as the source does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate_window: Option<u64>,
 }
 
 impl RetrySpec {
@@ -40,6 +44,7 @@ impl RetrySpec {
             unknown_attempts: 2,
             pushback: None,
             gate: None,
+            gate_window: None,
         }
     }
 }
