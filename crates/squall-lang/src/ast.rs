@@ -574,6 +574,12 @@ pub struct RetryAst {
     /// `pushback grpc|retry_after { ... }`
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pushback: Option<KindBlockAst>,
+    /// `gate 10%`: the number before the sign.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Value>,
+    /// `gate 10% window d`: the trailing window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate_window: Option<Value>,
     /// `retry name`: a named policy instead of a block.
     pub named: Option<Ident>,
     /// The whole block.
@@ -1057,6 +1063,8 @@ impl RetryAst {
             .iter()
             .chain(self.deadline.iter())
             .chain(self.unknown_attempts.iter())
+            .chain(self.gate.iter())
+            .chain(self.gate_window.iter())
             .for_each(&mut *f);
         if let Some(p) = &self.pushback {
             p.fields.iter().for_each(|(_, v)| f(v));

@@ -38,6 +38,7 @@ mod errors;
 mod grammar;
 mod kinds;
 mod resolve;
+mod retry_gate;
 mod robust;
 mod sending;
 mod serial;

@@ -15,6 +15,11 @@
 //! A source with `clients N` entering the node gives each client a budget
 //! of its own (its own tokens); the counts below stay the node's.
 //!
+//! The node's retry gate ([`Gates`], mbrooker's `retry_sim` rule) hears
+//! the same moments: a request at 1 (`calls`), a failure at 2
+//! (`failures`), and at 3 it is read before the budget, so a retry it
+//! refuses spends no token; its refusals are counted with the budget's.
+//!
 //! # What an Envoy budget reads
 //!
 //! * `active_retries`: retries open at the node, granted and not yet
@@ -42,6 +47,8 @@ use crate::policy::budget::{Budget, Grant, Load};
 use crate::policy::retry::{self, BudgetSaid, RetryLoop};
 use crate::rng::Generator;
 
+use super::gate::Gates;
+
 /// No grant: the try was not a retry, or not one a budget granted.
 pub(crate) const NO_GRANT: u32 = u32::MAX;
 
@@ -62,6 +69,10 @@ pub(crate) struct Decision {
 pub(crate) struct Budgets {
     own: Option<Budget>,
     clients: Vec<Budget>,
+    /// The node's retry gates (none when no policy of the node has one).
+    gates: Gates,
+    /// Clients added so far (their budgets' and gates' indices).
+    client_count: usize,
     /// Requests open at the node, its tries in flight downstream, its
     /// granted retries not yet answered.
     open: u64,
@@ -74,28 +85,35 @@ pub(crate) struct Budgets {
 impl Budgets {
     /// The budgets of a node with budget `spec`, on a run that takes time
     /// or not.
-    pub(crate) fn new(spec: Option<&BudgetSpec>, timed: bool) -> Self {
+    pub(crate) fn new(spec: Option<&BudgetSpec>, gates: Gates, timed: bool) -> Self {
         Budgets {
             own: spec.map(Budget::from_spec),
+            gates,
             timed,
             ..Budgets::default()
         }
     }
 
-    /// True when the node has a budget.
+    /// True when the node has a budget or a retry gate.
     #[inline(always)]
     pub(crate) fn is_some(&self) -> bool {
-        self.own.is_some()
+        self.own.is_some() || self.gates.is_some()
     }
 
-    /// Adds one budget per client (`count` clients), each a fresh copy
-    /// of the node's; the index of the first, or `None` when the node has
-    /// no budget.
+    /// Adds one budget and one retry gate per client (`count` clients),
+    /// each a fresh copy of the node's; the index of the first, or `None`
+    /// when the node has neither.
     pub(crate) fn add_clients(&mut self, spec: Option<&BudgetSpec>, count: u32) -> Option<usize> {
-        let spec = spec.filter(|_| count > 0 && self.own.is_some())?;
-        let base = self.clients.len();
-        self.clients
-            .extend((0..count).map(|_| Budget::from_spec(spec)));
+        if count == 0 || !self.is_some() {
+            return None;
+        }
+        let base = self.client_count;
+        if let Some(spec) = spec.filter(|_| self.own.is_some()) {
+            self.clients
+                .extend((0..count).map(|_| Budget::from_spec(spec)));
+        }
+        self.gates.add_clients(base, count);
+        self.client_count += count as usize;
         Some(base)
     }
 
@@ -119,6 +137,9 @@ impl Budgets {
 
     #[inline]
     pub(super) fn first_try(&mut self, tick: u64, client: Option<usize>) {
+        if let Some(g) = self.gates.pick(client) {
+            g.on_request(tick);
+        }
         if self.own.is_none() {
             return;
         }
@@ -162,7 +183,7 @@ impl Budgets {
         gens: &mut [Generator],
         client: Option<usize>,
     ) -> Decision {
-        if self.own.is_none() {
+        if !self.is_some() {
             return Decision {
                 wait: retry::next_wait(policy, request, f, tick, state, gens),
                 grant: NO_GRANT,
@@ -185,15 +206,23 @@ impl Budgets {
         client: Option<usize>,
     ) -> Decision {
         let load = self.load();
-        let Some(budget) = self.pick(client) else {
-            return Decision {
-                wait: None,
-                grant: NO_GRANT,
-                refused: false,
-            };
+        let budget = match (self.own.is_some(), client) {
+            (false, _) => None,
+            (true, None) => self.own.as_mut(),
+            (true, Some(i)) => match self.clients.get_mut(i) {
+                Some(b) => Some(b),
+                None => {
+                    return Decision {
+                        wait: None,
+                        grant: NO_GRANT,
+                        refused: false,
+                    }
+                }
+            },
         };
+        let gate = self.gates.pick(client);
         let (wait, said) =
-            retry::budgeted_next_wait(policy, request, f, tick, state, gens, budget, load);
+            retry::budgeted_next_wait(policy, request, f, tick, state, gens, budget, gate, load);
         let (grant, refused) = match said {
             BudgetSaid::Granted(Grant { cost }) => (cost, false),
             BudgetSaid::Refused => (NO_GRANT, true),

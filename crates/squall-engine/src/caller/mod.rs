@@ -5,6 +5,7 @@
 //! |----------------------------------------|-------------------------------|
 //! | breakers: the node's own, one per request path (`per path`), one per client of the sources entering it | [`Breakers`] (`breakers.rs`) |
 //! | retry budget: the node's own, one per client; the in-flight counts an Envoy budget reads | [`Budgets`] (`budget.rs`) |
+//! | retry gate on a failure ratio (mbrooker's `retry_sim`): the node's own, one per client | `Gates` (`gate.rs`), held and asked by [`Budgets`] |
 //! | the retry rule and backoff draw        | [`crate::policy::retry`], asked through [`Budgets::next_try`] |
 //! | per-try timeout, cancel on timeout, hedging policy | [`CallerSide`] (read by the timed path) |
 //! | hedged tries: each hedging call's tries in flight, and what the call does when one answers | [`Hedges`] (`hedge.rs`; one per timed run, held beside its call slab) |
@@ -24,7 +25,8 @@
 //! 5. [`CallerSide::retry_closed`] — a granted retry is no longer open
 //!    (Envoy's open retries);
 //! 6. [`Budgets::next_try`] — after a failure: the wait before the
-//!    next try (the retry rule), gated by the budget, or `None`;
+//!    next try (the retry rule), gated by the retry gate and the budget,
+//!    or `None`;
 //! 7. [`CallerSide::leave`] — the request leaves the node with its answer
 //!    (a success is credited to the budget).
 //!
@@ -47,6 +49,7 @@
 
 mod breakers;
 mod budget;
+mod gate;
 mod hedge;
 
 use squall_lang::{HedgeSpec, Model};
@@ -78,7 +81,7 @@ impl CallerSide {
         let n = &model.nodes[i];
         CallerSide {
             breakers: Breakers::new(model, i, scopes),
-            budgets: Budgets::new(n.budget.as_ref(), timed),
+            budgets: Budgets::new(n.budget.as_ref(), gate::Gates::new(model, i), timed),
             timeout: n
                 .caller
                 .timeout
@@ -94,7 +97,7 @@ impl CallerSide {
         !self.breakers.is_empty()
     }
 
-    /// True when the node's retries spend a budget.
+    /// True when the node's retries spend a budget or pass a retry gate.
     #[inline(always)]
     pub(crate) fn has_budget(&self) -> bool {
         self.budgets.is_some()

@@ -13,6 +13,9 @@
 //!   breakers (resilience4j, Polly) in its submodules.
 //! * [`budget`] — retry budgets as gRPC, Envoy, Finagle, the AWS SDK and a
 //!   plain token bucket run them.
+//! * [`gate`] — the retry gate on a failure ratio of mbrooker's
+//!   `retry_sim` (retries only while failed tries per request stay at or
+//!   under a threshold).
 //!
 //! The policies are plain functions and small state machines over the
 //! validated model's specs (`RetrySpec`, `Backoff`, `BreakerSpec`); the
@@ -22,4 +25,5 @@
 pub mod backoff;
 pub mod breaker;
 pub mod budget;
+pub mod gate;
 pub mod retry;

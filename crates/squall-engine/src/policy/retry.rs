@@ -46,6 +46,7 @@ use squall_lang::Pushback;
 
 use super::backoff::{pushback, sample_wait};
 use super::budget::{Budget, Grant, Load};
+use super::gate::RetryGate;
 
 /// How a failure is treated by a retry policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,22 +173,26 @@ pub fn next_wait_gated(
     Some(wait)
 }
 
-/// What a retry budget said to the retry [`budgeted_next_wait`] asked for.
+/// What a retry budget (or gate) said to the retry [`budgeted_next_wait`]
+/// asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BudgetSaid {
-    /// The policy made no more tries, so the budget was not asked.
+    /// The policy made no more tries, or no budget was there to ask.
     NotAsked,
     /// The retry was granted at this cost (`Grant`).
     Granted(Grant),
-    /// The budget refused the retry.
+    /// The budget, or the retry gate, refused the retry.
     Refused,
 }
 
-/// [`next_wait_gated`] with `budget` as the gate, the one rule both engine
-/// paths follow: a retryable (or unknown) failure is told to the budget
-/// first (gRPC takes its token even when no try is left), then the budget
-/// grants or refuses the retry the policy would make, with `load` in
-/// flight. The caller records the grant or counts the refusal.
+/// [`next_wait_gated`] with `budget` and the retry `gate` as the gate, the
+/// one rule both engine paths follow: a retryable (or unknown) failure is
+/// told to the budget and the gate first (gRPC takes its token, the gate
+/// counts the failure, even when no try is left); then, for the retry the
+/// policy would make, the gate reads its ratio under the policy's `gate`
+/// threshold ([`super::gate::RetryGate::allows`]) and only a retry it
+/// allows is asked of the budget, which grants or refuses it with `load`
+/// in flight. The caller records the grant or counts the refusal.
 #[allow(clippy::too_many_arguments)]
 pub fn budgeted_next_wait(
     policy: &RetrySpec,
@@ -196,15 +201,30 @@ pub fn budgeted_next_wait(
     now: u64,
     state: &mut RetryLoop,
     generators: &mut [Generator],
-    budget: &mut Budget,
+    mut budget: Option<&mut Budget>,
+    mut gate: Option<&mut RetryGate>,
     load: Load,
 ) -> (Option<u64>, BudgetSaid) {
     if classify(failure.kind, request) != Class::Terminal {
-        budget.on_failure();
+        if let Some(b) = budget.as_deref_mut() {
+            b.on_failure();
+        }
+        if let Some(g) = gate.as_deref_mut() {
+            g.on_failure(now);
+        }
     }
     let timeout = matches!(failure.kind, FailKind::Timeout | FailKind::Network);
     let mut said = BudgetSaid::NotAsked;
     let wait = next_wait_gated(policy, request, failure, now, state, generators, || {
+        if let (Some(g), Some(max_rate)) = (gate, policy.gate) {
+            if !g.allows(max_rate) {
+                said = BudgetSaid::Refused;
+                return false;
+            }
+        }
+        let Some(budget) = budget else {
+            return true;
+        };
         said = match budget.try_retry(now, timeout, load) {
             Some(g) => BudgetSaid::Granted(g),
             None => BudgetSaid::Refused,

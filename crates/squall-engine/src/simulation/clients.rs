@@ -18,7 +18,8 @@
 //! client (`breaker/<node>/<source>/<client>`), so breakers that open
 //! together draw independent open times. A retry budget at the entry
 //! node is kept per client the same way (each client's own tokens; the
-//! in-flight counts an Envoy budget reads stay the node's). Budgets run
+//! in-flight counts an Envoy budget reads stay the node's), and so are the
+//! counts of a retry gate (`caller/gate.rs`), at the same indices. Budgets run
 //! on the zero-time path only.
 
 use squall_lang::{Arrivals, Model};

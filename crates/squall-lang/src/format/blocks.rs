@@ -190,6 +190,8 @@ pub(super) fn retry_children(p: &mut Printer<'_>, r: &RetryAst) -> Vec<Node> {
         retry_after,
         unknown_attempts,
         pushback,
+        gate,
+        gate_window,
         named: _,
         span: _,
     } = r;
@@ -236,6 +238,15 @@ pub(super) fn retry_children(p: &mut Printer<'_>, r: &RetryAst) -> Vec<Node> {
         children.push(Printer::leaf(
             format!("unknown_attempts {}", value_text(u)),
             span_at(u.span),
+        ));
+    }
+    if let Some(g) = gate {
+        let window = gate_window
+            .as_ref()
+            .map_or(String::new(), |w| format!(" window {}", value_text(w)));
+        children.push(Printer::leaf(
+            format!("gate {}%{window}", value_text(g)),
+            span_at(g.span),
         ));
     }
     children

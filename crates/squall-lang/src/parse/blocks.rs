@@ -20,6 +20,8 @@ pub(super) fn empty_retry(span: Span) -> RetryAst {
         retry_after: None,
         unknown_attempts: None,
         pushback: None,
+        gate: None,
+        gate_window: None,
         named: None,
         span,
     }
@@ -89,6 +91,17 @@ pub(super) fn retry_prop(retry: &mut RetryAst, p: Pair<'_, Rule>) -> Result<()> 
                 return Err(twice("pushback"));
             }
             retry.pushback = Some(parse_kind_block(p)?);
+        }
+        Rule::gate_prop => {
+            if retry.gate.is_some() {
+                return Err(twice("gate"));
+            }
+            let mut values = p.into_inner().filter(|v| v.as_rule() == Rule::value);
+            let share = values
+                .next()
+                .ok_or_else(|| internal(pspan, "gate without a share"))?;
+            retry.gate = Some(parse_value_pair(share)?);
+            retry.gate_window = values.next().map(parse_value_pair).transpose()?;
         }
         other => return Err(internal(pspan, &format!("unexpected {other:?}"))),
     }

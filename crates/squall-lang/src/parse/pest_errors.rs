@@ -128,6 +128,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::retry_after_prop => "`retry_after`",
         Rule::unknown_prop => "`unknown_attempts`",
         Rule::pushback_prop => "`pushback`",
+        Rule::gate_prop => "`gate`",
         Rule::backoff_kind | Rule::backoff_full | Rule::backoff_equal | Rule::backoff_decorrelated => {
             "a backoff (`fixed`, `exponential`, `full_jitter`, `equal_jitter`, `decorrelated`)"
         }

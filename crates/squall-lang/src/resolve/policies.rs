@@ -169,7 +169,29 @@ impl Scenario {
             None => Some(None),
             Some(p) => self.pushback(p, cx).map(Some),
         };
+        let gate = match &r.gate {
+            None => Some(None),
+            Some(v) => cx.keep(self.conv(v, o, gate_share)).map(Some),
+        };
+        let gate_window = match &r.gate_window {
+            None => Some(None),
+            Some(v) => cx
+                .keep(self.conv(v, o, |v| {
+                    at_least_a_tick(units::ticks(v, self.clock, "a gate window")?, v)
+                }))
+                .map(Some),
+        };
+        if let (Some(1), Some(v)) = (attempts, &r.gate) {
+            cx.errs.push(
+                Diagnostic::new("a `gate` only refuses retries, and `attempts 1` makes none", v.span)
+                    .label("a gate without retries")
+                    .help("allow retries (`attempts 4` is the gated study's three retries), or remove the `gate`"),
+            );
+            return None;
+        }
         Some(RetrySpec {
+            gate: gate?,
+            gate_window: gate_window?,
             attempts: attempts?,
             backoff: backoff?,
             deadline: deadline?,
@@ -239,6 +261,33 @@ impl Scenario {
             per_path: b.per_path,
         })
     }
+}
+
+/// A retry gate's threshold, `gate 10%`: a percent in 0..100, as a
+/// fraction (mbrooker's `retry_sim` writes 10 % as `max_rate` 0.1).
+fn gate_share(v: &Value) -> Result<f64, Diagnostic> {
+    let n = units::real(v, "a retry gate")?;
+    if !(0.0..=100.0).contains(&n) {
+        return Err(Diagnostic::new(
+            format!("a retry gate is a percent in 0..100, found {n}%"),
+            v.span,
+        )
+        .label("out of range")
+        .help("`gate 10%` retries while failed tries stay at or under 10 % of requests"));
+    }
+    Ok(n / 100.0)
+}
+
+/// A gate window of `n` ticks: at least one tick, or nothing is counted.
+fn at_least_a_tick(n: u64, v: &Value) -> Result<u64, Diagnostic> {
+    if n == 0 {
+        return Err(
+            Diagnostic::new("a gate window is at least one tick", v.span)
+                .label("an empty window")
+                .help("leave `window` out to count from the start of the run, as retry_sim does"),
+        );
+    }
+    Ok(n)
 }
 
 /// A count of tries: a whole number, at least 1, at most a million.

@@ -21,6 +21,15 @@ pub struct RetrySpec {
     /// How a server's Retry-After is read instead of as a lower bound.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pushback: Option<Pushback>,
+    /// A retry gate (`gate 10%`): the largest share of failed tries per
+    /// request, as a fraction (0.1), under which the caller still retries
+    /// (mbrooker's `retry_sim`, `CircuitBreakerRetryStrategy.max_rate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<f64>,
+    /// The gate's trailing window \[ticks\] (`gate 10% window 10s`);
+    /// `None`: counts from the start of the run, as the source does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate_window: Option<u64>,
 }
 
 impl RetrySpec {
@@ -34,6 +43,8 @@ impl RetrySpec {
             honor_retry_after: true,
             unknown_attempts: 2,
             pushback: None,
+            gate: None,
+            gate_window: None,
         }
     }
 }
