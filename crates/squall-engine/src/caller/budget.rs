@@ -73,6 +73,8 @@ pub(crate) struct Budgets {
     gates: Gates,
     /// Clients added so far (their budgets' and gates' indices).
     client_count: usize,
+    /// The node has a budget or a gate: one test on the call path.
+    any: bool,
     /// Requests open at the node, its tries in flight downstream, its
     /// granted retries not yet answered.
     open: u64,
@@ -87,6 +89,7 @@ impl Budgets {
     /// or not.
     pub(crate) fn new(spec: Option<&BudgetSpec>, gates: Gates, timed: bool) -> Self {
         Budgets {
+            any: spec.is_some() || gates.is_some(),
             own: spec.map(Budget::from_spec),
             gates,
             timed,
@@ -97,7 +100,7 @@ impl Budgets {
     /// True when the node has a budget or a retry gate.
     #[inline(always)]
     pub(crate) fn is_some(&self) -> bool {
-        self.own.is_some() || self.gates.is_some()
+        self.any
     }
 
     /// Adds one budget and one retry gate per client (`count` clients),

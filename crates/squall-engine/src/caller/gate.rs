@@ -14,9 +14,15 @@ use squall_lang::{Model, RetrySpec, Schedule};
 use crate::policy::gate::RetryGate;
 
 /// A node's retry gates.
+/// Boxed, so that a node without a gate (almost every node) carries one
+/// pointer: the zero-time walk indexes nodes, and a larger node made the
+/// round storm's walk dearer.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Gates {
-    own: Option<RetryGate>,
+pub(crate) struct Gates(Option<Box<GateSet>>);
+
+#[derive(Debug, Clone)]
+struct GateSet {
+    own: RetryGate,
     clients: Vec<RetryGate>,
     /// The trailing window \[ticks\] every gate of the node counts over.
     window: Option<u64>,
@@ -40,33 +46,38 @@ impl Gates {
             .find_map(|op| gated(&op.retry));
         let policy = gated(&model.nodes[i].retry).or(ops);
         let window = policy.as_ref().and_then(|r| r.gate_window);
-        Gates {
-            own: policy.map(|_| RetryGate::new(window)),
-            clients: Vec::new(),
-            window,
-        }
+        Gates(policy.map(|_| {
+            Box::new(GateSet {
+                own: RetryGate::new(window),
+                clients: Vec::new(),
+                window,
+            })
+        }))
     }
 
     /// True when the node has a gate.
     #[inline(always)]
     pub(crate) fn is_some(&self) -> bool {
-        self.own.is_some()
+        self.0.is_some()
     }
 
     /// Fresh gates for `count` clients, from index `base` on (the same
     /// indices as the clients' budgets).
     pub(crate) fn add_clients(&mut self, base: usize, count: u32) {
-        if self.own.is_some() {
-            let fresh = RetryGate::new(self.window);
-            self.clients.resize(base, fresh.clone());
-            self.clients.extend((0..count).map(|_| fresh.clone()));
+        if let Some(g) = self.0.as_deref_mut() {
+            let fresh = RetryGate::new(g.window);
+            g.clients.resize(base, fresh.clone());
+            g.clients.extend((0..count).map(|_| fresh.clone()));
         }
     }
 
     /// The gate a request counts in: client `client`'s, or the node's.
     #[inline]
     pub(crate) fn pick(&mut self, client: Option<usize>) -> Option<&mut RetryGate> {
-        self.own.as_ref()?;
-        client.map_or(self.own.as_mut(), |i| self.clients.get_mut(i))
+        let g = self.0.as_deref_mut()?;
+        match client {
+            None => Some(&mut g.own),
+            Some(i) => g.clients.get_mut(i),
+        }
     }
 }
