@@ -55,6 +55,7 @@ pub(crate) mod composite;
 pub(crate) mod fault;
 pub(crate) mod latency;
 pub(crate) mod node;
+pub(crate) mod replicas;
 pub(crate) mod script;
 pub(crate) mod station;
 pub(crate) mod token_bucket;

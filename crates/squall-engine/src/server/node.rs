@@ -129,26 +129,42 @@ pub(crate) struct ServerSide {
     /// The faults on this node that change time, with the stream of each
     /// (`fault/<index>`, for its error share).
     timed_faults: Vec<(usize, Stream)>,
+    /// Calls answered at once without service: a failing fault or error
+    /// share, no capacity, a throttle, overflow (a replica's metric).
+    refused: u64,
 }
 
 impl ServerSide {
-    /// The server side of node `i` of `model`; `res` is the run's
-    /// resolution when calls take time (`None` on the zero-time path).
-    pub(crate) fn new(model: &Model, i: usize, seed: u64, res: Option<Resolution>) -> Self {
+    /// The server side of replica `r` of node `i` of `model` (0 for a
+    /// node without replicas); `res` is the run's resolution when calls
+    /// take time (`None` on the zero-time path). Replica 0 draws from the
+    /// node's own streams, replica `r > 0` from streams of its own.
+    pub(crate) fn new(
+        model: &Model,
+        i: usize,
+        r: usize,
+        seed: u64,
+        res: Option<Resolution>,
+    ) -> Self {
         let n = &model.nodes[i];
+        let own = |label: String| match r {
+            0 => label,
+            r => format!("{label}/{r}"),
+        };
         let mut side = ServerSide {
-            failing: Failing::new(model, i),
-            capacity: Capacity::new(model, i),
+            failing: Failing::new(model, i, r),
+            capacity: Capacity::new(model, i, r),
             script: Script::new(n.routes.len()),
             ledger: vec![NEVER; n.composite.as_ref().map_or(0, |c| c.fields.len())],
             latency: None,
-            stream: Stream::new(seed, &format!("latency/{i}")),
+            stream: Stream::new(seed, &own(format!("latency/{i}"))),
             pool: None,
             workers: u32::MAX,
             queue_timeout: None,
             limit: None,
             in_service: 0,
             timed_faults: Vec::new(),
+            refused: 0,
         };
         let Some(res) = res else {
             return side;
@@ -168,8 +184,8 @@ impl ServerSide {
             .faults
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.node == i && !f.timed.is_empty())
-            .map(|(k, _)| (k, Stream::new(seed, &format!("fault/{k}"))))
+            .filter(|(_, f)| f.node == i && f.strikes_replica(r) && !f.timed.is_empty())
+            .map(|(k, _)| (k, Stream::new(seed, &own(format!("fault/{k}")))))
             .collect();
         side
     }
@@ -216,6 +232,7 @@ impl ServerSide {
         no_capacity: impl FnOnce(),
     ) -> Own {
         if let Some(answer) = self.refuse(faults, t, field, no_capacity) {
+            self.refused += 1;
             return Own::Answer(answer);
         }
         if !leaf {
@@ -232,6 +249,23 @@ impl ServerSide {
     /// declaration order), then [`refuse`](Self::refuse), then the rate
     /// limit.
     pub(crate) fn arrive(
+        &mut self,
+        faults: &[FaultSpec],
+        now: Time,
+        res: Resolution,
+        field: usize,
+        deadline: Option<Time>,
+    ) -> Arrival {
+        let a = self.arrival(faults, now, res, field, deadline);
+        if !matches!(a, Arrival::Pass | Arrival::Wait(_)) {
+            self.refused += 1;
+        }
+        a
+    }
+
+    /// [`arrive`](Self::arrive)'s decision.
+    #[inline(always)]
+    fn arrival(
         &mut self,
         faults: &[FaultSpec],
         now: Time,
@@ -315,6 +349,11 @@ impl ServerSide {
         self.script.answer(routes, request, t)
     }
 
+    /// Calls answered at once without service over the run.
+    pub(crate) fn refused(&self) -> u64 {
+        self.refused
+    }
+
     /// Calls each scripted route answered over the run.
     pub(crate) fn route_calls(&self) -> &[u64] {
         &self.script.calls
@@ -339,7 +378,10 @@ impl ServerSide {
             Admission::Queued => Join::Queued {
                 until: self.queue_timeout.map(|q| now.after(q)),
             },
-            Admission::Overflow => Join::Overflow,
+            Admission::Overflow => {
+                self.refused += 1;
+                Join::Overflow
+            }
         }
     }
 

@@ -22,6 +22,8 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::workers_prop => "workers",
         Rule::queue_prop => "queue",
         Rule::discipline_prop => "discipline",
+        Rule::replicas_prop => "replicas",
+        Rule::balance_prop => "balance",
         Rule::limit_prop => "limit",
         Rule::timeout_prop => "timeout",
         Rule::source_deadline => "deadline",

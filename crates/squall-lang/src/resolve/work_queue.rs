@@ -25,7 +25,7 @@ pub(crate) const QUEUE_SETTINGS: [&str; 6] = [
 ];
 
 /// The settings of a service that are none of a work queue's business.
-const NOT_ON_A_QUEUE: [&str; 7] = [
+const NOT_ON_A_QUEUE: [&str; 9] = [
     "latency",
     "load",
     "workers",
@@ -33,6 +33,8 @@ const NOT_ON_A_QUEUE: [&str; 7] = [
     "discipline",
     "limit",
     "timeout",
+    "replicas",
+    "balance",
 ];
 
 fn setting<'a>(timed: &'a [Timed], key: &str) -> Option<&'a Timed> {
