@@ -20,6 +20,8 @@
 //!   located, for a sample of the sites that build each.
 //! - [`disciplines`]: `discipline fifo|lifo`, resolved, formatted, refused
 //!   where written.
+//! - [`replicas`]: `replicas N`, `balance ...` and `on api[1]`, resolved,
+//!   formatted, refused where written.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
 
@@ -30,6 +32,7 @@ mod disciplines;
 mod errors;
 mod grammar;
 mod kinds;
+mod replicas;
 mod resolve;
 mod robust;
 mod sending;

@@ -104,6 +104,11 @@ impl Scenario {
                     )
                     .label("index out of range"),
                 ),
+                // A `replicas` line that did not resolve was refused already.
+                None if self.nodes[node]
+                    .timed
+                    .iter()
+                    .any(|t| t.key.name == "replicas") => {}
                 None => cx.errs.push(
                     Needs::new("a replica index", Need::Key("replicas"))
                         .because("it names one of a service's replicas")
