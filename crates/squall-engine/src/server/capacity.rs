@@ -25,7 +25,8 @@ pub(crate) struct Capacity {
 }
 
 impl Capacity {
-    /// The capacity of node `node` of `model`, none of it used yet.
+    /// The capacity of replica `replica` of node `node` of `model` (each
+    /// replica has its own window), none of it used yet.
     pub(crate) fn new(model: &Model, node: usize, replica: usize) -> Self {
         Capacity {
             tick: NEVER,

@@ -20,7 +20,8 @@ pub(crate) struct Failing {
 }
 
 impl Failing {
-    /// The failing faults on node `node` of `model`.
+    /// The failing faults on replica `replica` of node `node` of `model`
+    /// (those `on` the node, and those `on` that replica alone).
     pub(crate) fn new(model: &Model, node: usize, replica: usize) -> Self {
         Failing {
             faults: model

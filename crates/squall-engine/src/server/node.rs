@@ -1,5 +1,7 @@
-//! [`ServerSide`]: a node as a server, the one component that decides what
-//! happens to a call that reaches the node, on every path.
+//! [`ServerSide`]: a node (or one replica of it) as a server, the one
+//! component that decides what happens to a call that reaches it, on
+//! every path. A node with `replicas` has one per replica, behind its
+//! balancer ([`Replicas`](super::replicas::Replicas)).
 //!
 //! It owns the node's server state: its failing faults ([`Failing`]), its
 //! per-tick capacity window ([`Capacity`]), its scripted routes
