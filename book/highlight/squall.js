@@ -21,7 +21,7 @@
   // The other words of the grammar.
   var KEYWORDS =
     "after against aimd arrivals as at attempt attempts aws_adaptive " +
-    "batch body_error breaker bucket budget burst call cancel cap capacity " +
+    "balance batch body_error breaker bucket budget burst call cancel cap capacity " +
     "classified clients column conflict consumers cooldown core date dead_letter " +
     "deadline decorrelated default discipline during end enters entries " +
     "equal_jitter errors every exponential fail failures field fixed from " +
@@ -29,6 +29,7 @@
     "label latency ledger limit load lognormal low marker max max_receives " +
     "mean naive network_error none normal of on op optimistic optional path per " +
     "phase poison policies probes propagate pushback queue rate redeliver " +
+    "replicas " +
     "request response retry retry_after route rows sd seconds sequential serial " +
     "stale_for status step then think timeout to unbounded uniform " +
     "unknown_attempts until " +

@@ -656,11 +656,39 @@ pub struct FaultAst {
     pub span: Span,
 }
 
+/// A node a fault strikes: `db`, or one replica of a replicated service,
+/// `api[1]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Target {
+    /// The node.
+    pub node: Ident,
+    /// The replica's index as written, and where (from `[` to `]`).
+    pub replica: Option<(u64, Span)>,
+}
+
+impl Target {
+    /// The target as written: `db` or `api[1]`.
+    pub fn text(&self) -> String {
+        match self.replica {
+            None => self.node.name.clone(),
+            Some((r, _)) => format!("{}[{r}]", self.node.name),
+        }
+    }
+
+    /// Where it is, the index included.
+    pub fn span(&self) -> Span {
+        match self.replica {
+            None => self.node.span,
+            Some((_, s)) => Span::new(self.node.span.start, s.end),
+        }
+    }
+}
+
 /// A property of a fault.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum FaultProp {
-    /// `on db` or `on a, b`
-    On(Vec<Ident>),
+    /// `on db`, `on a, b` or `on api[1]`
+    On(Vec<Target>),
     /// `during a..b`
     During(Range),
     /// `capacity 1/round`

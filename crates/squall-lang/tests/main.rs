@@ -22,6 +22,8 @@
 //!   where written.
 //! - [`conflicts`]: `optimistic [conflict CODE]` and `at [t x N]`,
 //!   resolved, formatted, refused where written.
+//! - [`replicas`]: `replicas N`, `balance ...` and `on api[1]`, resolved,
+//!   formatted, refused where written.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
 //! - [`batches`]: a sender's records in bursts (`records N batch B per D`).
@@ -37,6 +39,7 @@ mod disciplines;
 mod errors;
 mod grammar;
 mod kinds;
+mod replicas;
 mod resolve;
 mod retry_gate;
 mod robust;

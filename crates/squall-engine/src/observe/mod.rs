@@ -47,7 +47,8 @@ pub mod work_queue;
 pub use accounting::Accounting;
 pub use breaker_log::{BreakerChange, BreakerLog};
 pub use call_log::{CallLog, CallRow};
-pub use observations::Observations;
+
+pub use observations::{Observations, ReplicaCounts};
 pub use observed::Observe;
 pub use operation::OpRecord;
 pub use series::{CompositeSeries, NodeSeries};

@@ -17,6 +17,16 @@ use super::series::{CompositeSeries, NodeSeries};
 use super::slots::Slots;
 use super::trace::TraceRow;
 
+/// One node's counts per replica (index `r`: replica `r`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+pub struct ReplicaCounts {
+    /// Calls the replica received (its balancer's picks).
+    pub calls: Vec<u64>,
+    /// Calls it answered at once without serving them: a failing fault or
+    /// error share, no capacity, a throttle, overflow.
+    pub refused: Vec<u64>,
+}
+
 /// Everything one run measured.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Observations {
@@ -51,6 +61,11 @@ pub struct Observations {
     pub peak_in_flight: u64,
     /// Calls each scripted route answered: `[node][route]`.
     pub route_calls: Vec<Vec<u64>>,
+    /// Per replica of each node, when some node has `replicas`: the calls
+    /// each replica received and those it answered at once without
+    /// serving them (`[node][replica]`); empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<ReplicaCounts>,
     /// Operations of each sequential source, in order: `[source][op]`.
     pub ops: Vec<Vec<OpRecord>>,
     /// Decisions of each node's circuit breaker: `[node][row]`, at most
@@ -95,6 +110,7 @@ impl Observations {
             events: 0,
             peak_in_flight: 0,
             route_calls: Vec::new(),
+            replicas: Vec::new(),
             ops: Vec::new(),
             traces: Vec::new(),
             trace_dropped: vec![0; node_names.len()],

@@ -25,8 +25,9 @@ pub(crate) struct Capacity {
 }
 
 impl Capacity {
-    /// The capacity of node `node` of `model`, none of it used yet.
-    pub(crate) fn new(model: &Model, node: usize) -> Self {
+    /// The capacity of replica `replica` of node `node` of `model` (each
+    /// replica has its own window), none of it used yet.
+    pub(crate) fn new(model: &Model, node: usize, replica: usize) -> Self {
         Capacity {
             tick: NEVER,
             left: 0,
@@ -35,7 +36,7 @@ impl Capacity {
                 .faults
                 .iter()
                 .enumerate()
-                .filter(|(_, f)| f.node == node)
+                .filter(|(_, f)| f.node == node && f.strikes_replica(replica))
                 .filter_map(|(k, f)| f.capacity.map(|c| (f.from, f.to, c, k)))
                 .collect(),
         }

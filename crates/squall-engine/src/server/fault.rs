@@ -20,14 +20,15 @@ pub(crate) struct Failing {
 }
 
 impl Failing {
-    /// The failing faults on node `node` of `model`.
-    pub(crate) fn new(model: &Model, node: usize) -> Self {
+    /// The failing faults on replica `replica` of node `node` of `model`
+    /// (those `on` the node, and those `on` that replica alone).
+    pub(crate) fn new(model: &Model, node: usize, replica: usize) -> Self {
         Failing {
             faults: model
                 .faults
                 .iter()
                 .enumerate()
-                .filter(|(_, f)| f.node == node && f.fail.is_some())
+                .filter(|(_, f)| f.node == node && f.strikes_replica(replica) && f.fail.is_some())
                 .map(|(k, f)| (f.from, f.to, k))
                 .collect(),
         }

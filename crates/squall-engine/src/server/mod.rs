@@ -5,7 +5,8 @@
 //!
 //! | type | file | owns |
 //! |---|---|---|
-//! | [`node::ServerSide`] | `node.rs` | one per node: everything below, and the calls in service; the methods every path calls |
+//! | [`replicas::Replicas`] | `replicas.rs` | one per node: its replicas' server sides (one without `replicas`) and the balancer that picks one per call |
+//! | [`node::ServerSide`] | `node.rs` | one per replica: everything below, and the calls in service; the methods every path calls |
 //! | [`fault::Failing`] | `fault.rs` | the faults that answer with a failure |
 //! | [`capacity::Capacity`] | `capacity.rs` | the per-tick capacity window and the faults that change it |
 //! | [`script::Script`] | `script.rs` | where each scripted route stands |
@@ -19,6 +20,8 @@
 //!
 //! # The order a call meets them
 //!
+//! 0. [`replicas`]: the balancer picks the replica the call meets (every
+//!    call, a retry included; no draw with one replica);
 //! 1. the timed faults' error shares (one draw per fault in force, from
 //!    the fault's own stream);
 //! 2. [`fault`]: a fault with `fail` active at this tick answers with its
@@ -59,6 +62,7 @@ pub(crate) mod composite;
 pub(crate) mod fault;
 pub(crate) mod latency;
 pub(crate) mod node;
+pub(crate) mod replicas;
 pub(crate) mod script;
 pub(crate) mod station;
 pub(crate) mod token_bucket;

@@ -1,5 +1,7 @@
-//! [`ServerSide`]: a node as a server, the one component that decides what
-//! happens to a call that reaches the node, on every path.
+//! [`ServerSide`]: a node (or one replica of it) as a server, the one
+//! component that decides what happens to a call that reaches it, on
+//! every path. A node with `replicas` has one per replica, behind its
+//! balancer ([`Replicas`](super::replicas::Replicas)).
 //!
 //! It owns the node's server state: its failing faults ([`Failing`]), its
 //! per-tick capacity window ([`Capacity`]), its scripted routes
@@ -136,20 +138,35 @@ pub(crate) struct ServerSide {
     /// Its versioned item (`optimistic`), when calls take time.
     /// Boxed: a model without one keeps the node as small as before.
     versioned: Option<Box<Versioned>>,
+    /// Calls answered at once without service: a failing fault or error
+    /// share, no capacity, a throttle, overflow (a replica's metric).
+    refused: u64,
 }
 
 impl ServerSide {
-    /// The server side of node `i` of `model`; `res` is the run's
-    /// resolution when calls take time (`None` on the zero-time path).
-    pub(crate) fn new(model: &Model, i: usize, seed: u64, res: Option<Resolution>) -> Self {
+    /// The server side of replica `r` of node `i` of `model` (0 for a
+    /// node without replicas); `res` is the run's resolution when calls
+    /// take time (`None` on the zero-time path). Replica 0 draws from the
+    /// node's own streams, replica `r > 0` from streams of its own.
+    pub(crate) fn new(
+        model: &Model,
+        i: usize,
+        r: usize,
+        seed: u64,
+        res: Option<Resolution>,
+    ) -> Self {
         let n = &model.nodes[i];
+        let own = |label: String| match r {
+            0 => label,
+            r => format!("{label}/{r}"),
+        };
         let mut side = ServerSide {
-            failing: Failing::new(model, i),
-            capacity: Capacity::new(model, i),
+            failing: Failing::new(model, i, r),
+            capacity: Capacity::new(model, i, r),
             script: Script::new(n.routes.len()),
             ledger: vec![NEVER; n.composite.as_ref().map_or(0, |c| c.fields.len())],
             latency: None,
-            stream: Stream::new(seed, &format!("latency/{i}")),
+            stream: Stream::new(seed, &own(format!("latency/{i}"))),
             pool: None,
             workers: u32::MAX,
             queue_timeout: None,
@@ -157,6 +174,7 @@ impl ServerSide {
             in_service: 0,
             timed_faults: Vec::new(),
             versioned: None,
+            refused: 0,
         };
         let Some(res) = res else {
             return side;
@@ -177,8 +195,8 @@ impl ServerSide {
             .faults
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.node == i && !f.timed.is_empty())
-            .map(|(k, _)| (k, Stream::new(seed, &format!("fault/{k}"))))
+            .filter(|(_, f)| f.node == i && f.strikes_replica(r) && !f.timed.is_empty())
+            .map(|(k, _)| (k, Stream::new(seed, &own(format!("fault/{k}")))))
             .collect();
         side
     }
@@ -225,6 +243,7 @@ impl ServerSide {
         no_capacity: impl FnOnce(),
     ) -> Own {
         if let Some(answer) = self.refuse(faults, t, field, no_capacity) {
+            self.refused += 1;
             return Own::Answer(answer);
         }
         if !leaf {
@@ -241,6 +260,23 @@ impl ServerSide {
     /// declaration order), then [`refuse`](Self::refuse), then the rate
     /// limit.
     pub(crate) fn arrive(
+        &mut self,
+        faults: &[FaultSpec],
+        now: Time,
+        res: Resolution,
+        field: usize,
+        deadline: Option<Time>,
+    ) -> Arrival {
+        let a = self.arrival(faults, now, res, field, deadline);
+        if !matches!(a, Arrival::Pass | Arrival::Wait(_)) {
+            self.refused += 1;
+        }
+        a
+    }
+
+    /// [`arrive`](Self::arrive)'s decision.
+    #[inline(always)]
+    fn arrival(
         &mut self,
         faults: &[FaultSpec],
         now: Time,
@@ -324,6 +360,11 @@ impl ServerSide {
         self.script.answer(routes, request, t)
     }
 
+    /// Calls answered at once without service over the run.
+    pub(crate) fn refused(&self) -> u64 {
+        self.refused
+    }
+
     /// Calls each scripted route answered over the run.
     pub(crate) fn route_calls(&self) -> &[u64] {
         &self.script.calls
@@ -348,7 +389,10 @@ impl ServerSide {
             Admission::Queued => Join::Queued {
                 until: self.queue_timeout.map(|q| now.after(q)),
             },
-            Admission::Overflow => Join::Overflow,
+            Admission::Overflow => {
+                self.refused += 1;
+                Join::Overflow
+            }
         }
     }
 

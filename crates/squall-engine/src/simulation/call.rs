@@ -81,8 +81,10 @@ impl Runner<'_, '_> {
             obs.nodes[node].refused[i] += 1;
         };
         let (spec, faults) = (&sim.model.nodes[node], &sim.model.faults);
-        match self.nodes[node]
-            .server
+        let servers = &mut self.nodes[node].servers;
+        let r = servers.pick();
+        match servers
+            .at(r)
             .own_answer(spec, faults, t, field, leaf, request, count)
         {
             Own::Pass => None,
@@ -110,7 +112,7 @@ impl Runner<'_, '_> {
             // Logged at the start of the tick the fetch is made in.
             let at = t.saturating_mul(self.timed.per_tick());
             self.log_call(at, slot, f.source, 1, answer, 0);
-            let ledger = self.nodes[node].server.ledger_mut();
+            let ledger = self.nodes[node].servers.ledger_mut();
             assembly.add(spec, i, answer, t, ledger);
         }
         let i = self.obs.slots.index(t);

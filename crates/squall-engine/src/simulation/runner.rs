@@ -196,9 +196,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             }
         }
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
-        for (i, n) in self.nodes.iter().enumerate() {
-            self.obs.route_calls[i] = n.server.route_calls().to_vec();
-        }
+        super::node_state::record_servers(&self.nodes, &mut self.obs);
         Ok(self.obs)
     }
 

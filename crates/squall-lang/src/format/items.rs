@@ -167,10 +167,13 @@ impl Printer<'_> {
                     .iter()
                     .map(|p| match p {
                         FaultProp::On(ids) => Self::leaf(
-                            format!("on {}", idents_text(ids)),
+                            format!(
+                                "on {}",
+                                ids.iter().map(Target::text).collect::<Vec<_>>().join(", ")
+                            ),
                             ids.first()
-                                .map(|a| a.span.start)
-                                .zip(ids.last().map(|b| b.span.end)),
+                                .map(|a| a.span().start)
+                                .zip(ids.last().map(|b| b.span().end)),
                         ),
                         FaultProp::Fail(r) => {
                             Self::leaf(format!("fail {}", response_text(r)), None)

@@ -4,6 +4,7 @@ use pest::iterators::Pair;
 
 use crate::ast::*;
 use crate::diagnostic::{Diagnostic, Result};
+use crate::not_a::NotA;
 use crate::span::Span;
 
 use super::{
@@ -205,7 +206,11 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             let mut props = Vec::new();
             while let Some(p) = c.next() {
                 props.push(match p.as_rule() {
-                    Rule::on_prop => FaultProp::On(p.into_inner().map(ident).collect()),
+                    Rule::on_prop => FaultProp::On(
+                        p.into_inner()
+                            .map(parse_target)
+                            .collect::<Result<Vec<_>>>()?,
+                    ),
                     Rule::during_prop => {
                         FaultProp::During(parse_range(Children::of(p).expect(Rule::range)?)?)
                     }
@@ -492,4 +497,27 @@ fn parse_at_time(pair: Pair<'_, Rule>) -> Result<AtTime> {
         None => None,
     };
     Ok(AtTime { time, count })
+}
+
+/// `db` or `api[1]`: a node a fault strikes, with a replica's index. An
+/// index that is not a whole number is refused here, where it is written.
+fn parse_target(pair: Pair<'_, Rule>) -> Result<Target> {
+    let mut c = Children::of(pair);
+    let node = ident(c.expect(Rule::ident)?);
+    let replica = match c.next() {
+        None => None,
+        Some(p) => {
+            let span: Span = p.as_span().into();
+            let n = Children::of(p).expect(Rule::number)?;
+            let v = number(&n)?;
+            if v.fract() != 0.0 || v >= u64::MAX as f64 {
+                return Err(
+                    NotA::new(n.as_str(), "a replica index (a whole number from 0)")
+                        .at(n.as_span().into()),
+                );
+            }
+            Some((v as u64, span))
+        }
+    };
+    Ok(Target { node, replica })
 }

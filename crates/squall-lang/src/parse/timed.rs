@@ -23,6 +23,8 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::queue_prop => "queue",
         Rule::discipline_prop => "discipline",
         Rule::optimistic_prop => "optimistic",
+        Rule::replicas_prop => "replicas",
+        Rule::balance_prop => "balance",
         Rule::limit_prop => "limit",
         Rule::timeout_prop => "timeout",
         Rule::source_deadline => "deadline",

@@ -52,6 +52,7 @@ impl Scenario {
                         periodic,
                         name: f.name.clone(),
                         node,
+                        replica: None,
                         from,
                         to,
                         capacity,

@@ -34,6 +34,7 @@ mod library_breakers;
 mod nodes;
 mod params;
 mod policies;
+mod replicas;
 mod responses;
 mod runs;
 mod sending;
@@ -110,7 +111,7 @@ impl Scenario {
             .iter()
             .filter_map(|(name, b)| self.backoff(b, &mut cx).map(|b| (name.clone(), b)))
             .collect();
-        let nodes = self
+        let nodes: Vec<_> = self
             .nodes
             .iter()
             .enumerate()
@@ -125,13 +126,11 @@ impl Scenario {
             .enumerate()
             .map(|(i, s)| self.source(i, s, &mut cx, &backoffs))
             .collect();
-        let faults = self.faults(&mut cx);
+        let mut faults = self.faults(&mut cx);
+        self.fault_replicas(&mut faults, &nodes, &mut cx);
         let windows = self.windows(&mut cx);
         let series_every = self.series_every(&mut cx);
-        if !errs.is_empty() {
-            return Err(errs);
-        }
-        Ok(Model {
+        let model = Model {
             warmup,
             name: self.name.clone(),
             clock: self.clock,
@@ -145,7 +144,12 @@ impl Scenario {
             rngs,
             backoffs,
             series_every,
-        })
+        };
+        self.check_balancers(&model, &mut cx);
+        if !errs.is_empty() {
+            return Err(errs);
+        }
+        Ok(model)
     }
 }
 

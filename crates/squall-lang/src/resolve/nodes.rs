@@ -113,6 +113,7 @@ impl Scenario {
             server,
             caller,
             work_queue,
+            replicas: self.replicas(&n.timed, cx),
         }
     }
 

@@ -25,7 +25,7 @@ pub(crate) const QUEUE_SETTINGS: [&str; 6] = [
 ];
 
 /// The settings of a service that are none of a work queue's business.
-const NOT_ON_A_QUEUE: [&str; 8] = [
+const NOT_ON_A_QUEUE: [&str; 10] = [
     "latency",
     "load",
     "workers",
@@ -34,6 +34,8 @@ const NOT_ON_A_QUEUE: [&str; 8] = [
     "optimistic",
     "limit",
     "timeout",
+    "replicas",
+    "balance",
 ];
 
 fn setting<'a>(timed: &'a [Timed], key: &str) -> Option<&'a Timed> {

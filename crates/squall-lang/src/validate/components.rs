@@ -349,6 +349,7 @@ impl Validator {
                         continue;
                     }
                     let mut node = None;
+                    let mut replicas = Vec::new();
                     let mut during = None;
                     let mut capacity = None;
                     let mut fail = None;
@@ -372,7 +373,7 @@ impl Validator {
                             }
                             FaultProp::On(ids) => {
                                 if node_given {
-                                    if let Some(id) = ids.first() {
+                                    if let Some(id) = ids.first().map(|t| &t.node) {
                                         self.err(
                                             Twice::FaultSays {
                                                 fault: &decl.name.name,
@@ -384,23 +385,12 @@ impl Validator {
                                     }
                                 }
                                 node_given = true;
-                                for (k, id) in ids.iter().enumerate() {
-                                    if ids[..k].iter().any(|x| x.name == id.name) {
-                                        self.err(
-                                            Diagnostic::new(
-                                                format!(
-                                                    "fault `{}` names `{}` twice in its `on`",
-                                                    decl.name.name, id.name
-                                                ),
-                                                id.span,
-                                            )
-                                            .label("named again")
-                                            .help("name each node once: the fault strikes every node it names"),
-                                        );
-                                    }
-                                }
-                                let found: Vec<Option<usize>> =
-                                    ids.iter().map(|id| self.node(&node_names, id)).collect();
+                                self.check_targets(&decl.name.name, ids);
+                                let found: Vec<Option<usize>> = ids
+                                    .iter()
+                                    .map(|id| self.node(&node_names, &id.node))
+                                    .collect();
+                                replicas = ids.iter().map(|t| t.replica).collect();
                                 node = found
                                     .iter()
                                     .all(Option::is_some)
@@ -495,6 +485,7 @@ impl Validator {
                         faults.push(FaultDecl {
                             name: decl.name.name.clone(),
                             nodes: node,
+                            replicas,
                             during,
                             capacity,
                             fail,

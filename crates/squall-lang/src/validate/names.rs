@@ -4,6 +4,7 @@
 use indexmap::IndexMap;
 
 use crate::ast::*;
+use crate::diagnostic::Diagnostic;
 use crate::span::Span;
 use crate::twice::Twice;
 use crate::unknown::Unknown;
@@ -12,6 +13,30 @@ use super::Validator;
 use crate::decl::VariantDecl;
 
 impl Validator {
+    /// A fault's `on` targets, each named once: `api` covers every
+    /// replica, so `api, api[1]` names `api[1]` twice; `api[0], api[1]`
+    /// are two.
+    pub(super) fn check_targets(&mut self, fault: &str, ids: &[Target]) {
+        for (k, id) in ids.iter().enumerate() {
+            let same = |x: &Target| {
+                x.node.name == id.node.name
+                    && (x.replica.is_none()
+                        || id.replica.is_none()
+                        || x.replica.map(|r| r.0) == id.replica.map(|r| r.0))
+            };
+            if ids[..k].iter().any(same) {
+                self.err(
+                    Diagnostic::new(
+                        format!("fault `{fault}` names `{}` twice in its `on`", id.text()),
+                        id.span(),
+                    )
+                    .label("named again")
+                    .help("name each node once: the fault strikes every node it names"),
+                );
+            }
+        }
+    }
+
     pub(super) fn node(&mut self, names: &[String], id: &Ident) -> Option<usize> {
         let found = names.iter().position(|n| *n == id.name);
         if found.is_none() {

@@ -102,6 +102,8 @@ pub(super) struct Call {
     pub(super) source: u32,
     pub(super) node: u32,
     pub(super) leaf: bool,
+    /// The replica of its node it reached (0 without `replicas`).
+    pub(super) replica: u16,
 }
 
 impl Call {
@@ -185,6 +187,7 @@ impl Calls {
             grant: NO_GRANT,
             retry_open: false,
             live: true,
+            replica: 0,
             field: NONE,
             field_node: NONE,
             source: 0,

@@ -30,9 +30,7 @@ impl Timed {
             }
         }
         obs.accounting.in_flight = open;
-        for (i, n) in nodes.iter().enumerate() {
-            obs.route_calls[i] = n.server.route_calls().to_vec();
-        }
+        super::super::node_state::record_servers(nodes, obs);
         let end = self.end;
         let recorder = std::mem::take(&mut self.recorder);
         obs.timed = Some(recorder.finish(end));

@@ -208,21 +208,7 @@ pub fn slots(model: &Model) -> Slots {
 
 /// True when something in `model` takes time.
 pub fn takes_time(model: &Model) -> bool {
-    model
-        .nodes
-        .iter()
-        .any(|n| n.server.is_some() || n.caller.timeout.is_some() || n.hedge.is_some())
-        || model
-            .sources
-            .iter()
-            .any(|s| s.deadline.is_some() || s.closed())
-        || model.faults.iter().any(|f| !f.timed.is_empty())
-        || model.nodes.iter().any(|n| {
-            n.composite
-                .as_ref()
-                .is_some_and(|c| c.fields.iter().any(|f| f.timeout.is_some()))
-        })
-        || model.nodes.iter().any(|n| n.work_queue.is_some())
+    model.takes_time()
 }
 
 /// The state of a run that takes time (empty on the zero-time path).

@@ -11,6 +11,10 @@ pub struct FaultSpec {
     pub name: String,
     /// The node it affects.
     pub node: usize,
+    /// The one replica of a replicated node it affects (`on api[1]`);
+    /// none: every replica (`on api`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replica: Option<u32>,
     /// First tick.
     pub from: u64,
     /// Last tick.
@@ -35,6 +39,13 @@ pub struct Periodic {
     pub phase: u64,
     /// The phase step per field of a composite response \[ticks\].
     pub step: u64,
+}
+
+impl FaultSpec {
+    /// True when it strikes replica `r` of its node.
+    pub fn strikes_replica(&self, r: usize) -> bool {
+        self.replica.is_none_or(|x| x as usize == r)
+    }
 }
 
 impl Periodic {

@@ -18,6 +18,7 @@ mod hedge;
 mod library_backoff;
 mod library_breaker;
 mod node;
+mod replicas;
 mod request;
 mod response;
 mod retry;
@@ -38,6 +39,7 @@ pub use hedge::HedgeSpec;
 pub use library_backoff::{LibraryBackoff, Pushback};
 pub use library_breaker::LibraryBreakerSpec;
 pub use node::{NodeSpec, RouteSpec, StepSpec};
+pub use replicas::{Balance, ReplicaSpec, MAX_REPLICAS};
 pub use request::{Method, RequestSpec};
 pub use response::{ResponseSpec, RetryAfter};
 pub use retry::RetrySpec;
@@ -51,6 +53,29 @@ pub use window::WindowSpec;
 pub use work_queue::{Poison, WorkQueueSpec};
 
 use serde::Serialize;
+
+impl Model {
+    /// True when something in the run takes time (it runs on the timed
+    /// path): a node's server setting, timeout or hedging, a source's
+    /// deadline or closed loop, a fault that changes time, a composite
+    /// field's timeout, or a work queue.
+    pub fn takes_time(&self) -> bool {
+        self.nodes
+            .iter()
+            .any(|n| n.server.is_some() || n.caller.timeout.is_some() || n.hedge.is_some())
+            || self
+                .sources
+                .iter()
+                .any(|s| s.deadline.is_some() || s.closed())
+            || self.faults.iter().any(|f| !f.timed.is_empty())
+            || self.nodes.iter().any(|n| {
+                n.composite
+                    .as_ref()
+                    .is_some_and(|c| c.fields.iter().any(|f| f.timeout.is_some()))
+            })
+            || self.nodes.iter().any(|n| n.work_queue.is_some())
+    }
+}
 
 /// One fully resolved run of a scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]

@@ -67,4 +67,14 @@ pub struct NodeSpec {
     /// Its work as a queue of messages worked by consumers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub work_queue: Option<super::WorkQueueSpec>,
+    /// `replicas N` and its balancer; none: one node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replicas: Option<super::ReplicaSpec>,
+}
+
+impl NodeSpec {
+    /// How many replicas the node stands for (1 without `replicas`).
+    pub fn replica_count(&self) -> usize {
+        self.replicas.map_or(1, |r| r.count.max(1) as usize)
+    }
 }

@@ -29,7 +29,9 @@ impl Runner<'_, '_> {
         while c != NONE {
             let call = *self.timed.calls.get(c);
             let (node, _, _) = self.timed.node_of(c);
-            let server = &mut self.nodes[node].server;
+            let servers = &mut self.nodes[node].servers;
+            servers.done(call.replica as usize);
+            let server = servers.at(call.replica as usize);
             if call.phase == Phase::Queued {
                 self.timed.leave_queue(now, node, server);
             }
@@ -74,11 +76,13 @@ impl Runner<'_, '_> {
         let call = *self.timed.calls.get(c);
         let (node, source, _) = self.timed.node_of(c);
         let tick = self.timed.res.tick_of(now);
+        let servers = &mut self.nodes[node].servers;
+        servers.done(call.replica as usize);
         if call.holds_worker {
             self.timed.wasted_busy(now, node, &call);
             let tm = &mut self.timed;
             tm.recorder.latency(node, now, now.since(call.arrived));
-            tm.free_worker(now, node, &mut self.nodes[node].server)?;
+            tm.free_worker(now, node, servers.at(call.replica as usize))?;
         }
         self.timed.recorder.calls.answered += 1;
         if answer == Answer::Ok {

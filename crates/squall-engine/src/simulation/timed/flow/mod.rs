@@ -27,7 +27,7 @@ impl Runner<'_, '_> {
         let m = self.sim.model;
         let res = self.timed.res;
         let nodes = &self.nodes;
-        let changes = |f: &squall_lang::FaultSpec| nodes[f.node].server.worker_changes(f);
+        let changes = |f: &squall_lang::FaultSpec| nodes[f.node].servers.first().worker_changes(f);
         self.timed.schedule_worker_faults(&m.faults, changes)?;
         self.timed.start_sources(m, &mut self.sources)?;
         let end = self.timed.end;
@@ -70,9 +70,12 @@ impl Runner<'_, '_> {
                     self.enter_timed(now, s, self.sim.kind_base[s])?;
                 }
                 Event::Workers { node } => {
+                    // Each replica sets the workers its faults leave it.
                     let (n, faults) = (node as usize, &m.faults);
-                    let server = &mut self.nodes[n].server;
-                    self.timed.apply_worker_faults(now, n, server, faults)?;
+                    for r in 0..self.nodes[n].servers.len() {
+                        let server = self.nodes[n].servers.at(r);
+                        self.timed.apply_worker_faults(now, n, server, faults)?;
+                    }
                 }
                 Event::Retry { .. } => {}
                 Event::Send(e) => self.senders.handle(now, e, &mut self.timed.events)?,
@@ -104,7 +107,10 @@ impl Runner<'_, '_> {
         let (node, _, _) = self.timed.node_of(c);
         let slot = self.timed.calls.get(c).slot;
         self.observe(self.timed.res.tick_of(now), slot, node);
-        let (server, faults) = (&mut self.nodes[node].server, &self.sim.model.faults);
+        // The balancer picks the replica the call meets (`server/replicas.rs`).
+        let r = self.nodes[node].servers.pick();
+        self.timed.calls.get_mut(c).replica = r as u16;
+        let (server, faults) = (self.nodes[node].servers.at(r), &self.sim.model.faults);
         let step = self
             .timed
             .arrive(now, c, node, server, faults, &mut self.obs)?;
@@ -124,7 +130,8 @@ impl Runner<'_, '_> {
                     let slot = self.timed.calls.get(c).slot as usize;
                     let (sim, kind) = (self.sim, self.requests.kind[slot] as usize);
                     let request = || &sim.kinds[kind].request;
-                    let (spec, server) = (&sim.model.nodes[node], &mut self.nodes[node].server);
+                    let r = self.timed.calls.get(c).replica as usize;
+                    let (spec, server) = (&sim.model.nodes[node], self.nodes[node].servers.at(r));
                     step = self
                         .timed
                         .join(now, c, spec, request, server, &sim.model.faults)?;
@@ -169,7 +176,8 @@ impl Runner<'_, '_> {
     /// Response call `p` at `node` has every field in or out at `now`: it
     /// answers what its policy makes of them.
     fn assemble_fetch(&mut self, now: Time, p: u32, node: usize) -> Result<(), SimError> {
-        let (spec, server) = (&self.sim.model.nodes[node], &mut self.nodes[node].server);
+        // The ledger is the service's, kept by replica 0.
+        let (spec, server) = (&self.sim.model.nodes[node], self.nodes[node].servers.at(0));
         match self
             .timed
             .assemble_fetch(now, p, node, spec, server, &mut self.obs)
@@ -186,7 +194,8 @@ impl Runner<'_, '_> {
     pub(super) fn proceed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, _, leaf) = self.timed.node_of(c);
         let own = self.timed.calls.get(c).answer;
-        let committed = self.nodes[node].server.commit(c, own);
+        let r = self.timed.calls.get(c).replica as usize;
+        let committed = self.nodes[node].servers.at(r).commit(c, own);
         if committed != own {
             return self.complete_call(now, c, committed);
         }
@@ -283,13 +292,15 @@ impl Runner<'_, '_> {
                 if past_deadline {
                     return self.stop_at_deadline(now, c);
                 }
+                let r = self.timed.calls.get(c).replica as usize;
                 self.timed
-                    .leave_queue(now, node, &mut self.nodes[node].server);
+                    .leave_queue(now, node, self.nodes[node].servers.at(r));
                 self.timed.recorder.count(node, Count::QueueTimeout, now, 1);
                 self.complete_call(now, c, fail(FailKind::QueueTimeout))
             }
             Phase::Dequeued => {
-                let (server, faults) = (&mut self.nodes[node].server, &self.sim.model.faults);
+                let r = self.timed.calls.get(c).replica as usize;
+                let (server, faults) = (self.nodes[node].servers.at(r), &self.sim.model.faults);
                 let step = self.timed.start_service(now, c, server, faults)?;
                 self.go_on(now, c, step)
             }
@@ -325,8 +336,8 @@ impl Runner<'_, '_> {
         }
         if call.phase == Phase::Queued {
             let (node, _, _) = self.timed.node_of(c);
-            self.timed
-                .leave_queue(now, node, &mut self.nodes[node].server);
+            let server = self.nodes[node].servers.at(call.replica as usize);
+            self.timed.leave_queue(now, node, server);
         }
         self.complete_call(now, c, fail(FailKind::Deadline))
     }

@@ -1,0 +1,227 @@
+//! [`Replicas`]: a service that stands for N nodes of the same spec
+//! behind a balancer (`replicas N`, `balance ...`).
+//!
+//! # Design
+//!
+//! A replicated service stays **one node** of the call graph: one name,
+//! one caller side (its retries, budget, breaker and timeout are the
+//! service's, as a client library shared by the replicas would be), one
+//! row in every table. What is multiplied is its **server side**: each
+//! replica is a [`ServerSide`] of its own, built from the same
+//! [`NodeSpec`](squall_lang::NodeSpec), with its own per-tick capacity
+//! window, rate limit, workers and queue, latency stream and faults. So
+//! `api` in a table is the sum over its replicas, and a model with
+//! `replicas 1` is the model without the line, byte for byte: replica 0
+//! draws from the streams the node always drew from (`latency/<node>`,
+//! `fault/<k>`), the balancer draws nothing with one replica, and no
+//! observation changes.
+//!
+//! **The balancer** belongs to the replicated service and is shared by
+//! all its callers, like a load balancer in front of it (with one caller,
+//! as in a chain, the same as that caller's client-side balancer). Every
+//! call that reaches the node is one pick: a retry is a new call, so it
+//! goes back through the balancer and may land on another replica. The
+//! rules, named after Envoy's load balancers:
+//!
+//! | `balance` | rule | Envoy |
+//! |---|---|---|
+//! | `round_robin` (default) | replicas 0, 1, ..., N-1, 0, ... in arrival order | `round_robin` (Envoy starts each worker at a random index; squall at 0, so a trace can be worked by hand) |
+//! | `random` | one uniform draw | `random` |
+//! | `least_outstanding` | fewest outstanding calls; ties uniformly, by reservoir sampling | `least_request` with `FULL_SCAN` (`least_request_lb.cc`, `unweightedHostPickFullScan`) |
+//! | `p2c` | two uniform draws with replacement; the second wins only with strictly fewer outstanding | `least_request` with `N_CHOICES` and its default `choice_count` 2 (`unweightedHostPickNChoices`) |
+//!
+//! A replica's **outstanding** calls are those that have arrived at it and
+//! not answered yet (queued, in service, or waiting downstream; a call its
+//! caller gave up on still counts until it answers or is cancelled), the
+//! replica's own view of Envoy's `rq_active`. Only `least_outstanding`
+//! and `p2c` keep the count; they are accepted only on a service whose
+//! calls take time (on the zero-time path every call answers in the
+//! instant it arrives and the counts would read zero).
+//!
+//! Draws come from the node's own stream `balance/<node>`, one per
+//! `random` pick, two per `p2c` pick, one per tie met by
+//! `least_outstanding`; with one replica nothing is drawn.
+//!
+//! **Faults**: `fault ... { on api[1] ... }` strikes replica 1 only (its
+//! [`FaultSpec::replica`](squall_lang::FaultSpec::replica)); `on api`
+//! strikes every replica alike. Replica `r > 0` draws a fault's error
+//! share from `fault/<k>/<r>` and its service times from
+//! `latency/<node>/<r>`.
+//!
+//! **Per-replica metrics**: the calls each replica received, and those it
+//! answered at once without serving them (a failing fault or error share,
+//! no capacity, a throttle, overflow), are kept per run
+//! ([`Replicas::calls`], [`Replicas::refused`]) and reach the
+//! observations as `replica_calls` and `replica_refused`.
+//!
+//! **Paths**: on the timed path every balancer works; on the zero-time
+//! path `round_robin` and `random` spread calls over the replicas' own
+//! per-tick capacity windows and failing faults (the language refuses
+//! the two that read outstanding calls there).
+
+use squall_lang::{Balance, Model};
+
+use crate::rng::Stream;
+use crate::time::Resolution;
+
+use super::node::ServerSide;
+
+/// A node's replicas and its balancer.
+#[derive(Debug, Clone)]
+pub(crate) struct Replicas {
+    sides: Vec<ServerSide>,
+    balance: Balance,
+    /// The node has `replicas` (even `replicas 1`).
+    replicated: bool,
+    /// The next replica of `round_robin`.
+    next: usize,
+    /// `balance/<node>`: the random balancers' draws.
+    stream: Stream,
+    /// Calls at each replica not yet answered (kept only when the balancer
+    /// reads them).
+    outstanding: Vec<u32>,
+    /// Calls each replica received over the run.
+    calls: Vec<u64>,
+}
+
+impl Replicas {
+    /// The replicas of node `i` of `model`; `res` as for [`ServerSide::new`].
+    pub(crate) fn new(model: &Model, i: usize, seed: u64, res: Option<Resolution>) -> Self {
+        let n = &model.nodes[i];
+        let count = n.replica_count();
+        Replicas {
+            sides: (0..count)
+                .map(|r| ServerSide::new(model, i, r, seed, res))
+                .collect(),
+            balance: n.replicas.map(|r| r.balance).unwrap_or_default(),
+            replicated: n.replicas.is_some(),
+            next: 0,
+            stream: Stream::new(seed, &format!("balance/{i}")),
+            outstanding: vec![0; count],
+            calls: vec![0; count],
+        }
+    }
+
+    /// Replica 0 (every replica has the same spec: what one says of its
+    /// configuration holds for all).
+    #[inline(always)]
+    pub(crate) fn first(&self) -> &ServerSide {
+        &self.sides[0]
+    }
+
+    /// Replica `r`.
+    #[inline(always)]
+    pub(crate) fn at(&mut self, r: usize) -> &mut ServerSide {
+        &mut self.sides[r]
+    }
+
+    /// True when the node has `replicas` (even one).
+    pub(crate) fn replicated(&self) -> bool {
+        self.replicated
+    }
+
+    /// How many replicas.
+    pub(crate) fn len(&self) -> usize {
+        self.sides.len()
+    }
+
+    /// The replica a call that arrives now goes to (counted as received,
+    /// and as outstanding where the balancer reads that).
+    #[inline(always)]
+    pub(crate) fn pick(&mut self) -> usize {
+        let n = self.sides.len();
+        if n == 1 {
+            self.calls[0] += 1;
+            if self.balance.reads_load() {
+                self.outstanding[0] += 1;
+            }
+            return 0;
+        }
+        let r = match self.balance {
+            Balance::RoundRobin => {
+                let r = self.next;
+                self.next = (r + 1) % n;
+                r
+            }
+            Balance::Random => self.draw(n),
+            Balance::LeastOutstanding => self.least(),
+            Balance::P2c => {
+                let a = self.draw(n);
+                let b = self.draw(n);
+                if self.outstanding[b] < self.outstanding[a] {
+                    b
+                } else {
+                    a
+                }
+            }
+        };
+        self.calls[r] += 1;
+        if self.balance.reads_load() {
+            self.outstanding[r] += 1;
+        }
+        r
+    }
+
+    /// A uniform index below `n`.
+    fn draw(&mut self, n: usize) -> usize {
+        ((self.stream.next_f64() * n as f64) as usize).min(n - 1)
+    }
+
+    /// The replica with the fewest outstanding calls, a tie broken
+    /// uniformly: the k-th replica met at the least count so far replaces
+    /// the candidate with probability 1/k (reservoir sampling, as Envoy's
+    /// full scan).
+    fn least(&mut self) -> usize {
+        let mut best = 0;
+        let mut tied = 1usize;
+        for r in 1..self.sides.len() {
+            let (o, b) = (self.outstanding[r], self.outstanding[best]);
+            if o < b {
+                best = r;
+                tied = 1;
+            } else if o == b {
+                tied += 1;
+                if self.draw(tied) == 0 {
+                    best = r;
+                }
+            }
+        }
+        best
+    }
+
+    /// A call at replica `r` answers or is cancelled: it is no longer
+    /// outstanding.
+    #[inline(always)]
+    pub(crate) fn done(&mut self, r: usize) {
+        if self.balance.reads_load() {
+            self.outstanding[r] = self.outstanding[r].saturating_sub(1);
+        }
+    }
+
+    /// Calls each replica received over the run.
+    pub(crate) fn calls(&self) -> &[u64] {
+        &self.calls
+    }
+
+    /// Calls each replica answered at once without serving them.
+    pub(crate) fn refused(&self) -> Vec<u64> {
+        self.sides.iter().map(ServerSide::refused).collect()
+    }
+
+    /// Calls each scripted route answered over the run, summed over the
+    /// replicas (each keeps its own place in the script).
+    pub(crate) fn route_calls(&self) -> Vec<u64> {
+        let mut sum = self.sides[0].route_calls().to_vec();
+        for side in &self.sides[1..] {
+            for (s, c) in sum.iter_mut().zip(side.route_calls()) {
+                *s += c;
+            }
+        }
+        sum
+    }
+
+    /// The composite ledger, the service's (replica 0 keeps it for all).
+    pub(crate) fn ledger_mut(&mut self) -> &mut [u64] {
+        self.sides[0].ledger_mut()
+    }
+}

@@ -1,0 +1,170 @@
+//! Replicas behind a balancer: a service's `replicas N` and `balance ...`
+//! settings, a fault's `on api[1]`, and the balancers that need calls
+//! that take time.
+//!
+//! Refused, each where it is written: `replicas 0`, more than
+//! [`MAX_REPLICAS`], an unknown balancer (with the nearest one
+//! suggested), a `balance` without `replicas`, a replica index past the
+//! last replica (or on a service without `replicas`), and
+//! `least_outstanding` or `p2c` in a run where no call takes time (every
+//! call answers in the instant it arrives there, so no replica ever has a
+//! call outstanding to compare).
+
+use crate::ast::Timed;
+use crate::decl::Scenario;
+use crate::diagnostic::Diagnostic;
+use crate::model::{Balance, FaultSpec, Model, NodeSpec, ReplicaSpec, MAX_REPLICAS};
+use crate::needs::{Need, Needs};
+use crate::unknown::Unknown;
+
+use super::Cx;
+
+impl Scenario {
+    /// A service's `replicas N` and `balance WORD` (none without
+    /// `replicas`).
+    pub(super) fn replicas(&self, timed: &[Timed], cx: &mut Cx<'_>) -> Option<ReplicaSpec> {
+        let find = |key: &str| timed.iter().find(|t| t.key.name == key);
+        let balance_line = find("balance");
+        let balance = balance_line
+            .and_then(|t| balance(t, cx))
+            .unwrap_or_default();
+        let Some(line) = find("replicas") else {
+            if let Some(t) = balance_line {
+                cx.errs.push(
+                    Needs::new("a `balance`", Need::Key("replicas"))
+                        .because("it spreads calls over a service's replicas")
+                        .help("add e.g. `replicas 3`")
+                        .at(t.span),
+                );
+            }
+            return None;
+        };
+        let count = self.whole(line, "", "a number of replicas", cx)?;
+        if count == 0 {
+            cx.errs.push(
+                Needs::new(
+                    "a service",
+                    Need::AtLeastOne {
+                        one: "replica",
+                        many: "replicas",
+                    },
+                )
+                .at(line.span),
+            );
+            return None;
+        }
+        if count > u64::from(MAX_REPLICAS) {
+            cx.errs.push(
+                Diagnostic::new(
+                    format!("{count} replicas are more than the {MAX_REPLICAS} a service may have"),
+                    line.span,
+                )
+                .label("too many replicas"),
+            );
+            return None;
+        }
+        Some(ReplicaSpec {
+            count: count as u32,
+            balance,
+        })
+    }
+
+    /// Each fault's replica (`on api[1]`), checked against its node's
+    /// replicas: `faults` holds one entry per node each fault names, in
+    /// declaration order, as [`Scenario::faults`] made them.
+    pub(super) fn fault_replicas(
+        &self,
+        faults: &mut [FaultSpec],
+        nodes: &[NodeSpec],
+        cx: &mut Cx<'_>,
+    ) {
+        let o = cx.o;
+        let targets = self
+            .faults
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !o.without.contains(i))
+            .flat_map(|(_, f)| f.nodes.iter().zip(&f.replicas));
+        for (spec, (&node, replica)) in faults.iter_mut().zip(targets) {
+            let Some((r, span)) = *replica else {
+                continue;
+            };
+            let n = &nodes[node];
+            match n.replicas {
+                Some(rs) if r < u64::from(rs.count) => spec.replica = Some(r as u32),
+                Some(rs) => cx.errs.push(
+                    Diagnostic::new(
+                        format!(
+                            "`{}` has {} replicas, numbered 0 to {}: there is no replica {r}",
+                            n.name,
+                            rs.count,
+                            rs.count - 1
+                        ),
+                        span,
+                    )
+                    .label("index out of range"),
+                ),
+                // A `replicas` line that did not resolve was refused already.
+                None if self.nodes[node]
+                    .timed
+                    .iter()
+                    .any(|t| t.key.name == "replicas") => {}
+                None => cx.errs.push(
+                    Needs::new("a replica index", Need::Key("replicas"))
+                        .because("it names one of a service's replicas")
+                        .help(format!(
+                            "add e.g. `replicas 3` to `{}`, or write `on {}`",
+                            n.name, n.name
+                        ))
+                        .at(span),
+                ),
+            }
+        }
+    }
+
+    /// `least_outstanding` and `p2c` read the calls outstanding at each
+    /// replica: refused in a run where no call takes time.
+    pub(super) fn check_balancers(&self, model: &Model, cx: &mut Cx<'_>) {
+        if model.takes_time() {
+            return;
+        }
+        for (i, n) in model.nodes.iter().enumerate() {
+            let Some(rs) = n.replicas.filter(|r| r.balance.reads_load()) else {
+                continue;
+            };
+            let decl = self.changed_node(i, &self.nodes[i], cx.o);
+            let timed = decl.as_ref().map_or(&self.nodes[i].timed, |d| &d.timed);
+            let span = timed
+                .iter()
+                .find(|t| t.key.name == "balance")
+                .map_or(self.nodes[i].span, |t| t.span);
+            let word = Balance::ALL
+                .iter()
+                .find(|(_, b)| *b == rs.balance)
+                .map_or("", |(w, _)| w);
+            cx.errs.push(
+                Diagnostic::new(
+                    format!("`balance {word}` compares the calls outstanding at each replica, and no call in this run takes time"),
+                    span,
+                )
+                .label("every call answers in the instant it arrives")
+                .help("give a service `latency` or `workers`, or use `balance round_robin` or `random`"),
+            );
+        }
+    }
+}
+
+/// `balance WORD`: one of [`Balance::ALL`], or an unknown word with the
+/// nearest one suggested.
+fn balance(t: &Timed, cx: &mut Cx<'_>) -> Option<Balance> {
+    let word = t.first_word()?;
+    let found = Balance::named(&word.name);
+    if found.is_none() {
+        cx.errs.push(
+            Unknown::new("balancer", &word.name)
+                .label("expected `round_robin`, `random`, `least_outstanding` or `p2c`")
+                .at(word.span, Balance::ALL.iter().map(|&(w, _)| w)),
+        );
+    }
+    found
+}
