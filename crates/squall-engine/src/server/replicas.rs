@@ -66,13 +66,28 @@ use crate::time::Resolution;
 
 use super::node::ServerSide;
 
-/// A node's replicas and its balancer.
+/// A node's replicas and its balancer. Replica 0 is kept inline and the
+/// balancer with the other replicas behind one pointer, so a node without
+/// `replicas` reaches its server side as it did before replicas existed
+/// (with the replicas in one `Vec` the round storm's walk paid 109 M
+/// instructions more, `bench/instructions.sh` storm-1 3.377 G -> 3.486 G).
 #[derive(Debug, Clone)]
 pub(crate) struct Replicas {
-    sides: Vec<ServerSide>,
+    /// Replica 0 (the node itself when it has no `replicas`).
+    first: ServerSide,
+    /// Calls the node received, when it has no `replicas`.
+    first_calls: u64,
+    /// The balancer and replicas 1.., when the node has `replicas` (even
+    /// `replicas 1`).
+    more: Option<Box<Balancer>>,
+}
+
+/// A replicated node's balancer and its replicas after the first.
+#[derive(Debug, Clone)]
+struct Balancer {
+    /// Replicas 1, 2, ...
+    rest: Vec<ServerSide>,
     balance: Balance,
-    /// The node has `replicas` (even `replicas 1`).
-    replicated: bool,
     /// The next replica of `round_robin`.
     next: usize,
     /// `balance/<node>`: the random balancers' draws.
@@ -90,15 +105,20 @@ impl Replicas {
         let n = &model.nodes[i];
         let count = n.replica_count();
         Replicas {
-            sides: (0..count)
-                .map(|r| ServerSide::new(model, i, r, seed, res))
-                .collect(),
-            balance: n.replicas.map(|r| r.balance).unwrap_or_default(),
-            replicated: n.replicas.is_some(),
-            next: 0,
-            stream: Stream::new(seed, &format!("balance/{i}")),
-            outstanding: vec![0; count],
-            calls: vec![0; count],
+            first: ServerSide::new(model, i, 0, seed, res),
+            first_calls: 0,
+            more: n.replicas.map(|spec| {
+                Box::new(Balancer {
+                    rest: (1..count)
+                        .map(|r| ServerSide::new(model, i, r, seed, res))
+                        .collect(),
+                    balance: spec.balance,
+                    next: 0,
+                    stream: Stream::new(seed, &format!("balance/{i}")),
+                    outstanding: vec![0; count],
+                    calls: vec![0; count],
+                })
+            }),
         }
     }
 
@@ -106,38 +126,99 @@ impl Replicas {
     /// configuration holds for all).
     #[inline(always)]
     pub(crate) fn first(&self) -> &ServerSide {
-        &self.sides[0]
+        &self.first
     }
 
     /// Replica `r`.
     #[inline(always)]
     pub(crate) fn at(&mut self, r: usize) -> &mut ServerSide {
-        &mut self.sides[r]
+        if r == 0 {
+            &mut self.first
+        } else {
+            let more = self
+                .more
+                .as_mut()
+                .expect("a replica after the first has a balancer");
+            &mut more.rest[r - 1]
+        }
     }
 
     /// True when the node has `replicas` (even one).
     pub(crate) fn replicated(&self) -> bool {
-        self.replicated
+        self.more.is_some()
     }
 
     /// How many replicas.
     pub(crate) fn len(&self) -> usize {
-        self.sides.len()
+        1 + self.more.as_ref().map_or(0, |m| m.rest.len())
     }
 
     /// The replica a call that arrives now goes to (counted as received,
     /// and as outstanding where the balancer reads that).
     #[inline(always)]
     pub(crate) fn pick(&mut self) -> usize {
-        let n = self.sides.len();
-        if n == 1 {
-            self.calls[0] += 1;
-            if self.balance.reads_load() {
-                self.outstanding[0] += 1;
+        match &mut self.more {
+            None => {
+                self.first_calls += 1;
+                0
             }
-            return 0;
+            Some(more) => more.pick(),
         }
+    }
+
+    /// A call at replica `r` answers or is cancelled: it is no longer
+    /// outstanding.
+    #[inline(always)]
+    pub(crate) fn done(&mut self, r: usize) {
+        if let Some(more) = &mut self.more {
+            more.done(r);
+        }
+    }
+
+    /// Calls each replica received over the run.
+    pub(crate) fn calls(&self) -> &[u64] {
+        match &self.more {
+            None => std::slice::from_ref(&self.first_calls),
+            Some(more) => &more.calls,
+        }
+    }
+
+    /// Every replica, in order.
+    fn sides(&self) -> impl Iterator<Item = &ServerSide> {
+        let rest = self.more.as_ref().map_or(&[][..], |m| &m.rest[..]);
+        std::iter::once(&self.first).chain(rest)
+    }
+
+    /// Calls each replica answered at once without serving them.
+    pub(crate) fn refused(&self) -> Vec<u64> {
+        self.sides().map(ServerSide::refused).collect()
+    }
+
+    /// Calls each scripted route answered over the run, summed over the
+    /// replicas (each keeps its own place in the script).
+    pub(crate) fn route_calls(&self) -> Vec<u64> {
+        let mut sum = self.first.route_calls().to_vec();
+        for side in self.sides().skip(1) {
+            for (s, c) in sum.iter_mut().zip(side.route_calls()) {
+                *s += c;
+            }
+        }
+        sum
+    }
+
+    /// The composite ledger, the service's (replica 0 keeps it for all).
+    pub(crate) fn ledger_mut(&mut self) -> &mut [u64] {
+        self.first.ledger_mut()
+    }
+}
+
+impl Balancer {
+    /// [`Replicas::pick`] on a replicated node.
+    #[inline(never)]
+    fn pick(&mut self) -> usize {
+        let n = self.calls.len();
         let r = match self.balance {
+            _ if n == 1 => 0,
             Balance::RoundRobin => {
                 let r = self.next;
                 self.next = (r + 1) % n;
@@ -162,6 +243,13 @@ impl Replicas {
         r
     }
 
+    /// [`Replicas::done`] on a replicated node.
+    fn done(&mut self, r: usize) {
+        if self.balance.reads_load() {
+            self.outstanding[r] = self.outstanding[r].saturating_sub(1);
+        }
+    }
+
     /// A uniform index below `n`.
     fn draw(&mut self, n: usize) -> usize {
         ((self.stream.next_f64() * n as f64) as usize).min(n - 1)
@@ -174,7 +262,7 @@ impl Replicas {
     fn least(&mut self) -> usize {
         let mut best = 0;
         let mut tied = 1usize;
-        for r in 1..self.sides.len() {
+        for r in 1..self.calls.len() {
             let (o, b) = (self.outstanding[r], self.outstanding[best]);
             if o < b {
                 best = r;
@@ -187,41 +275,5 @@ impl Replicas {
             }
         }
         best
-    }
-
-    /// A call at replica `r` answers or is cancelled: it is no longer
-    /// outstanding.
-    #[inline(always)]
-    pub(crate) fn done(&mut self, r: usize) {
-        if self.balance.reads_load() {
-            self.outstanding[r] = self.outstanding[r].saturating_sub(1);
-        }
-    }
-
-    /// Calls each replica received over the run.
-    pub(crate) fn calls(&self) -> &[u64] {
-        &self.calls
-    }
-
-    /// Calls each replica answered at once without serving them.
-    pub(crate) fn refused(&self) -> Vec<u64> {
-        self.sides.iter().map(ServerSide::refused).collect()
-    }
-
-    /// Calls each scripted route answered over the run, summed over the
-    /// replicas (each keeps its own place in the script).
-    pub(crate) fn route_calls(&self) -> Vec<u64> {
-        let mut sum = self.sides[0].route_calls().to_vec();
-        for side in &self.sides[1..] {
-            for (s, c) in sum.iter_mut().zip(side.route_calls()) {
-                *s += c;
-            }
-        }
-        sum
-    }
-
-    /// The composite ledger, the service's (replica 0 keeps it for all).
-    pub(crate) fn ledger_mut(&mut self) -> &mut [u64] {
-        self.sides[0].ledger_mut()
     }
 }
