@@ -16,11 +16,17 @@ use crate::not_a::Takes;
 const RATE_UNITS: [&str; 6] = ["round", "rounds", "ms", "s", "min", "h"];
 
 fn describe(v: &Value) -> &'static str {
-    match v.kind {
+    describe_kind(&v.kind)
+}
+
+/// What a value is, in words: "a rate", "a duration", ...
+pub(crate) fn describe_kind(kind: &ValueKind) -> &'static str {
+    match kind {
         ValueKind::Number(_) => "a plain number",
         ValueKind::Rate { .. } => "a rate",
         ValueKind::Duration { .. } => "a duration",
         ValueKind::Param(_) => "a param",
+        ValueKind::ParamRate(_) => "a rate",
         ValueKind::Size { .. } => "a size",
         ValueKind::Word(_) => "a word",
         ValueKind::Mark(_) => "`end` or `after warmup`",
@@ -267,7 +273,7 @@ pub fn quantity(v: &Value, clock: Clock) -> Result<f64> {
         ValueKind::Number(n) => Ok(*n),
         ValueKind::Rate { .. } => per_tick(v, clock, "a bound"),
         ValueKind::Duration { n, unit } => Ok(n * ticks_per_unit(*unit, clock, v)?),
-        ValueKind::Param(_) => Err(Diagnostic::new(
+        ValueKind::Param(_) | ValueKind::ParamRate(_) => Err(Diagnostic::new(
             "a bound with a unit takes a number, not a `$param`",
             v.span,
         )

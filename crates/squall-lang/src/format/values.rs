@@ -32,6 +32,7 @@ pub fn value_text(v: &Value) -> String {
             }
         },
         ValueKind::Param(name) => format!("${name}"),
+        ValueKind::ParamRate(r) => format!("${}/{}", r.name, r.unit),
         ValueKind::Size { bytes } => format!("{} B", number_text(*bytes)),
         ValueKind::Word(w) => w.clone(),
         ValueKind::Mark(Mark::End) => "end".to_string(),

@@ -33,6 +33,19 @@ pub(super) fn parse_value_inner(inner: Pair<'_, Rule>, span: Span) -> Result<Val
                 .as_str()
                 .to_string(),
         ),
+        Rule::param_rate => {
+            let mut c = Children::of(inner);
+            let name = Children::of(c.expect(Rule::param_ref)?)
+                .expect(Rule::ident)?
+                .as_str()
+                .to_string();
+            let u = c.expect(Rule::rate_unit)?;
+            ValueKind::ParamRate(Box::new(ParamRate {
+                name,
+                unit: u.as_str().to_string(),
+                unit_span: u.as_span().into(),
+            }))
+        }
         Rule::rate | Rule::bound_rate => {
             let mut c = Children::of(inner);
             let n = number(&c.expect(Rule::number)?)?;
