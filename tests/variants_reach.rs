@@ -2,7 +2,7 @@
 //! last item): `--replications N` on `run` and `sweep`, `check --set` (and
 //! `--estimate` reading it), a variant that changes a source's `deadline`
 //! and `clients`, `service a, b { ... }` in a variant, a rate written as
-//! `$n/UNIT`, and a percentage param.
+//! `$n/UNIT`, and a percentage param (`param p = 10%`, `errors $p as 503`).
 //!
 //! Each equality below is derived, not copied from a run: two spellings of
 //! one model must resolve to the same model (so the same report, byte for
@@ -158,6 +158,12 @@ fn same_model(a: &str, b: &str) -> TestResult {
 /// A timed chain with a source `users`; `source` is its source block's
 /// body and `variant` the body of its one variant `v`.
 fn timed(params: &str, source: &str, variant: &str) -> String {
+    timed_errors(params, source, variant, "20%")
+}
+
+/// [`timed`] with the share of its fault `flaky` as written (`20%`,
+/// `$p`).
+fn timed_errors(params: &str, source: &str, variant: &str, errors: &str) -> String {
     format!(
         r#"scenario "reach" {{
   clock ms
@@ -168,6 +174,7 @@ fn timed(params: &str, source: &str, variant: &str) -> String {
   service edge, api {{ timeout 200ms  retry {{ attempts 3  backoff fixed 10ms }} }}
   service db {{ latency lognormal p50 50ms p99 400ms  workers 8  queue 50 }}
   fault slow {{ on db  during 5s..10s  latency x 10 }}
+  fault flaky {{ on db  during 12s..15s  errors {errors} as 503 }}
   window all 1s..20s
   variant v {{ {variant} }}
   report {{
@@ -260,6 +267,34 @@ fn a_rate_from_a_number_param_equals_the_written_rate() -> TestResult {
     Ok(())
 }
 
+/// `param p = 20%` then `errors $p as 503` is `errors 20% as 503`, and a
+/// variant's `set p = 35%` is `errors 35%`: a percentage param stands for
+/// the percentage written where one is expected.
+#[test]
+fn a_percentage_param_equals_the_written_percentage() -> TestResult {
+    same_model(
+        &timed_errors("", "rate 20/s", "", "20%"),
+        &timed_errors("param p = 20%", "rate 20/s", "", "$p"),
+    )?;
+    same_model(
+        &timed_errors("param p = 20%", "rate 20/s", "", "35%"),
+        &timed_errors("param p = 20%", "rate 20/s", "set p = 35%", "$p"),
+    )?;
+    // The fault's share is the fraction: 35% is 0.35.
+    let text = timed_errors("param p = 20%", "rate 20/s", "set p = 35%", "$p");
+    let s = squall_lang::load("p.squall", &text).map_err(|d| format!("{d:?}"))?;
+    let m = s
+        .model_for(RunKey::Variant(0), &[])
+        .map_err(|d| format!("{d:?}"))?;
+    let shares: Vec<f64> = m
+        .faults
+        .iter()
+        .filter_map(|f| f.timed.errors.map(|e| e.0))
+        .collect();
+    assert_eq!(shares, [0.35]);
+    Ok(())
+}
+
 /// The line and column (1-based) of the first `needle` in `text`.
 fn at(text: &str, needle: &str) -> String {
     let i = text.find(needle).unwrap_or(0);
@@ -318,6 +353,24 @@ fn misuses_are_refused_where_written() {
             "user {",
             "did you mean `users`?",
         ),
+        // A share needs a percentage: a plain number is refused where it is
+        // written, a percentage param where a plain number is expected at
+        // the param's value (the help names the line of the use).
+        (
+            timed_errors("", "rate 20/s", "", "20"),
+            "20 as",
+            "an error share takes a percentage such as `10%`, found a plain number",
+        ),
+        (
+            timed_errors("param p = 20%", "rate 20/s  clients $p", "", "$p"),
+            "20%",
+            "a number of clients takes a plain number, found a percentage",
+        ),
+        (
+            timed_errors("param p = 20%", "rate 20/s", "", "$p%"),
+            "20%",
+            "an error share takes a plain number, found a percentage",
+        ),
     ];
     for (text, needle, message) in cases {
         let Err(d) = squall_lang::load("bad.squall", &text) else {
@@ -337,10 +390,11 @@ fn misuses_are_refused_where_written() {
 /// syntax tree is the same modulo spans.
 #[test]
 fn the_new_forms_round_trip_through_fmt() -> TestResult {
-    let text = timed(
-        "param n = 40",
+    let text = timed_errors(
+        "param n = 40  param p = 12.5%",
         "rate $n/s  deadline 2s",
-        "source users { rate $n / s during 5s..10s  deadline 1s propagate  clients 10 }  service edge, api { timeout 80ms }",
+        "source users { rate $n / s during 5s..10s  deadline 1s propagate  clients 10 }  service edge, api { timeout 80ms }  set p = 5%",
+        "$p",
     );
     let once = squall_lang::format::format_source(&text).map_err(|d| d.message)?;
     assert!(once.contains("rate $n/s during 5s..10s"), "{once}");

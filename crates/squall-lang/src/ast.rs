@@ -100,6 +100,8 @@ pub enum ValueKind {
     },
     /// A word, as a param's value: `stale_fallback`.
     Word(String),
+    /// `10%`, as a param's value: the number before the `%` (10).
+    Percent(f64),
     /// A symbolic tick in a range: `end`, or the start of `after warmup`.
     Mark(Mark),
 }

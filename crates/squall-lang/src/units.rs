@@ -29,6 +29,7 @@ pub(crate) fn describe_kind(kind: &ValueKind) -> &'static str {
         ValueKind::ParamRate(_) => "a rate",
         ValueKind::Size { .. } => "a size",
         ValueKind::Word(_) => "a word",
+        ValueKind::Percent(_) => "a percentage",
         ValueKind::Mark(_) => "`end` or `after warmup`",
     }
 }
@@ -229,6 +230,17 @@ pub fn real(v: &Value, what: &str) -> Result<f64> {
     }
 }
 
+/// A percentage (`10%`, or a `$param` holding one) as its number (10):
+/// where a share is written without its own `%` sign.
+pub fn percent(v: &Value, what: &str) -> Result<f64> {
+    match v.kind {
+        ValueKind::Percent(n) => Ok(n),
+        _ => Err(Takes::new(what, "a percentage such as `10%`")
+            .found(describe(v))
+            .at(v.span)),
+    }
+}
+
 /// A whole count.
 pub fn count(v: &Value, what: &str) -> Result<u64> {
     let n = real(v, what)?;
@@ -279,8 +291,10 @@ pub fn quantity(v: &Value, clock: Clock) -> Result<f64> {
         )
         .label("a param")),
         ValueKind::Size { bytes } => Ok(*bytes),
-        ValueKind::Word(_) | ValueKind::Mark(_) => Err(Takes::new("a bound", "a number")
-            .found(describe(v))
-            .at(v.span)),
+        ValueKind::Word(_) | ValueKind::Mark(_) | ValueKind::Percent(_) => {
+            Err(Takes::new("a bound", "a number")
+                .found(describe(v))
+                .at(v.span))
+        }
     }
 }

@@ -17,6 +17,7 @@ fn show_value(v: &Value) -> String {
         ValueKind::ParamRate(r) => format!("${}/{}", r.name, r.unit),
         ValueKind::Size { bytes } => format!("{bytes} B"),
         ValueKind::Word(w) => format!("word {w}"),
+        ValueKind::Percent(p) => format!("{p}%"),
         ValueKind::Mark(m) => format!("{m:?}"),
     }
 }

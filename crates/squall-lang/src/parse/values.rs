@@ -145,6 +145,14 @@ pub(super) fn parse_range(pair: Pair<'_, Rule>) -> Result<Range> {
 
 /// A param's value: a value, or a word such as a policy name.
 pub(super) fn parse_pvalue(pair: Pair<'_, Rule>) -> Result<Value> {
+    if pair.as_rule() == Rule::percent_value {
+        let span: Span = pair.as_span().into();
+        let n = number(&Children::of(pair).expect(Rule::number)?)?;
+        return Ok(Value {
+            kind: ValueKind::Percent(n),
+            span,
+        });
+    }
     if pair.as_rule() == Rule::word {
         let span: Span = pair.as_span().into();
         return Ok(Value {

@@ -49,6 +49,8 @@ impl Scenario {
                 }
                 ValueKind::Rate { .. } => return units::per_tick(&v, self.clock, "a value").ok(),
                 ValueKind::Size { bytes } => return Some(*bytes),
+                // A share: `10%` is 0.1.
+                ValueKind::Percent(p) => return Some(*p / 100.0),
                 ValueKind::Word(_) | ValueKind::Mark(_) => return None,
             }
         }
