@@ -73,6 +73,7 @@ enum Command {
   squall run scenarios/retry-storm.squall --variant storm --variant no_retries
   squall run scenarios/retry-storm.squall --set attempts=2 --set spacing='8 rounds'
   squall run scenarios/retry-storm.squall --seed 7
+  squall run scenarios/jitter.squall --replications 3
   squall run scenarios/retry-storm.squall --format json --out report.json
   squall run scenarios/retry-storm.squall --series ticks.csv --chart db.svg --chart-node db
   squall run scenarios/retry-storm.squall --charts charts/ --html report.html
@@ -92,6 +93,11 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// the report's header); every run derives its stream from it.
         #[arg(long, value_name = "N")]
         seed: Option<u64>,
+        /// Run every run N times (2 to 1000) instead of the report's
+        /// `replications` (or once): the same report as `replications N` in
+        /// the file, every number a mean with its 95 % interval.
+        #[arg(long, value_name = "N")]
+        replications: Option<u64>,
         /// The events each run may handle before it stops with an error,
         /// instead of the file's `work_budget` (or the default).
         #[arg(long = "work-budget", value_name = "N")]
@@ -156,7 +162,7 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
     },
     /// Check scenario files and print their diagnostics.
     #[command(
-        after_help = "Examples:\n  squall check scenarios/retry-storm.squall\n  squall check scenarios/*.squall\n\nExit codes: 0 when every file is valid, 2 when one is not, 3 when a file cannot be read."
+        after_help = "Examples:\n  squall check scenarios/retry-storm.squall\n  squall check scenarios/*.squall\n  squall check scenarios/metastable.squall --estimate --set attempts=5 --replications 10\n\nExit codes: 0 when every file is valid, 2 when one is not, 3 when a file cannot be read."
     )]
     Check {
         /// The scenario files.
@@ -175,6 +181,15 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
         /// a run that takes time whose estimated peak is over it is refused.
         #[arg(long = "memory-budget", value_name = "MIB")]
         memory_budget: Option<u64>,
+        /// Check (and estimate) every run with this param overridden, as
+        /// `run --set` would run it, e.g. `--set attempts=5`; repeat for
+        /// several. Each file must declare the param.
+        #[arg(long = "set", value_name = "NAME=VALUE")]
+        sets: Vec<String>,
+        /// Count N replications (2 to 1000) in `--estimate`'s total instead
+        /// of the report's `replications`, as `run --replications N` makes.
+        #[arg(long, value_name = "N")]
+        replications: Option<u64>,
     },
     /// Run a what-if study: one row per point of a sweep, in parallel.
     #[command(
@@ -183,7 +198,7 @@ Exit codes: 0 ok, 2 invalid scenario, 3 usage error.")]
 Points are the cross product of the `--vary` values, first axis outermost. Each point runs \
 with its own random stream derived from the scenario seed and the point's values, so the \
 table is the same for any `--jobs` and any `--shard` split.",
-        after_help = "Examples:\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4\n  squall sweep scenarios/retry-storm.squall --sweep allowance --format csv\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4 --charts charts/ --format markdown --out study.md\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --shard 2/3 --out part-2.json\n  squall merge part-1.json part-2.json part-3.json\n\nExit codes: 0 ok, 2 invalid scenario (or a point that does not resolve), 3 usage error."
+        after_help = "Examples:\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4\n  squall sweep scenarios/retry-storm.squall --sweep allowance --format csv\n  squall sweep scenarios/jitter.squall --vary attempts=2,4 --replications 5\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --vary spacing=2,4 --charts charts/ --format markdown --out study.md\n  squall sweep scenarios/retry-storm.squall --vary attempts=1,2,3 --shard 2/3 --out part-2.json\n  squall merge part-1.json part-2.json part-3.json\n\nExit codes: 0 ok, 2 invalid scenario (or a point that does not resolve), 3 usage error."
     )]
     Sweep(SweepArgs),
     /// Join the shard files of a sweep into the table a single run prints.
@@ -328,6 +343,11 @@ pub struct SweepArgs {
     /// derives its stream from it. (To sweep seeds: `--vary seed=1,2,3`.)
     #[arg(long, value_name = "N")]
     pub seed: Option<u64>,
+    /// Run every point N times (2 to 1000) instead of the report's
+    /// `replications` (or once): each cell a mean with its 95 % interval,
+    /// as with `replications N` in the file.
+    #[arg(long, value_name = "N")]
+    pub replications: Option<u64>,
     /// The events each run may handle before it stops with an error,
     /// instead of the file's `work_budget` (or the default).
     #[arg(long = "work-budget", value_name = "N")]
@@ -388,6 +408,7 @@ fn main() -> ExitCode {
             variants,
             sets,
             seed,
+            replications,
             work_budget,
             memory_budget,
             jobs,
@@ -407,6 +428,7 @@ fn main() -> ExitCode {
             &sets,
             &cmd::run::Seeding {
                 seed,
+                replications,
                 work_budget,
                 memory_budget,
                 jobs,
@@ -430,7 +452,19 @@ fn main() -> ExitCode {
             model,
             estimate,
             memory_budget,
-        } => cmd::run::check(&files, model, estimate, memory_budget, color),
+            sets,
+            replications,
+        } => cmd::run::check(
+            &files,
+            &cmd::run::Checking {
+                model,
+                estimate,
+                memory_mib: memory_budget,
+                sets: &sets,
+                replications,
+            },
+            color,
+        ),
         Command::Sweep(args) => cmd::sweep::sweep(&args, color),
         Command::Merge {
             files,

@@ -133,6 +133,7 @@ pub const FLAGS: Spelling = Spelling {
     set: "--set",
     vary: "--vary",
     shard: "--shard",
+    replications: "--replications",
 };
 
 /// Prints a refusal of a flag's value, worded with [`FLAGS`], and returns
@@ -145,6 +146,15 @@ pub fn arg_error(e: &ArgError) -> u8 {
 /// ([`squall_report::args::parse_sets`]).
 pub fn parse_sets(scenario: &Scenario, sets: &[String]) -> Result<Vec<Setting>, u8> {
     squall_report::args::parse_sets(scenario, sets, &FLAGS).map_err(|e| arg_error(&e))
+}
+
+/// `--replications N`, when given, in place of the report's count
+/// ([`squall_report::args::set_replications`]).
+pub fn set_replications(scenario: &mut Scenario, n: Option<u64>) -> Result<(), u8> {
+    match n {
+        Some(n) => squall_report::args::set_replications(scenario, n).map_err(|e| arg_error(&e)),
+        None => Ok(()),
+    }
 }
 
 /// A variant by name or label ([`squall_report::args::find_variant`]).

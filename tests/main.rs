@@ -29,4 +29,5 @@ mod retry_storm;
 mod source_shape;
 mod support;
 mod traps;
+mod variants_reach;
 mod verdicts;

@@ -71,7 +71,7 @@ fn senders_are_weighed_against_the_memory_budget() {
 }"#,
     )
     .unwrap();
-    let refused = squall_report::RunPlan::every(&s).refusals(&s, Some(100));
+    let refused = squall_report::RunPlan::every(&s).refusals(&s, &[], Some(100));
     assert_eq!(refused.len(), 1, "{refused:?}");
     let squall_report::StudyError::Refused(r) = &refused[0].1 else {
         panic!("{:?}", refused[0].1)
@@ -105,6 +105,6 @@ fn senders_are_weighed_against_the_memory_budget() {
         other => panic!("{:?}", other.err()),
     }
     assert!(squall_report::RunPlan::every(&s)
-        .refusals(&s, None)
+        .refusals(&s, &[], None)
         .is_empty());
 }

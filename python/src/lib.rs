@@ -13,10 +13,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use squall_lang::{Diagnostics, Scenario};
+use squall_report::args::{ArgError, Spelling};
 use squall_report::data::{long_table, DataTable, Field, FlatTable};
 use squall_report::expect::ExpectOutcome;
 use squall_report::sweep::{default_sweep, run_sweep, sweep_tables, SweepOptions};
-use squall_report::args::{ArgError, Spelling};
 use squall_report::{args, Keep, Study, StudyError, StudyOptions};
 
 /// Why a request produced no report.
@@ -69,13 +69,11 @@ impl Request {
         if let Some(seed) = self.seed {
             scenario.seed = seed;
         }
+        // The command line's `--replications` rule (2 to 1000), in this
+        // package's spelling.
         if let Some(n) = self.replications {
-            if n < 2 {
-                return Err(Failure::Usage(format!(
-                    "`replications={n}`: give at least 2 (one replication has no interval), or None for the file's"
-                )));
-            }
-            scenario.report.replications = Some(n);
+            args::set_replications(&mut scenario, u64::from(n))
+                .map_err(|e| Failure::Usage(format!("{e}, or None for the file's")))?;
         }
         if self.jobs == Some(0) {
             return Err(Failure::Usage("`jobs=0`: give at least one thread".into()));

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use squall_lang::unknown::Unknown;
-use squall_lang::{RunKey, Scenario};
+use squall_lang::{RunKey, Scenario, Setting};
 use squall_report::events::DEFAULT_EVENTS_LIMIT;
 use squall_report::{Budget, Keep, RunPlan, Study, StudyError, StudyOptions};
 
@@ -34,6 +34,8 @@ pub struct Extras {
 pub struct Seeding {
     /// The root seed instead of the file's.
     pub seed: Option<u64>,
+    /// `--replications`: the count instead of the report's.
+    pub replications: Option<u64>,
     /// `--work-budget`: the events a run may handle, instead of the file's.
     pub work_budget: Option<u64>,
     /// `--memory-budget`: the memory the invocation may hold \[MiB\].
@@ -60,6 +62,9 @@ pub fn run(
     };
     if let Some(seed) = seeding.seed {
         scenario.seed = seed;
+    }
+    if let Err(code) = util::set_replications(&mut scenario, seeding.replications) {
+        return code;
     }
     if seeding.work_budget == Some(0) {
         return util::usage("`--work-budget 0`: give at least one event");
@@ -353,25 +358,39 @@ fn run_name(s: &Scenario, key: RunKey) -> String {
     }
 }
 
+/// What `squall check` is asked besides the files.
+pub struct Checking<'a> {
+    /// `--model`: print every run's resolved model.
+    pub model: bool,
+    /// `--estimate`: print every timed run's estimated work and memory.
+    pub estimate: bool,
+    /// `--memory-budget` \[MiB\]; `None` for `run`'s default.
+    pub memory_mib: Option<u64>,
+    /// `--set NAME=VALUE` settings, read against each file's params.
+    pub sets: &'a [String],
+    /// `--replications N` instead of each report's count.
+    pub replications: Option<u64>,
+}
+
 /// `squall check FILE...`: validates scenario files, and every run the
 /// file can make ([`RunPlan::every`]: variants, sweep points, points crossed
-/// with variants) against the engine's limits and, for a run that takes
-/// time, its own estimated memory against `memory_mib` (the default budget
-/// of `run` when `None`), so `check` passes only what `run` and `sweep` run.
-pub fn check(
-    files: &[PathBuf],
-    model: bool,
-    estimate: bool,
-    memory_mib: Option<u64>,
-    color: bool,
-) -> u8 {
+/// with variants) with the `--set` settings against the engine's limits
+/// and, for a run that takes time, its own estimated memory against
+/// `memory_mib` (the default budget of `run` when `None`), so `check`
+/// passes only what `run` and `sweep` run with the same settings.
+pub fn check(files: &[PathBuf], how: &Checking<'_>, color: bool) -> u8 {
     use std::io::Write as _;
     let mut worst = EXIT_OK;
     let mut stdout = std::io::stdout().lock();
     for f in files {
-        match util::load(f, color) {
-            Ok(s) => {
-                let refused = RunPlan::every(&s).refusals(&s, memory_mib);
+        let loaded = util::load(f, color).and_then(|mut s| {
+            util::set_replications(&mut s, how.replications)?;
+            let cli = util::parse_sets(&s, how.sets)?;
+            Ok((s, cli))
+        });
+        match loaded {
+            Ok((s, cli)) => {
+                let refused = RunPlan::every(&s).refusals(&s, &cli, how.memory_mib);
                 if !refused.is_empty() {
                     for (key, problem) in &refused {
                         match problem {
@@ -400,7 +419,7 @@ pub fn check(
                 }
                 // Once per file, with the count: a file of 200 000 runs
                 // printed 74 705 warnings.
-                let over = RunPlan::every(&s).over_budget(&s);
+                let over = RunPlan::every(&s).over_budget(&s, &cli);
                 if let Some(first) = over.first() {
                     let others = match over.len() - 1 {
                         0 => String::new(),
@@ -426,12 +445,12 @@ pub fn check(
                     count(s.variants.len(), "variant"),
                     count(s.sweeps.len(), "sweep")
                 );
-                if estimate && print_estimates(&mut stdout, &s).is_err() {
+                if how.estimate && print_estimates(&mut stdout, &s, &cli).is_err() {
                     return worst;
                 }
-                if model {
+                if how.model {
                     for key in s.all_runs() {
-                        if let Ok(m) = s.model_for(key, &[]) {
+                        if let Ok(m) = s.model_for(key, &cli) {
                             let pretty = ron::ser::PrettyConfig::new();
                             match ron::ser::to_string_pretty(&m, pretty) {
                                 Ok(text) => {
@@ -455,9 +474,13 @@ pub fn check(
 /// `check --estimate`: one line per run in which calls take time, with its
 /// failure-free work against its work budget and its estimated peak
 /// memory ([`RunPlan::estimates`]).
-fn print_estimates(out: &mut impl std::io::Write, s: &Scenario) -> std::io::Result<()> {
+fn print_estimates(
+    out: &mut impl std::io::Write,
+    s: &Scenario,
+    cli: &[Setting],
+) -> std::io::Result<()> {
     let mib = |b: u64| b as f64 / (1u64 << 20) as f64;
-    let estimates = RunPlan::every(s).estimates(s);
+    let estimates = RunPlan::every(s).estimates(s, cli);
     for (key, budget, e) in &estimates {
         writeln!(
             out,

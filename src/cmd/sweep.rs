@@ -36,6 +36,7 @@ fn sweep_inner(args: &SweepArgs, color: bool) -> Result<(), u8> {
     if let Some(seed) = args.seed {
         scenario.seed = seed;
     }
+    util::set_replications(&mut scenario, args.replications)?;
     if args.work_budget == Some(0) {
         return Err(util::usage("`--work-budget 0`: give at least one event"));
     }

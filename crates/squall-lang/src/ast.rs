@@ -90,6 +90,9 @@ pub enum ValueKind {
     },
     /// `$name`: the value of a param.
     Param(String),
+    /// `$name/unit`: so many per unit of time, the param a plain number
+    /// (boxed, so a value stays as small as a written rate).
+    ParamRate(Box<ParamRate>),
     /// `180 B`: a size in bytes.
     Size {
         /// Bytes.
@@ -97,8 +100,21 @@ pub enum ValueKind {
     },
     /// A word, as a param's value: `stale_fallback`.
     Word(String),
+    /// `10%`, as a param's value: the number before the `%` (10).
+    Percent(f64),
     /// A symbolic tick in a range: `end`, or the start of `after warmup`.
     Mark(Mark),
+}
+
+/// `$name/unit`: a rate whose count is a plain-number param.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ParamRate {
+    /// The param.
+    pub name: String,
+    /// Per what, as written (checked against the clock when resolved).
+    pub unit: String,
+    /// Span of the unit word.
+    pub unit_span: Span,
 }
 
 /// A symbolic tick.
@@ -719,11 +735,14 @@ pub enum VariantItem {
     Set(Ident, Value),
     /// `without fault`
     Without(Vec<Ident>),
-    /// `source name { rate ... }`: replaces the source's rates
-    Source(Ident, Vec<RateAst>),
-    /// `service name { budget envoy { ... }  breaker none }`: replaces or
-    /// removes the service's retry, breaker, budget or capacity
-    Service(Ident, Vec<ServiceChange>),
+    /// `source name { rate ...  deadline ...  clients ...  think ... }`:
+    /// replaces the source's rates (when it gives any) and each of its
+    /// `deadline`, `clients` and `think` that it gives; only
+    /// [`SourceProp::Rate`] and [`SourceProp::Timed`] occur
+    Source(Ident, Vec<SourceProp>),
+    /// `service a, b { budget envoy { ... }  breaker none }`: replaces or
+    /// removes each named service's retry, breaker, budget or capacity
+    Service(Vec<Ident>, Vec<ServiceChange>),
     /// `sender name { ... }` or `provider name { ... }`: replaces the
     /// settings of the same keys
     Send(SendBlockAst),
@@ -1231,7 +1250,11 @@ impl Item {
                 for vi in &v.items {
                     match vi {
                         VariantItem::Set(_, val) => f(val),
-                        VariantItem::Source(_, rates) => rates.iter().for_each(|r| r.each_value(f)),
+                        VariantItem::Source(_, props) => props.iter().for_each(|p| match p {
+                            SourceProp::Rate(r) => r.each_value(f),
+                            SourceProp::Timed(t) => t.each_value(f),
+                            _ => {}
+                        }),
                         VariantItem::Without(_) => {}
                         VariantItem::Send(b) => b.each_value(f),
                         VariantItem::Service(_, changes) => {

@@ -16,13 +16,20 @@ use crate::not_a::Takes;
 const RATE_UNITS: [&str; 6] = ["round", "rounds", "ms", "s", "min", "h"];
 
 fn describe(v: &Value) -> &'static str {
-    match v.kind {
+    describe_kind(&v.kind)
+}
+
+/// What a value is, in words: "a rate", "a duration", ...
+pub(crate) fn describe_kind(kind: &ValueKind) -> &'static str {
+    match kind {
         ValueKind::Number(_) => "a plain number",
         ValueKind::Rate { .. } => "a rate",
         ValueKind::Duration { .. } => "a duration",
         ValueKind::Param(_) => "a param",
+        ValueKind::ParamRate(_) => "a rate",
         ValueKind::Size { .. } => "a size",
         ValueKind::Word(_) => "a word",
+        ValueKind::Percent(_) => "a percentage",
         ValueKind::Mark(_) => "`end` or `after warmup`",
     }
 }
@@ -223,6 +230,17 @@ pub fn real(v: &Value, what: &str) -> Result<f64> {
     }
 }
 
+/// A percentage (`10%`, or a `$param` holding one) as its number (10):
+/// where a share is written without its own `%` sign.
+pub fn percent(v: &Value, what: &str) -> Result<f64> {
+    match v.kind {
+        ValueKind::Percent(n) => Ok(n),
+        _ => Err(Takes::new(what, "a percentage such as `10%`")
+            .found(describe(v))
+            .at(v.span)),
+    }
+}
+
 /// A whole count.
 pub fn count(v: &Value, what: &str) -> Result<u64> {
     let n = real(v, what)?;
@@ -267,14 +285,16 @@ pub fn quantity(v: &Value, clock: Clock) -> Result<f64> {
         ValueKind::Number(n) => Ok(*n),
         ValueKind::Rate { .. } => per_tick(v, clock, "a bound"),
         ValueKind::Duration { n, unit } => Ok(n * ticks_per_unit(*unit, clock, v)?),
-        ValueKind::Param(_) => Err(Diagnostic::new(
+        ValueKind::Param(_) | ValueKind::ParamRate(_) => Err(Diagnostic::new(
             "a bound with a unit takes a number, not a `$param`",
             v.span,
         )
         .label("a param")),
         ValueKind::Size { bytes } => Ok(*bytes),
-        ValueKind::Word(_) | ValueKind::Mark(_) => Err(Takes::new("a bound", "a number")
-            .found(describe(v))
-            .at(v.span)),
+        ValueKind::Word(_) | ValueKind::Mark(_) | ValueKind::Percent(_) => {
+            Err(Takes::new("a bound", "a number")
+                .found(describe(v))
+                .at(v.span))
+        }
     }
 }

@@ -14,8 +14,10 @@ fn show_value(v: &Value) -> String {
         ValueKind::Rate { n, unit, .. } => format!("{n}/{unit}"),
         ValueKind::Duration { n, unit } => format!("{n} {}", unit.as_str()),
         ValueKind::Param(p) => format!("${p}"),
+        ValueKind::ParamRate(r) => format!("${}/{}", r.name, r.unit),
         ValueKind::Size { bytes } => format!("{bytes} B"),
         ValueKind::Word(w) => format!("word {w}"),
+        ValueKind::Percent(p) => format!("{p}%"),
         ValueKind::Mark(m) => format!("{m:?}"),
     }
 }

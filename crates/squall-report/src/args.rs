@@ -7,6 +7,7 @@
 //! `set` in Python), so the flag is the CLI's to name.
 
 use squall_lang::ast::Value;
+use squall_lang::model::MAX_REPLICATIONS;
 use squall_lang::needs::{Need, Needs};
 use squall_lang::not_a::NotA;
 use squall_lang::resolve::sweep::SweepError;
@@ -45,6 +46,8 @@ pub struct Spelling {
     pub vary: &'static str,
     /// How a shard is given.
     pub shard: &'static str,
+    /// How a count of replications is given.
+    pub replications: &'static str,
 }
 
 impl Spelling {
@@ -54,6 +57,7 @@ impl Spelling {
         set: "set",
         vary: "vary",
         shard: "shard",
+        replications: "replications",
     };
 
     /// How `input` is spelled.
@@ -113,6 +117,11 @@ pub enum ArgError {
     },
     /// Axes that do not make a sweep.
     Sweep(SweepError),
+    /// A count of replications out of 2 ..= [`MAX_REPLICATIONS`].
+    Replications {
+        /// The count as given.
+        n: u64,
+    },
 }
 
 impl std::fmt::Display for ArgError {
@@ -159,6 +168,13 @@ impl ArgError {
                 Unknown::new("variant", name).plain(&names(known))
             }
             ArgError::Sweep(e) => sweep_words(e, spelling.vary),
+            ArgError::Replications { n } => {
+                format!(
+                    "`{} {n}`: give 2 to {MAX_REPLICATIONS} replications; one has no interval, \
+                     and each repeats every run (10 to 30 give a usable interval)",
+                    spelling.replications
+                )
+            }
         }
     }
 }
@@ -244,6 +260,21 @@ pub fn parse_sets(
     Ok(out)
 }
 
+/// Replaces the report's `replications` with `n` (`--replications N`):
+/// the same bounds as the line in the file, at least 2 (one replication
+/// has no interval) and at most [`MAX_REPLICATIONS`]. A report that then
+/// makes `n` replications reads exactly as one whose file says
+/// `replications n`, since the planner reads only the count.
+pub fn set_replications(scenario: &mut Scenario, n: u64) -> Result<(), ArgError> {
+    match u32::try_from(n) {
+        Ok(count @ 2..=MAX_REPLICATIONS) => {
+            scenario.report.replications = Some(count);
+            Ok(())
+        }
+        _ => Err(ArgError::Replications { n }),
+    }
+}
+
 /// A variant by name or label.
 pub fn find_variant(scenario: &Scenario, v: &str) -> Result<usize, ArgError> {
     scenario
@@ -306,6 +337,7 @@ mod tests {
         set: "--set",
         vary: "--vary",
         shard: "--shard",
+        replications: "--replications",
     };
 
     /// One of each kind (every sweep refusal but `Invalid`, which carries
@@ -360,6 +392,7 @@ mod tests {
         ] {
             all.push(ArgError::Sweep(e));
         }
+        all.push(ArgError::Replications { n: 1 });
         all
     }
 
@@ -415,5 +448,28 @@ mod tests {
             words[11],
             "`-1` is not a seed; `--vary seed=` takes whole numbers from 0 to 10^15"
         );
+        assert_eq!(
+            words[14],
+            "`--replications 1`: give 2 to 1000 replications; one has no interval, \
+             and each repeats every run (10 to 30 give a usable interval)"
+        );
+    }
+
+    /// `--replications N` takes the file's own bounds (`validate/report.rs`:
+    /// at least 2, at most `MAX_REPLICATIONS`) and sets the count the
+    /// planner reads, so the two ends are accepted and their neighbours not.
+    #[test]
+    fn replications_take_the_files_bounds() {
+        let text =
+            "scenario \"r\" { run 2 rounds  source u { rate 1/round  enters a }  chain a -> b }";
+        let mut s = squall_lang::load("r.squall", text).unwrap_or_else(|e| panic!("{e}"));
+        for bad in [0, 1, u64::from(MAX_REPLICATIONS) + 1, u64::MAX] {
+            assert!(set_replications(&mut s, bad).is_err(), "{bad}");
+            assert_eq!(s.report.replications, None, "{bad} left the count alone");
+        }
+        for good in [2, MAX_REPLICATIONS] {
+            assert!(set_replications(&mut s, u64::from(good)).is_ok());
+            assert_eq!(s.report.replications, Some(good));
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Overrides: the param values, removed faults, replaced rates and seed
 //! that make one run differ from the base scenario.
 
-use crate::ast::{RateAst, SendBlockAst, ServiceChange, Value};
+use crate::ast::{RateAst, SendBlockAst, ServiceChange, Timed, Value};
 
 /// One param override and where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,6 +25,9 @@ pub struct Overrides {
     pub without: Vec<usize>,
     /// Sources whose `rate` lines are replaced.
     pub sources: Vec<(usize, Vec<RateAst>)>,
+    /// Sources whose `deadline`, `clients` or `think` is replaced, in
+    /// order (a later setting of the same keyword wins).
+    pub source_settings: Vec<(usize, Vec<Timed>)>,
     /// Services whose retry, breaker, budget or capacity is replaced or
     /// removed, in order (later changes win).
     pub services: Vec<(usize, Vec<ServiceChange>)>,
@@ -42,6 +45,8 @@ impl Overrides {
         o.sets.extend(later.sets.iter().cloned());
         o.without.extend(later.without.iter().copied());
         o.sources.extend(later.sources.iter().cloned());
+        o.source_settings
+            .extend(later.source_settings.iter().cloned());
         o.services.extend(later.services.iter().cloned());
         o.seed = later.seed.or(o.seed);
         o.sending.extend(later.sending.iter().cloned());

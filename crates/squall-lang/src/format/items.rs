@@ -1,7 +1,7 @@
 //! The scenario and its top-level items (chains, services, sources, faults,
 //! variants, sweeps, ...) as a tree of lines and blocks.
 
-use super::blocks::{op_node, rate_node, retry_children, source_prop};
+use super::blocks::{op_node, retry_children, source_prop};
 use super::layout::{push_children, span_at, Inline, Node, Printer};
 use super::values::*;
 use crate::ast::*;
@@ -274,21 +274,21 @@ impl Printer<'_> {
                     .map(|a| a.span.start)
                     .zip(ids.last().map(|b| b.span.end)),
             ),
-            VariantItem::Source(id, rates) => {
+            VariantItem::Source(id, props) => {
                 let mut node = self.block(
                     format!("source {}", id.name),
                     span_at(id.span),
                     Inline::IfFits,
                 );
-                let children = rates.iter().map(rate_node).collect();
+                let children = props.iter().map(source_prop).collect();
                 push_children(&mut node, children);
                 node
             }
             VariantItem::Send(b) => self.send_block(b, Inline::IfFits),
-            VariantItem::Service(id, changes) => {
+            VariantItem::Service(ids, changes) => {
                 let mut node = self.block(
-                    format!("service {}", id.name),
-                    span_at(id.span),
+                    format!("service {}", idents_text(ids)),
+                    ids.first().map(|n| (n.span.start, n.span.end)),
                     Inline::IfFits,
                 );
                 let children = changes

@@ -32,8 +32,10 @@ pub fn value_text(v: &Value) -> String {
             }
         },
         ValueKind::Param(name) => format!("${name}"),
+        ValueKind::ParamRate(r) => format!("${}/{}", r.name, r.unit),
         ValueKind::Size { bytes } => format!("{} B", number_text(*bytes)),
         ValueKind::Word(w) => w.clone(),
+        ValueKind::Percent(n) => format!("{}%", number_text(*n)),
         ValueKind::Mark(Mark::End) => "end".to_string(),
         // Not written by users: the parser never makes these two alone.
         ValueKind::Mark(Mark::Start) => "start".to_string(),

@@ -461,17 +461,22 @@ pub(super) fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
         Rule::without_item => VariantItem::Without(c.inner.map(ident).collect()),
         Rule::source_override => {
             let name = ident(c.expect(Rule::ident)?);
-            let mut rates = Vec::new();
+            let mut props = Vec::new();
             while let Some(p) = c.next() {
-                rates.push(parse_rate(p)?);
+                props.push(match p.as_rule() {
+                    Rule::rate_prop => SourceProp::Rate(parse_rate(p)?),
+                    _ => SourceProp::Timed(parse_timed(p)?),
+                });
             }
-            VariantItem::Source(name, rates)
+            VariantItem::Source(name, props)
         }
         Rule::service_override => {
-            let name = ident(c.expect(Rule::ident)?);
+            let mut names = Vec::new();
             let mut changes = Vec::new();
             while let Some(p) = c.next() {
-                if p.as_rule() == Rule::removal {
+                if p.as_rule() == Rule::ident {
+                    names.push(ident(p));
+                } else if p.as_rule() == Rule::removal {
                     let pspan: Span = p.as_span().into();
                     let kw = p
                         .into_inner()
@@ -482,7 +487,7 @@ pub(super) fn parse_variant_item(pair: Pair<'_, Rule>) -> Result<VariantItem> {
                     changes.push(ServiceChange::Set(parse_service_prop(p)?));
                 }
             }
-            VariantItem::Service(name, changes)
+            VariantItem::Service(names, changes)
         }
         other => return Err(internal(span, &format!("unexpected {other:?}"))),
     })

@@ -37,6 +37,8 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::time_unit => "a time unit (`rounds`, `ms`, `s`, `min`, `h`)",
         Rule::rate_unit => "a unit",
         Rule::param_ref => "a `$param`",
+        Rule::param_rate => "a rate such as `$n/s`",
+        Rule::percent_value => "a percentage such as `10%`",
         Rule::rate => "a rate such as `4/round`",
         Rule::duration => "a duration such as `4 rounds` or `200ms`",
         Rule::value => "a value (a number, a rate such as `4/round`, a duration such as `200ms`, or a `$param`)",

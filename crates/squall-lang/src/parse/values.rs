@@ -33,6 +33,19 @@ pub(super) fn parse_value_inner(inner: Pair<'_, Rule>, span: Span) -> Result<Val
                 .as_str()
                 .to_string(),
         ),
+        Rule::param_rate => {
+            let mut c = Children::of(inner);
+            let name = Children::of(c.expect(Rule::param_ref)?)
+                .expect(Rule::ident)?
+                .as_str()
+                .to_string();
+            let u = c.expect(Rule::rate_unit)?;
+            ValueKind::ParamRate(Box::new(ParamRate {
+                name,
+                unit: u.as_str().to_string(),
+                unit_span: u.as_span().into(),
+            }))
+        }
         Rule::rate | Rule::bound_rate => {
             let mut c = Children::of(inner);
             let n = number(&c.expect(Rule::number)?)?;
@@ -132,6 +145,14 @@ pub(super) fn parse_range(pair: Pair<'_, Rule>) -> Result<Range> {
 
 /// A param's value: a value, or a word such as a policy name.
 pub(super) fn parse_pvalue(pair: Pair<'_, Rule>) -> Result<Value> {
+    if pair.as_rule() == Rule::percent_value {
+        let span: Span = pair.as_span().into();
+        let n = number(&Children::of(pair).expect(Rule::number)?)?;
+        return Ok(Value {
+            kind: ValueKind::Percent(n),
+            span,
+        });
+    }
     if pair.as_rule() == Rule::word {
         let span: Span = pair.as_span().into();
         return Ok(Value {

@@ -36,6 +36,11 @@ impl Scenario {
         for _ in 0..PARAM_DEPTH {
             match &v.kind {
                 ValueKind::Param(p) => v = self.param_value(p, o)?,
+                ValueKind::ParamRate(_) => {
+                    return self
+                        .conv(&v, o, |r| units::per_tick(r, self.clock, "a value"))
+                        .ok()
+                }
                 ValueKind::Number(n) => return Some(*n),
                 // In ticks, fractions kept: `0.5ms` under `clock ms` is 0.5
                 // (whole ticks only would make it no number at all).
@@ -44,6 +49,8 @@ impl Scenario {
                 }
                 ValueKind::Rate { .. } => return units::per_tick(&v, self.clock, "a value").ok(),
                 ValueKind::Size { bytes } => return Some(*bytes),
+                // A share: `10%` is 0.1.
+                ValueKind::Percent(p) => return Some(*p / 100.0),
                 ValueKind::Word(_) | ValueKind::Mark(_) => return None,
             }
         }
@@ -96,6 +103,10 @@ impl Scenario {
         f: impl FnOnce(&Value) -> Result<T, Diagnostic>,
     ) -> Result<T, Diagnostic> {
         let r = self.resolve(v, o)?;
+        if let ValueKind::ParamRate(_) = &r.value.kind {
+            let rate = self.param_rate(r.value, o)?;
+            return f(&rate);
+        }
         f(r.value).map_err(|mut d| {
             if let Some(origin) = r.origin {
                 if let Some((use_span, name)) = r.via {
@@ -116,6 +127,46 @@ impl Scenario {
                 });
             }
             d
+        })
+    }
+}
+
+impl Scenario {
+    /// `$n/unit` as the rate it stands for: `n` per `unit`, where `$n`
+    /// must come to a plain number (a count); `$n` holding a rate, a
+    /// duration or anything else is refused at the use, naming what it
+    /// holds. The unit is checked against the clock by whoever reads the
+    /// rate, as for a written `4/round`.
+    fn param_rate(&self, v: &Value, o: &Overrides) -> Result<Value, Diagnostic> {
+        let ValueKind::ParamRate(r) = &v.kind else {
+            return Ok(v.clone());
+        };
+        let (name, unit) = (&r.name, &r.unit);
+        let param = Value {
+            kind: ValueKind::Param(name.clone()),
+            span: Span::new(v.span.start, v.span.start + 1 + name.len()),
+        };
+        let n = self.conv(&param, o, |x| match &x.kind {
+            ValueKind::Number(n) => Ok(*n),
+            other => Err(Diagnostic::new(
+                format!(
+                    "`${name}/{unit}` takes a plain number in `${name}`, and `${name}` is {}",
+                    units::describe_kind(other)
+                ),
+                v.span,
+            )
+            .label("not a plain number")
+            .help(format!(
+                "write `param {name} = 100` to use `${name}/{unit}`, or use `${name}` alone when it holds the rate"
+            ))),
+        })?;
+        Ok(Value {
+            kind: ValueKind::Rate {
+                n,
+                unit: unit.clone(),
+                unit_span: r.unit_span,
+            },
+            span: v.span,
         })
     }
 }

@@ -3,7 +3,7 @@
 
 use super::Cx;
 use crate::ast::{RequestAst, Timed};
-use crate::decl::{Scenario, SourceDecl};
+use crate::decl::{Overrides, Scenario, SourceDecl};
 use crate::diagnostic::Diagnostic;
 use crate::model::{
     Backoff, ClientsSpec, Method, OpSpec, RatePeriod, RequestSpec, Schedule, SourceSpec,
@@ -117,10 +117,26 @@ impl Scenario {
             periods,
             schedule,
             request: s.request.as_ref().map(request_spec).unwrap_or_default(),
-            deadline: s.deadline.as_ref().and_then(|t| self.deadline(t, cx)),
-            clients: self.clients(s, cx),
+            deadline: setting(o, i, "deadline", &s.deadline).and_then(|t| self.deadline(t, cx)),
+            clients: self.clients(
+                setting(o, i, "clients", &s.clients),
+                setting(o, i, "think", &s.think),
+                s.serial.as_ref(),
+                cx,
+            ),
         }
     }
+}
+
+/// Source `i`'s `key` setting (`deadline`, `clients` or `think`) in this
+/// run: the last a variant gives, or the source's `own`.
+fn setting<'a>(o: &'a Overrides, i: usize, key: &str, own: &'a Option<Timed>) -> Option<&'a Timed> {
+    o.source_settings
+        .iter()
+        .rev()
+        .filter(|(j, _)| *j == i)
+        .find_map(|(_, ts)| ts.iter().rev().find(|t| t.key.name == key))
+        .or(own.as_ref())
 }
 
 /// The most clients a source may stand for: each keeps its own breaker and
@@ -128,9 +144,16 @@ impl Scenario {
 pub const MAX_CLIENTS: u32 = 1_000_000;
 
 impl Scenario {
-    /// A source's `clients N`, `think ...` and `serial every ...`.
-    fn clients(&self, s: &SourceDecl, cx: &mut Cx<'_>) -> Option<ClientsSpec> {
-        let t = s.clients.as_ref()?;
+    /// A source's `clients N`, `think ...` and `serial every ...`, as the
+    /// run gives them.
+    fn clients(
+        &self,
+        clients: Option<&Timed>,
+        think: Option<&Timed>,
+        serial: Option<&Timed>,
+        cx: &mut Cx<'_>,
+    ) -> Option<ClientsSpec> {
+        let t = clients?;
         let v = t.value_after("")?;
         let count = cx.keep(self.conv(v, cx.o, |v| units::count(v, "a number of clients")))?;
         let Ok(count @ 1..=MAX_CLIENTS) = u32::try_from(count) else {
@@ -144,11 +167,11 @@ impl Scenario {
             );
             return None;
         };
-        let think = match &s.think {
+        let think = match think {
             Some(t) => Some(self.latency(t, cx)?),
             None => None,
         };
-        let serial = match &s.serial {
+        let serial = match serial {
             // `serial every <distribution>`: the distribution follows `every`.
             Some(t) => Some(self.latency(
                 &Timed {

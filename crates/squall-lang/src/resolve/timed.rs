@@ -313,7 +313,14 @@ impl Scenario {
                 }
                 "latency" => out.latency_add = self.duration(t, "+", "an added latency", cx),
                 "errors" => {
-                    let share = self.timed_value(t, "", cx, |v| units::real(v, "an error share"));
+                    // `errors 30% as 503`, or `errors $p as 503` with a
+                    // percentage param (`param p = 30%`).
+                    let share =
+                        if matches!(t.parts.first(), Some(crate::ast::TimedPart::Percent(_))) {
+                            self.timed_value(t, "", cx, |v| units::real(v, "an error share"))
+                        } else {
+                            self.timed_value(t, "", cx, |v| units::percent(v, "an error share"))
+                        };
                     if let Some(s) = share {
                         if !(0.0..=100.0).contains(&s) {
                             cx.errs.push(

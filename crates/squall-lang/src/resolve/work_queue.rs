@@ -228,8 +228,22 @@ impl Scenario {
             }
             return Some(Poison::Share(p / 100.0));
         }
-        cx.keep(self.conv(v, cx.o, |v| units::count(v, "a number of poison messages")))
-            .map(Poison::First)
+        // `poison $p` with `param p = 1%` is a share, as `poison 1%` is.
+        let n = cx.keep(self.conv(v, cx.o, |v| match v.kind {
+            crate::ast::ValueKind::Percent(p) => Ok(Err(p)),
+            _ => units::count(v, "a number of poison messages").map(Ok),
+        }))?;
+        match n {
+            Ok(n) => Some(Poison::First(n)),
+            Err(p) if (0.0..=100.0).contains(&p) => Some(Poison::Share(p / 100.0)),
+            Err(p) => {
+                cx.errs.push(
+                    Diagnostic::new(format!("a share of {p}% is not between 0 and 100"), t.span)
+                        .label("not a share"),
+                );
+                None
+            }
+        }
     }
 }
 

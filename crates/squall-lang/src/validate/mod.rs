@@ -48,6 +48,7 @@ mod sending;
 mod statuses;
 mod structure;
 mod table;
+mod variant_changes;
 
 use std::sync::Arc;
 

@@ -87,8 +87,14 @@ impl Validator {
         let mut refs: Vec<(String, Span)> = Vec::new();
         for item in &ast.items {
             item.each_value(&mut |v| {
-                if let ValueKind::Param(n) = &v.kind {
-                    refs.push((n.clone(), v.span));
+                match &v.kind {
+                    ValueKind::Param(n) => refs.push((n.clone(), v.span)),
+                    // `$n/ms`: the name's own span, `$` included.
+                    ValueKind::ParamRate(r) => refs.push((
+                        r.name.clone(),
+                        Span::new(v.span.start, v.span.start + 1 + r.name.len()),
+                    )),
+                    _ => {}
                 }
             });
         }

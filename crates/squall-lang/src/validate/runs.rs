@@ -17,9 +17,7 @@ impl Validator {
     /// Reads the variants into `s` (one implicit `base` variant when the file
     /// declares none) and returns the span of each declared variant's name.
     pub(super) fn variants(&mut self, ast: &ScenarioAst, s: &mut Scenario) -> Vec<Span> {
-        let (params, faults, sources, feeds) = (&s.params, &s.faults, &s.sources, &s.feeds);
-        let (nodes, policies, backoffs, rngs) = (&s.nodes, &s.policies, &s.backoffs, &s.rngs);
-        let node_names: Vec<String> = nodes.iter().map(|n| n.name.clone()).collect();
+        let (params, faults) = (&s.params, &s.faults);
         let mut variants: Vec<VariantDecl> = Vec::new();
         let mut variant_spans: Vec<Span> = Vec::new();
         for item in &ast.items {
@@ -52,76 +50,10 @@ impl Validator {
                                 }
                             }
                         }
-                        VariantItem::Service(id, changes) => {
-                            let Some(i) = self.node(&node_names, id) else {
-                                continue;
-                            };
-                            for c in changes {
-                                match c {
-                                    ServiceChange::Set(ServiceProp::Retry(r)) => {
-                                        self.expect_caller(&nodes[i], "a retry", r.span);
-                                        self.check_retry(r, policies, backoffs, rngs);
-                                    }
-                                    ServiceChange::Set(ServiceProp::Budget(b)) => {
-                                        self.expect_caller(&nodes[i], "a budget", b.span);
-                                        self.check_budget(b);
-                                    }
-                                    ServiceChange::Set(ServiceProp::LibraryBreaker(b)) => {
-                                        self.expect_caller(&nodes[i], "a breaker", b.span);
-                                        self.check_library_breaker(b);
-                                    }
-                                    ServiceChange::Set(ServiceProp::Breaker(b)) => {
-                                        self.expect_caller(&nodes[i], "a breaker", b.span);
-                                        self.check_breaker(b);
-                                    }
-                                    ServiceChange::Set(ServiceProp::Hedge(b)) => {
-                                        self.expect_caller(&nodes[i], "a hedge", b.span);
-                                        self.check_hedge(b);
-                                    }
-                                    ServiceChange::Set(ServiceProp::Capacity(_))
-                                    | ServiceChange::Remove(_) => {}
-                                    ServiceChange::Set(ServiceProp::Timed(t)) => {
-                                        if t.key.name == "timeout" && nodes[i].fanout.is_empty() {
-                                            self.expect_caller(&nodes[i], "a timeout", t.span);
-                                        }
-                                    }
-                                    ServiceChange::Set(ServiceProp::Response(r)) => self.err(
-                                        Diagnostic::new(
-                                            "a variant cannot change a composite response",
-                                            r.span,
-                                        )
-                                        .label("a `response` in a variant")
-                                        .help("a variant may replace or remove a service's `retry`, `breaker` or `budget`, and replace its `capacity` or a timed setting (`latency`, `load`, `workers`, `queue`, `discipline`, `optimistic`, `limit`, `timeout`)"),
-                                    ),
-                                }
-                            }
-                            o.services.push((i, changes.clone()));
+                        VariantItem::Service(ids, changes) => {
+                            self.service_change(s, ids, changes, &mut o);
                         }
-                        VariantItem::Source(id, rates) => {
-                            // A source that feeds a sender is numbered after
-                            // the others (`resolve/sending/mod.rs` reads it so).
-                            let feed = || {
-                                let k = feeds.iter().position(|f| f.source.name == id.name)?;
-                                Some(sources.len() + k)
-                            };
-                            match sources.iter().position(|s| s.name == id.name).or_else(feed) {
-                                Some(i) => {
-                                    let ramps_ok = rates.iter().all(|r| self.check_ramp(r));
-                                    if ramps_ok {
-                                        o.sources.push((i, rates.clone()));
-                                    }
-                                }
-                                None => self.err(
-                                    Unknown::new("source", &id.name).at(
-                                        id.span,
-                                        sources
-                                            .iter()
-                                            .chain(feeds.iter().map(|f| &f.source))
-                                            .map(|s| s.name.as_str()),
-                                    ),
-                                ),
-                            }
-                        }
+                        VariantItem::Source(id, props) => self.source_change(s, id, props, &mut o),
                     }
                 }
                 variants.push(VariantDecl {

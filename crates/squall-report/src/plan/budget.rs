@@ -2,7 +2,7 @@
 //! whose arithmetic bound on work exceeds their work budget, and the
 //! engine's estimate of each timed run's work and memory.
 
-use squall_lang::{Model, RunKey, Scenario};
+use squall_lang::{Model, RunKey, Scenario, Setting};
 
 use super::{resolve, RunPlan};
 
@@ -57,14 +57,14 @@ fn work_bound(m: &Model) -> Option<(String, f64)> {
 impl RunPlan {
     /// The runs whose arithmetic bound on work ([`OverBudget::bound`])
     /// exceeds their work budget (the file's, or the engine's default),
-    /// without command-line settings. Nothing is simulated; a run that does
+    /// with the `cli` settings (none: the file as written). Nothing is simulated; a run that does
     /// not resolve is left to [`RunPlan::refusals`].
     /// Runs with the same source and bound are listed once, at the first.
-    pub fn over_budget(&self, s: &Scenario) -> Vec<OverBudget> {
+    pub fn over_budget(&self, s: &Scenario, cli: &[Setting]) -> Vec<OverBudget> {
         let budget = s.work_budget.unwrap_or(squall_engine::DEFAULT_WORK);
         let mut out: Vec<OverBudget> = Vec::new();
         for &key in &self.keys {
-            let Ok((_, m)) = resolve(s, key, &[]) else {
+            let Ok((_, m)) = resolve(s, key, cli) else {
                 continue;
             };
             let Some((source, bound)) = work_bound(&m) else {
@@ -89,18 +89,19 @@ impl RunPlan {
 impl RunPlan {
     /// Each run in which calls take time, with its work budget (the file's,
     /// or the engine's default) and the engine's estimate of its work and
-    /// memory ([`squall_engine::simulation::estimate`]), for `squall check
-    /// --estimate`. Nothing is simulated; a run that does not resolve is
+    /// memory ([`squall_engine::simulation::estimate`]) with the `cli`
+    /// settings, for `squall check --estimate [--set ...]`. Nothing is simulated; a run that does not resolve is
     /// left to [`RunPlan::refusals`].
     pub fn estimates(
         &self,
         s: &Scenario,
+        cli: &[Setting],
     ) -> Vec<(RunKey, u64, squall_engine::simulation::Estimate)> {
         let budget = s.work_budget.unwrap_or(squall_engine::DEFAULT_WORK);
         self.keys
             .iter()
             .filter_map(|&key| {
-                let (_, m) = resolve(s, key, &[]).ok()?;
+                let (_, m) = resolve(s, key, cli).ok()?;
                 squall_engine::simulation::takes_time(&m)
                     .then(|| (key, budget, squall_engine::simulation::estimate(&m)))
             })

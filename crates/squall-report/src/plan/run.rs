@@ -223,17 +223,23 @@ impl RunPlan {
         ))
     }
 
-    /// The runs that would not start, without command-line settings: a run
+    /// The runs that would not start with the `cli` settings (`squall check
+    /// --set`; none: the file as written): a run
     /// whose values do not resolve, or whose model the engine refuses
     /// ([`StudyError::Refused`], located; a refusal many runs share is
     /// listed once, at its first run, with their count), a run that takes
     /// time whose own estimated memory is past `memory_mib` (`None`:
     /// [`DEFAULT_MEMORY_MIB`]) among them. Nothing is simulated.
-    pub fn refusals(&self, s: &Scenario, memory_mib: Option<u64>) -> Vec<(RunKey, StudyError)> {
+    pub fn refusals(
+        &self,
+        s: &Scenario,
+        cli: &[Setting],
+        memory_mib: Option<u64>,
+    ) -> Vec<(RunKey, StudyError)> {
         let budget = memory_mib.unwrap_or(DEFAULT_MEMORY_MIB);
         let mut out: Vec<(RunKey, StudyError)> = Vec::new();
         for &k in &self.keys {
-            let problem = match resolve(s, k, &[]) {
+            let problem = match resolve(s, k, cli) {
                 Err(e) => e,
                 Ok((o, m)) => match builder(s, &m, budget).build() {
                     Err(e) => StudyError::Refused(Box::new(Refusal::locate(s, k, e))),

@@ -49,7 +49,7 @@ fn reports_and_check_plan_the_crossed_runs_of_a_table() {
         RunPlan::every(&s).keys(),
         [a, b, points[0], points[1], cross(0), cross(1)]
     );
-    assert!(RunPlan::every(&s).refusals(&s, None).is_empty());
+    assert!(RunPlan::every(&s).refusals(&s, &[], None).is_empty());
 }
 
 #[test]
@@ -250,10 +250,10 @@ fn a_timed_run_over_the_memory_budget_on_its_own_is_refused_at_its_run() {
     );
     // `squall check` lists it with the same budget, and passes it at the
     // default budget, which the run is well under.
-    let refused = RunPlan::every(&s).refusals(&s, Some(20));
+    let refused = RunPlan::every(&s).refusals(&s, &[], Some(20));
     assert_eq!(refused.len(), 1);
     assert_eq!(refused[0].1.to_string(), text);
-    assert!(RunPlan::every(&s).refusals(&s, None).is_empty());
+    assert!(RunPlan::every(&s).refusals(&s, &[], None).is_empty());
 }
 
 #[test]
