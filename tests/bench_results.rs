@@ -53,3 +53,54 @@ fn the_book_quotes_each_benchmark_results_file_as_its_harness_wrote_it() {
         );
     }
 }
+
+/// The line of instructions per call a harness writes: `Instructions per
+/// call (cachegrind, squall, SETTINGS): I / C calls = P.`, with `P` the
+/// quotient `I / C` rounded to a whole number (the harness divides the count
+/// cachegrind printed by the calls squall's own output reported).
+fn per_call_line(file: &str, text: &str) -> (u64, u64, u64) {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("Instructions per call (cachegrind, squall, "))
+        .collect();
+    assert_eq!(lines.len(), 1, "{file}: one line of instructions per call");
+    let (_, figures) = lines[0]
+        .split_once("): ")
+        .unwrap_or_else(|| panic!("{file}: no `): ` in {:?}", lines[0]));
+    let number = |s: &str| -> u64 {
+        s.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{file}: {s:?} is not a whole number in {:?}", lines[0]))
+    };
+    let (instructions, rest) = figures
+        .split_once(" / ")
+        .unwrap_or_else(|| panic!("{file}: no ` / ` in {:?}", lines[0]));
+    let (calls, per_call) = rest
+        .split_once(" calls = ")
+        .unwrap_or_else(|| panic!("{file}: no ` calls = ` in {:?}", lines[0]));
+    let per_call = per_call
+        .strip_suffix('.')
+        .unwrap_or_else(|| panic!("{file}: {:?} does not end with `.`", lines[0]));
+    (number(instructions), number(calls), number(per_call))
+}
+
+#[test]
+fn each_harness_writes_instructions_per_call() {
+    for file in ["bench/RESULTS.md", "bench/ROUNDS.md"] {
+        let (instructions, calls, per_call) = per_call_line(file, &read(file));
+        assert!(calls > 0 && instructions > 0, "{file}: empty count");
+        // The quotient rounded half up: per_call = floor((2 I + C) / 2C).
+        assert_eq!(
+            per_call,
+            (2 * instructions + calls) / (2 * calls),
+            "{file}: {instructions} / {calls}"
+        );
+    }
+}
+
+#[test]
+fn the_per_call_reader_reads_a_harness_line() {
+    let text = "x\nInstructions per call (cachegrind, squall, 5 simulated min, one job): 2621023034 / 909577 calls = 2882.\n";
+    // 2621023034 / 909577 = 2881.59..., so 2882.
+    assert_eq!(per_call_line("t", text), (2_621_023_034, 909_577, 2882));
+}
