@@ -424,6 +424,13 @@ pub(super) fn from_pest(e: pest::error::Error<Rule>, source: &str, end: End) -> 
             } else {
                 crate::diagnostic::did_you_mean(&word, keywords)
             };
+            // Text after the scenario's closing brace: most often an item
+            // written after a `}` that closed the scenario too early.
+            let hint = hint.or_else(|| {
+                (end == End::File && names == [end.name()] && !found.is_empty()).then(|| {
+                    "a file holds one `scenario \"NAME\" { ... }` and every item goes inside its braces: is there a `}` too many above this line?".to_string()
+                })
+            });
             Diagnostic::new(format!("expected {expected}, found {found_text}"), span)
                 .label(label)
                 .maybe_help(hint)
