@@ -40,6 +40,7 @@
 //! | a call down the path and back up          | `simulation/call.rs` (a node's own answer: `ServerSide::own_answer`) |
 //! | the same on a run that takes time         | `simulation/timed/` (`flow/` the loop; `arrival.rs`, `composite.rs`: the `Timed` side of the server's stage; map in `timed/mod.rs`) |
 //! | hedged tries                              | `caller/hedge.rs` (`Hedges`)           |
+//! | retry gates (own, per client)             | `caller/gate.rs` (`Gates`); the rule in `policy/gate.rs` |
 //! | per-request and per-node state            | `simulation/requests.rs`, `simulation/node_state.rs` |
 //! | sources and sequential operations         | `simulation/source.rs`, `simulation/operation.rs` |
 //! | an open-loop source's gaps in time (timed sources, fed senders) | `arrivals.rs` (`OpenLoop`) |
@@ -52,6 +53,8 @@
 //! | circuit breaker                           | [`policy::breaker`]                    |
 //! | a node as a server, on every path         | `server/node.rs` (`ServerSide`; map in `server/mod.rs`) |
 //! | workers, queue and its discipline         | `server/station.rs`                    |
+//! | replicas behind a balancer                | `server/replicas.rs` (`Replicas`)      |
+//! | optimistic-concurrency writes             | `server/versioned.rs` (`Versioned`)    |
 //! | work queues: consumers, poison, redelivery | `server/work_queue.rs` (`WorkQueue`)   |
 //! | capacity per tick                         | `server/capacity.rs`                   |
 //! | failing faults                            | `server/fault.rs`                      |
@@ -77,7 +80,10 @@
 //! `budgets.next_try` (the wait before the next try, gated by the
 //! budget) and `leave`. A new breaker or budget kind is
 //! a variant in `policy/` and its syntax in the language; `caller/` and
-//! `simulation/` do not change. Time is integer
+//! `simulation/` do not change. On the server side every path picks a
+//! replica (`Replicas::pick`) and calls that replica's `ServerSide`: a new
+//! queue discipline is a variant in `server/station.rs` (wired once in
+//! `server/node.rs`) and its syntax, as LIFO was (e9edbbc). Time is integer
 //! ticks (`time.rs`).
 #![warn(missing_docs)]
 
