@@ -90,6 +90,14 @@ impl OpenLoop {
             if self.rate == 0.0 {
                 self.credit += rate.min(1.0);
             }
+            // A rate that stops drops what it had made up: its first
+            // request went at its start, so the request its last gap
+            // completes at the stop is one more than `rate x duration`
+            // (`rate 5/ms during 1ms..1ms` sent 6), and a credit kept
+            // over the stop would go at once when a rate starts again.
+            if rate == 0.0 {
+                self.credit = 0.0;
+            }
             self.since = now;
             self.rate = rate;
         }
@@ -104,7 +112,11 @@ impl OpenLoop {
             let least = u64::from(gap > 0.0 || spec.arrivals == Arrivals::Poisson);
             let gap = res.duration(gap).max(Duration::from_units(least));
             let next = now.after(gap);
-            if next <= change {
+            // A uniform request that falls on a change of rate is decided
+            // at the change, by the credit and the rate from then on (a
+            // Poisson gap ending there is as good as any: it is sent).
+            let before = next < change || (next == change && spec.arrivals == Arrivals::Poisson);
+            if before {
                 at = next;
                 sends = true;
             }

@@ -378,3 +378,31 @@ fn the_estimate_bounds_the_calls_when_every_try_fails() {
     assert_eq!(obs.accounting.entered, 10);
     assert_eq!(calls, 160);
 }
+
+/// A uniform rate during a window sends `rate x window` requests on the
+/// timed path, as it does on the round path, and a window that opens
+/// again starts from nothing. Worked from `arrivals.rs`'s rule: `rate
+/// 5/ms` opening at 1 ms counts its first request at once (credit 1), so
+/// it sends at 1.0 ms, then 0.2 ms apart: 1.2, 1.4, 1.6, 1.8 ms. The next
+/// gap ends at 2.0 ms, where the window closes (`during 1ms..1ms` is
+/// tick 1, inclusive), so that request is decided by the rate from then
+/// on, 0: five, not the six this sent before. A second window at 5 ms
+/// gets five more, not a sixth from the credit the first made up at its
+/// close.
+#[test]
+fn a_uniform_rate_during_a_window_sends_rate_times_window() {
+    let entered = |during: &str| {
+        let text = format!(
+            "scenario \"window\" {{\n  clock ms\n  run 20ms\n  source users {{ rate 0/ms  {during}  enters api }}\n  chain api\n  service api {{ latency 1ms }}\n}}\n"
+        );
+        run_text(&text).accounting.entered
+    };
+    assert_eq!(entered("rate 5/ms during 1ms..1ms"), 5);
+    // Ticks 1, 2 and 3: 15; ticks 1 and 2: 10.
+    assert_eq!(entered("rate 5/ms during 1ms..3ms"), 15);
+    assert_eq!(entered("rate 5/ms during 1ms..<3ms"), 10);
+    assert_eq!(
+        entered("rate 5/ms during 1ms..1ms  rate 5/ms during 5ms..5ms"),
+        10
+    );
+}
