@@ -5,7 +5,8 @@
 //! Refused, each where it is written: `replicas 0`, more than
 //! [`MAX_REPLICAS`], an unknown balancer (with the nearest one
 //! suggested), a `balance` without `replicas`, a replica index past the
-//! last replica (or on a service without `replicas`), and
+//! last replica (or on a service without `replicas`), `optimistic` on a
+//! service with more than one replica (each would keep its own item), and
 //! `least_outstanding` or `p2c` in a run where no call takes time (every
 //! call answers in the instant it arrives there, so no replica ever has a
 //! call outstanding to compare).
@@ -60,6 +61,20 @@ impl Scenario {
                     line.span,
                 )
                 .label("too many replicas"),
+            );
+            return None;
+        }
+        if let (Some(t), 2..) = (find("optimistic"), count) {
+            // Each replica is a server side of its own, and an optimistic
+            // node's item is its server side's: N replicas would be N items,
+            // which no one writing `optimistic` on a replicated service means.
+            cx.errs.push(
+                Diagnostic::new(
+                    format!("`optimistic` on a service with {count} replicas"),
+                    t.span,
+                )
+                .label("each replica would keep an item of its own")
+                .help("model the shared item as a service of its own that the replicas call, e.g. `chain api -> store` with `replicas` on `api` and `optimistic` on `store`"),
             );
             return None;
         }
