@@ -377,6 +377,16 @@ impl Runner<'_, '_> {
     #[inline(always)]
     pub(super) fn count_answer(&mut self, t: u64, node: usize, answer: Answer) {
         let i = self.obs.slots.index(t);
+        self.count_answer_at(i, t, node, answer);
+    }
+
+    /// [`Runner::count_answer`] with the slot `i` of tick `t` already found
+    /// (the timed path finds it with its
+    /// [`SlotCursor`](crate::observe::slots::SlotCursor); the round path's
+    /// walk keeps its own lookup, whose code generation the storm's
+    /// instruction count is sensitive to).
+    #[inline(always)]
+    pub(super) fn count_answer_at(&mut self, i: usize, t: u64, node: usize, answer: Answer) {
         let s = &mut self.obs.nodes[node];
         match answer {
             Answer::Ok => {

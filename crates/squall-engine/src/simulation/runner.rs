@@ -290,6 +290,13 @@ impl<'s, 'm> Runner<'s, 'm> {
     #[inline(always)]
     pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize) {
         let ti = self.obs.slots.index(t);
+        self.observe_at(ti, t, slot, node);
+    }
+
+    /// [`Runner::observe`] with the slot `ti` of tick `t` already found
+    /// (the timed path finds it with its [`SlotCursor`](crate::observe::slots::SlotCursor)).
+    #[inline(always)]
+    pub(super) fn observe_at(&mut self, ti: usize, t: u64, slot: u32, node: usize) {
         let series = &mut self.obs.nodes[node];
         series.calls[ti] += 1;
         let k = slot as usize * self.requests.nodes + node;

@@ -226,6 +226,11 @@ pub(super) struct Timed {
     /// Some source has a deadline: else every `deadline` entry is
     /// `Time::NEVER` and `known_deadline` need not look.
     any_deadline: bool,
+    /// The slot a count at a tick goes to, remembered from the last
+    /// lookup: a call's arrival and its answer are counted through it
+    /// (`observe_at`, `count_answer_at`). The round walk keeps
+    /// `Slots::index` (its slots are per tick).
+    pub(in crate::simulation) cursor: crate::observe::slots::SlotCursor,
     /// Per source: its deadline is propagated to every node.
     propagate: Vec<bool>,
     /// Where the sources stand (`sources`).
@@ -302,6 +307,7 @@ impl Timed {
             started: Vec::new(),
             deadline: Vec::new(),
             any_deadline: model.sources.iter().any(|s| s.deadline.is_some()),
+            cursor: Default::default(),
             propagate: model
                 .sources
                 .iter()

@@ -88,7 +88,8 @@ impl Runner<'_, '_> {
         if answer == Answer::Ok {
             self.timed.recorder.answered_ok(node, call.arrived);
         }
-        self.count_answer(tick, node, answer);
+        let i = self.timed.cursor.index(&self.obs.slots, tick);
+        self.count_answer_at(i, tick, node, answer);
         let latency = now.since(call.arrived).units();
         self.log_call(now.units(), call.slot, node, call.try_no, answer, latency);
         if self.nodes[node].caller.has_budget() {

@@ -106,7 +106,9 @@ impl Runner<'_, '_> {
     pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, _, _) = self.timed.node_of(c);
         let slot = self.timed.calls.get(c).slot;
-        self.observe(self.timed.res.tick_of(now), slot, node);
+        let t = self.timed.res.tick_of(now);
+        let ti = self.timed.cursor.index(&self.obs.slots, t);
+        self.observe_at(ti, t, slot, node);
         // The balancer picks the replica the call meets (`server/replicas.rs`).
         let r = self.nodes[node].servers.pick();
         self.timed.calls.get_mut(c).replica = r as u16;
