@@ -24,6 +24,41 @@ impl Validator {
         }
     }
 
+    /// A caller's block on `node` (`retry`, `budget`, `breaker` in either
+    /// form, `hedge`): refused on a node that calls nobody, and, when
+    /// `check`, held to the block's own rules. The one place a service's
+    /// own block and a variant's replacement of it are checked.
+    pub(super) fn caller_block(
+        &mut self,
+        node: &NodeDecl,
+        p: &ServiceProp,
+        check: bool,
+        policies: &[(String, RetryAst)],
+        backoffs: &[(String, BackoffAst)],
+        rngs: &[RngAst],
+    ) {
+        let (what, span) = match p {
+            ServiceProp::Retry(r) => ("a retry", r.span),
+            ServiceProp::Budget(b) => ("a budget", b.span),
+            ServiceProp::LibraryBreaker(b) => ("a breaker", b.span),
+            ServiceProp::Breaker(b) => ("a breaker", b.span),
+            ServiceProp::Hedge(b) => ("a hedge", b.span),
+            _ => return,
+        };
+        self.expect_caller(node, what, span);
+        if !check {
+            return;
+        }
+        match p {
+            ServiceProp::Retry(r) => self.check_retry(r, policies, backoffs, rngs),
+            ServiceProp::Budget(b) => self.check_budget(b),
+            ServiceProp::LibraryBreaker(b) => self.check_library_breaker(b),
+            ServiceProp::Breaker(b) => self.check_breaker(b),
+            ServiceProp::Hedge(b) => self.check_hedge(b),
+            _ => {}
+        }
+    }
+
     pub(super) fn check_retry(
         &mut self,
         r: &RetryAst,

@@ -101,8 +101,9 @@ impl Validator {
                                             .at(r.span),
                                         );
                                     }
-                                    self.expect_caller(&nodes[i], "a retry", r.span);
-                                    self.check_retry(r, policies, backoffs, rngs);
+                                    self.caller_block(
+                                        &nodes[i], prop, true, policies, backoffs, rngs,
+                                    );
                                     nodes[i].retry = Some(r.clone());
                                 }
                                 ServiceProp::Response(r) => {
@@ -123,8 +124,9 @@ impl Validator {
                                     {
                                         self.err(Twice::Breaker { owner: &id.name }.at(b.span));
                                     }
-                                    self.expect_caller(&nodes[i], "a breaker", b.span);
-                                    self.check_library_breaker(b);
+                                    self.caller_block(
+                                        &nodes[i], prop, true, policies, backoffs, rngs,
+                                    );
                                     nodes[i].library_breaker = Some(b.clone());
                                 }
                                 ServiceProp::Budget(b) => {
@@ -137,8 +139,9 @@ impl Validator {
                                             .at(b.span),
                                         );
                                     }
-                                    self.expect_caller(&nodes[i], "a budget", b.span);
-                                    self.check_budget(b);
+                                    self.caller_block(
+                                        &nodes[i], prop, true, policies, backoffs, rngs,
+                                    );
                                     nodes[i].budget = Some(b.clone());
                                 }
                                 ServiceProp::Hedge(b) => {
@@ -151,8 +154,9 @@ impl Validator {
                                             .at(b.span),
                                         );
                                     }
-                                    self.expect_caller(&nodes[i], "a hedge", b.span);
-                                    self.check_hedge(b);
+                                    self.caller_block(
+                                        &nodes[i], prop, true, policies, backoffs, rngs,
+                                    );
                                     nodes[i].hedge = Some(b.clone());
                                 }
                                 ServiceProp::Breaker(b) => {
@@ -161,8 +165,9 @@ impl Validator {
                                     {
                                         self.err(Twice::Breaker { owner: &id.name }.at(b.span));
                                     }
-                                    self.expect_caller(&nodes[i], "a breaker", b.span);
-                                    self.check_breaker(b);
+                                    self.caller_block(
+                                        &nodes[i], prop, true, policies, backoffs, rngs,
+                                    );
                                     nodes[i].breaker = Some(b.clone());
                                 }
                             }

@@ -37,36 +37,13 @@ impl Validator {
             let node = &s.nodes[i];
             for c in changes {
                 match c {
-                    ServiceChange::Set(ServiceProp::Retry(r)) => {
-                        self.expect_caller(node, "a retry", r.span);
-                        if !checked {
-                            self.check_retry(r, &s.policies, &s.backoffs, &s.rngs);
-                        }
-                    }
-                    ServiceChange::Set(ServiceProp::Budget(b)) => {
-                        self.expect_caller(node, "a budget", b.span);
-                        if !checked {
-                            self.check_budget(b);
-                        }
-                    }
-                    ServiceChange::Set(ServiceProp::LibraryBreaker(b)) => {
-                        self.expect_caller(node, "a breaker", b.span);
-                        if !checked {
-                            self.check_library_breaker(b);
-                        }
-                    }
-                    ServiceChange::Set(ServiceProp::Breaker(b)) => {
-                        self.expect_caller(node, "a breaker", b.span);
-                        if !checked {
-                            self.check_breaker(b);
-                        }
-                    }
-                    ServiceChange::Set(ServiceProp::Hedge(b)) => {
-                        self.expect_caller(node, "a hedge", b.span);
-                        if !checked {
-                            self.check_hedge(b);
-                        }
-                    }
+                    ServiceChange::Set(
+                        p @ (ServiceProp::Retry(_)
+                        | ServiceProp::Budget(_)
+                        | ServiceProp::LibraryBreaker(_)
+                        | ServiceProp::Breaker(_)
+                        | ServiceProp::Hedge(_)),
+                    ) => self.caller_block(node, p, !checked, &s.policies, &s.backoffs, &s.rngs),
                     ServiceChange::Set(ServiceProp::Capacity(_)) | ServiceChange::Remove(_) => {}
                     ServiceChange::Set(ServiceProp::Timed(t)) => {
                         if t.key.name == "timeout" && node.fanout.is_empty() {
