@@ -11,6 +11,7 @@ mod bench_results;
 mod book_charts;
 mod browser;
 mod cli;
+mod common_draws;
 mod determinism;
 mod docs_match;
 mod generality;

@@ -13,7 +13,7 @@
 
   // Words that start a declaration or a report item.
   var DECLARATIONS =
-    "backoff chain chart clock diagnose endpoint epoch expect fault herd " +
+    "backoff chain chart clock diagnose draws endpoint epoch expect fault herd " +
     "isolation line measure operations param policy provider replications " +
     "report rng run scenario seed sender series service set source sweep " +
     "table trace variant waits warmup window without work_budget";

@@ -51,11 +51,48 @@ pub struct Stream {
     state: u64,
 }
 
+/// A key mixed with a number into a new key: one SplitMix64 round over
+/// the key and the number spread by the golden ratio. Common random
+/// numbers (`draws common`) key a request by its source and its place among
+/// that source's requests, and a call by its caller's call and its try.
+#[inline]
+pub fn mix_key(key: u64, n: u64) -> u64 {
+    let mut s = key ^ n.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    splitmix64(&mut s)
+}
+
+/// What a keyed draw is for: each purpose of one call draws from a stream
+/// of its own ([`Stream::keyed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// A call's service time at its node.
+    Service,
+    /// A call's draw against the error share of fault `k` (the fault's
+    /// index in the model).
+    Fault(usize),
+    /// The jittered backoff before a call's next try downstream.
+    Jitter,
+}
+
 impl Stream {
     /// A stream for `label` under `root`.
     pub fn new(root: u64, label: &str) -> Self {
         Stream {
             state: derive_seed(root, label),
+        }
+    }
+
+    /// The stream of call key `key` for `purpose`: the same key draws the
+    /// same numbers in every run, whatever else the run drew before.
+    #[inline]
+    pub fn keyed(key: u64, purpose: Purpose) -> Self {
+        let n = match purpose {
+            Purpose::Service => 1,
+            Purpose::Jitter => 2,
+            Purpose::Fault(k) => 3 + k as u64,
+        };
+        Stream {
+            state: mix_key(key, n),
         }
     }
 

@@ -202,6 +202,8 @@ pub enum Item {
     Endpoint(EndpointAst),
     /// `seed 42`
     Seed(u64, Span),
+    /// `draws common` (or `separate`): the word as written
+    Draws(Ident),
     /// `work_budget 1_000_000`: the budget, the literal as written, and its span
     WorkBudget(u64, String, Span),
     /// `param name = value`
@@ -1189,6 +1191,7 @@ impl Item {
         match self {
             Item::Clock(_)
             | Item::Seed(..)
+            | Item::Draws(_)
             | Item::WorkBudget(..)
             | Item::Chain(..)
             | Item::Epoch(..)

@@ -45,7 +45,7 @@
 use squall_lang::{FaultSpec, Model, NodeSpec, RateLimitSpec, RequestSpec, RouteSpec};
 
 use crate::outcome::{Answer, FailKind, Failure};
-use crate::rng::Stream;
+use crate::rng::{Purpose, Stream};
 use crate::time::{Duration, Resolution, Time, NEVER};
 
 use super::capacity::Capacity;
@@ -258,7 +258,8 @@ impl ServerSide {
     /// A call arrives at `now` (`deadline`: the one the node knows):
     /// the timed faults' error shares (one draw per fault in force, in
     /// declaration order), then [`refuse`](Self::refuse), then the rate
-    /// limit.
+    /// limit. `key`: the call's key under `draws common`, whose streams
+    /// the error-share draws come from instead of the faults' own.
     pub(crate) fn arrive(
         &mut self,
         faults: &[FaultSpec],
@@ -266,8 +267,9 @@ impl ServerSide {
         res: Resolution,
         field: usize,
         deadline: Option<Time>,
+        key: Option<u64>,
     ) -> Arrival {
-        let a = self.arrival(faults, now, res, field, deadline);
+        let a = self.arrival(faults, now, res, field, deadline, key);
         if !matches!(a, Arrival::Pass | Arrival::Wait(_)) {
             self.refused += 1;
         }
@@ -283,12 +285,13 @@ impl ServerSide {
         res: Resolution,
         field: usize,
         deadline: Option<Time>,
+        key: Option<u64>,
     ) -> Arrival {
         let tick = res.tick_of(now);
         for (k, stream) in &mut self.timed_faults {
             let f = &faults[*k];
             if let Some((share, code)) = f.timed.errors {
-                if f.from <= tick && tick <= f.to && stream.next_f64() < share {
+                if f.from <= tick && tick <= f.to && draw(stream, key, *k) < share {
                     return Arrival::Refused(Answer::Fail(Failure {
                         kind: FailKind::Status(code),
                         not_before: None,
@@ -474,12 +477,14 @@ impl ServerSide {
     /// The service time of a call that starts at `now` holding a worker:
     /// one draw from the node's latency (plus the load term per other call
     /// in service), times the factors and plus the additions of the
-    /// latency faults in force.
+    /// latency faults in force. `key`: the call's key under `draws
+    /// common`, whose stream the draw comes from instead of the node's.
     pub(crate) fn service_time(
         &mut self,
         faults: &[FaultSpec],
         now: Time,
         res: Resolution,
+        key: Option<u64>,
     ) -> Duration {
         // The tick (a division) only for a node with latency faults.
         let tick = if self.timed_faults.is_empty() {
@@ -489,7 +494,10 @@ impl ServerSide {
         };
         let others = self.in_service.saturating_sub(1);
         let mut d = match &self.latency {
-            Some(l) => l.sample_units(&mut self.stream, others),
+            Some(l) => match key {
+                None => l.sample_units(&mut self.stream, others),
+                Some(k) => keyed_service(l, k, others),
+            },
             None => 0.0,
         };
         // The draw is rounded to a unit before a fault scales or adds to
@@ -512,4 +520,27 @@ impl ServerSide {
         }
         Resolution::TICKS.duration(d)
     }
+}
+
+/// A call's draw against fault `k`'s error share: from the fault's own
+/// stream, or under `draws common` from the call's `key`.
+#[inline(always)]
+fn draw(stream: &mut Stream, key: Option<u64>, k: usize) -> f64 {
+    match key {
+        None => stream.next_f64(),
+        Some(key) => keyed_draw(key, k),
+    }
+}
+
+/// [`draw`] from a call's key (kept out of line: most runs have no keys).
+#[inline(never)]
+fn keyed_draw(key: u64, k: usize) -> f64 {
+    Stream::keyed(key, Purpose::Fault(k)).next_f64()
+}
+
+/// A service time drawn from a call's key under `draws common` (kept out
+/// of line, as [`keyed_draw`]).
+#[inline(never)]
+fn keyed_service(latency: &Latency, key: u64, others: u32) -> f64 {
+    latency.sample_units(&mut Stream::keyed(key, Purpose::Service), others)
 }

@@ -22,6 +22,10 @@ pub struct Scenario {
     pub clock: Clock,
     /// Root seed.
     pub seed: u64,
+    /// `draws common`: every run of the file (variants, sweep points) runs
+    /// under the scenario's seed itself, and a run that takes time keys
+    /// its draws by request, node and try (common random numbers).
+    pub common_draws: bool,
     /// `work_budget N`: the events a run may handle (`None`: the
     /// engine's default; `--work-budget` overrides it).
     pub work_budget: Option<u64>,

@@ -105,6 +105,7 @@ impl Printer<'_> {
                 node
             }
             Item::Seed(n, span) => Self::leaf(format!("seed {n}"), span_at(*span)),
+            Item::Draws(w) => Self::leaf(format!("draws {}", w.name), span_at(w.span)),
             Item::WorkBudget(_, text, span) => {
                 Self::leaf(format!("work_budget {text}"), span_at(*span))
             }

@@ -121,6 +121,7 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             })?;
             Item::Seed(seed, p.as_span().into())
         }
+        Rule::draws_decl => Item::Draws(ident(c.expect(Rule::word)?)),
         Rule::work_budget_decl => {
             let p = c.expect(Rule::number)?;
             let text: String = p.as_str().chars().filter(|c| *c != '_').collect();

@@ -49,6 +49,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::clock_decl => "`clock`",
         Rule::run_decl => "`run`",
         Rule::seed_decl => "`seed`",
+        Rule::draws_decl => "`draws`",
         Rule::work_budget_decl => "`work_budget`",
         Rule::param_decl => "`param`",
         Rule::source_decl => "`source`",
@@ -355,7 +356,7 @@ pub(super) fn from_pest(e: pest::error::Error<Rule>, source: &str, end: End) -> 
     match e.variant {
         ErrorVariant::ParsingError {
             positives,
-            negatives: _,
+            negatives,
         } => {
             if unclosed_string_at(source, start) {
                 return Diagnostic::new(
@@ -382,6 +383,11 @@ pub(super) fn from_pest(e: pest::error::Error<Rule>, source: &str, end: End) -> 
                 if !names.contains(&name) {
                     names.push(name);
                 }
+            }
+            // A word was wanted where a keyword stands (`draws` followed by
+            // the next item): the only thing tried was "not a keyword".
+            if names.is_empty() && negatives.contains(&Rule::reserved) {
+                names.push("a word");
             }
             // Closing brackets are literals, which pest lists only among the
             // tokens it tried, not among the rules.

@@ -137,6 +137,7 @@ impl Scenario {
             start,
             ticks,
             seed: o.seed.unwrap_or(self.seed),
+            common_draws: self.common_draws,
             nodes,
             sources,
             faults,

@@ -72,7 +72,8 @@ impl Scenario {
     /// on top of a variant. A point with a `seed` axis derives from that
     /// value instead of the scenario's seed, and the axis is left out of
     /// its settings: each seed is its own stream, and the other settings
-    /// label it as before.
+    /// label it as before. Under `draws common` no label is mixed in: every
+    /// run has the scenario's seed (or its point's `seed` axis value).
     pub fn run_seed(&self, key: RunKey) -> u64 {
         let settings = |s: usize, p: usize| {
             let mut parts: Vec<String> = self
@@ -100,6 +101,12 @@ impl Scenario {
                 self.sweeps.get(s).and_then(|sw| sw.point_seed(p))
             }
         };
+        if self.common_draws {
+            // Common random numbers: every run under the same seed, so
+            // that replication r of one run pairs with replication r of
+            // another.
+            return root.unwrap_or(self.seed);
+        }
         derive_seed(root.unwrap_or(self.seed), &label)
     }
 

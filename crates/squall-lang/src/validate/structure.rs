@@ -37,6 +37,7 @@ impl Validator {
         let mut policies: Vec<(String, RetryAst)> = Vec::new();
         let mut seed: Option<u64> = None;
         let mut work_budget: Option<u64> = None;
+        let mut draws: Option<bool> = None;
         let mut params: IndexMap<String, Value> = IndexMap::new();
         let mut param_spans: IndexMap<String, Span> = IndexMap::new();
 
@@ -151,6 +152,20 @@ impl Validator {
                     }
                     seed = Some(*s);
                 }
+                Item::Draws(w) => {
+                    if draws.is_some() {
+                        self.err(Twice::Setting { keyword: "draws" }.at(w.span));
+                    }
+                    match w.name.as_str() {
+                        "common" => draws = Some(true),
+                        "separate" => draws = Some(false),
+                        other => self.err(
+                            Unknown::new("kind of draws", other)
+                                .label("expected `common` or `separate`")
+                                .at(w.span, ["common", "separate"]),
+                        ),
+                    }
+                }
                 Item::WorkBudget(n, _, span) => {
                     if work_budget.is_some() {
                         self.err(
@@ -247,6 +262,7 @@ impl Validator {
             name: ast.name.clone(),
             clock,
             seed: seed.unwrap_or(DEFAULT_SEED),
+            common_draws: draws.unwrap_or(false),
             work_budget,
             run,
             run_range,

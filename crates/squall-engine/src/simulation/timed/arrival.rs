@@ -62,7 +62,7 @@ impl Timed {
         let field = self.calls.get(c).field;
         let field = if field == NONE { 0 } else { field as usize };
         Ok(
-            match server.arrive(faults, now, self.res, field, deadline) {
+            match server.arrive(faults, now, self.res, field, deadline, self.key(c)) {
                 Arrival::Pass => Step::Limit,
                 Arrival::Refused(a) => Step::Answer(a),
                 Arrival::NoCapacity => {
@@ -232,7 +232,7 @@ impl Timed {
     ) -> Result<Step, SimError> {
         let gen = self.calls.enter(c, Phase::Service);
         server.begin(c);
-        let d = server.service_time(faults, now, self.res);
+        let d = server.service_time(faults, now, self.res, self.key(c));
         if d.is_zero() {
             return Ok(Step::Proceed);
         }

@@ -71,6 +71,10 @@ impl Timed {
     /// Call `child` fetches field `i` of response call `c` from node
     /// `source`.
     pub(super) fn field_call(&mut self, c: u32, i: usize, child: u32, source: usize) {
+        if self.keys.on {
+            let key = super::keys::Keys::field(self.keys.of(child), i);
+            self.keys.set(child, key);
+        }
         let call = self.calls.get_mut(child);
         call.field = i as u32;
         call.field_node = source as u32;

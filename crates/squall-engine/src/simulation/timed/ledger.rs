@@ -10,6 +10,7 @@ use crate::time::Time;
 
 use super::super::{event::Event, SimError};
 use super::calls::{Call, NONE};
+use super::keys::Keys;
 use super::recorder::Count;
 use super::Timed;
 
@@ -52,11 +53,24 @@ impl Timed {
         if parent != NONE {
             self.calls.get_mut(c).try_no = self.calls.get(parent).tries;
         }
+        if self.keys.on {
+            let key = match parent {
+                NONE => self.keys.request(source as usize),
+                p => Keys::child(self.keys.of(p), self.calls.get(p).tries),
+            };
+            self.keys.set(c, key);
+        }
         if parent != NONE && self.calls.get(parent).orphan {
             self.calls.get_mut(c).orphan = true;
             self.calls.get_mut(c).orphaned_at = now;
         }
         c
+    }
+
+    /// Call `c`'s key when the run keys its draws (`draws common`).
+    #[inline]
+    pub(super) fn key(&self, c: u32) -> Option<u64> {
+        self.keys.on.then(|| self.keys.of(c))
     }
 
     /// One reference to request `slot` goes: true when it was the last

@@ -156,6 +156,7 @@ mod composite;
 mod estimate;
 mod finish;
 mod flow;
+mod keys;
 mod ledger;
 mod recorder;
 mod source_events;
@@ -174,6 +175,7 @@ use crate::time::{Resolution, Time};
 use super::{event::Event, SimError};
 
 use calls::{Calls, Phase};
+use keys::Keys;
 use recorder::Recorder;
 use sources::TimedSources;
 
@@ -243,6 +245,8 @@ pub(super) struct Timed {
     hedges: Hedges,
     /// Per node: its work queue, if it is one.
     queues: Vec<Option<WorkQueue>>,
+    /// The keys of the calls' draws under `draws common` (`keys.rs`).
+    keys: Keys,
     /// The events to come: the one calendar queue ([`crate::queue`]),
     /// with buckets sized for nanosecond keys.
     pub(super) events: EventQueue<Event>,
@@ -327,6 +331,7 @@ impl Timed {
                 observe,
             ),
             fetches: Fetches::default(),
+            keys: Keys::new(model, seed),
             events: EventQueue::with_width(BucketWidth::NANOSECONDS),
         }
     }

@@ -93,6 +93,10 @@ pub struct Model {
     pub warmup: u64,
     /// The root seed of this run's random stream.
     pub seed: u64,
+    /// `draws common`: a run that takes time keys its service, error-share
+    /// and jitter draws by request, node and try (common random numbers).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub common_draws: bool,
     /// Nodes in declaration order; indices are node ids.
     pub nodes: Vec<NodeSpec>,
     /// Sources of new requests.

@@ -12,6 +12,7 @@ use crate::caller::{HedgeStep, NO_GRANT};
 use crate::outcome::{fail, Answer, FailKind, Failure};
 use crate::policy::breaker::counts_against_dependency;
 use crate::policy::retry::{classify, Class};
+use crate::rng::{mix_key, Generator, Purpose, Stream};
 use crate::time::Time;
 
 use super::super::super::{event::Event, runner::Runner, SimError};
@@ -271,7 +272,20 @@ impl Runner<'_, '_> {
         let (node, _, _) = self.timed.node_of(c);
         let call = self.timed.calls.get(c);
         let (slot, mut state) = (call.slot, call.retry_loop());
+        // Under `draws common` the default generator's jitter draws come
+        // from the call's key and its try (`keys.rs`), for this decision.
+        let keyed = self.timed.key(c).map(|k| {
+            let key = mix_key(k, u64::from(state.tries));
+            Generator::SplitMix(Stream::keyed(key, Purpose::Jitter))
+        });
+        let saved = match (keyed, self.gens.last_mut()) {
+            (Some(g), Some(last)) => Some(std::mem::replace(last, g)),
+            _ => None,
+        };
         let d = self.decide(tick, slot, node, f, policy, kind, &mut state);
+        if let (Some(g), Some(last)) = (saved, self.gens.last_mut()) {
+            *last = g;
+        }
         self.timed.calls.get_mut(c).decided(&state, &d);
         d.wait
     }
