@@ -34,6 +34,7 @@ impl Timed {
     /// `path`) at position `pos`, made by `parent` (`NONE`: the entry
     /// call) at `now`; it refers to its request, and inherits its
     /// parent's try number and orphanhood.
+    #[inline(always)]
     pub(super) fn new_call(
         &mut self,
         slot: u32,
@@ -54,17 +55,25 @@ impl Timed {
             self.calls.get_mut(c).try_no = self.calls.get(parent).tries;
         }
         if self.keys.on {
-            let key = match parent {
-                NONE => self.keys.request(source as usize),
-                p => Keys::child(self.keys.of(p), self.calls.get(p).tries),
-            };
-            self.keys.set(c, key);
+            self.key_call(c, parent, source);
         }
         if parent != NONE && self.calls.get(parent).orphan {
             self.calls.get_mut(c).orphan = true;
             self.calls.get_mut(c).orphaned_at = now;
         }
         c
+    }
+
+    /// New call `c` from `parent` (`NONE`: the entry call of a request
+    /// from `source`) gets its key (`keys.rs`). Out of line, so that
+    /// [`Timed::new_call`] stays small enough to inline where keys are off.
+    #[inline(never)]
+    fn key_call(&mut self, c: u32, parent: u32, source: u32) {
+        let key = match parent {
+            NONE => self.keys.request(source as usize),
+            p => Keys::child(self.keys.of(p), self.calls.get(p).tries),
+        };
+        self.keys.set(c, key);
     }
 
     /// Call `c`'s key when the run keys its draws (`draws common`).
