@@ -159,6 +159,21 @@ impl Validator {
                                     );
                                     nodes[i].hedge = Some(b.clone());
                                 }
+                                ServiceProp::Limiter(b) => {
+                                    if nodes[i].limiter.is_some() {
+                                        self.err(
+                                            Twice::Block {
+                                                owner: &id.name,
+                                                block: "limiter",
+                                            }
+                                            .at(b.span),
+                                        );
+                                    }
+                                    self.caller_block(
+                                        &nodes[i], prop, true, policies, backoffs, rngs,
+                                    );
+                                    nodes[i].limiter = Some(b.clone());
+                                }
                                 ServiceProp::Breaker(b) => {
                                     if nodes[i].breaker.is_some()
                                         || nodes[i].library_breaker.is_some()

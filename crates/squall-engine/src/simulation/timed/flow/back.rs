@@ -11,6 +11,7 @@ use crate::caller::{HedgeStep, NO_GRANT};
 
 use crate::outcome::{fail, Answer, FailKind, Failure};
 use crate::policy::breaker::counts_against_dependency;
+use crate::policy::limiter::Sample;
 use crate::policy::retry::{classify, Class};
 use crate::time::Time;
 
@@ -44,6 +45,12 @@ impl Runner<'_, '_> {
             }
             if call.child != NONE {
                 self.nodes[node].caller.back();
+                if self.nodes[node].caller.has_limiter() {
+                    let sent = *self.timed.calls.get(call.child);
+                    let n = u32::from(sent.limit_inflight);
+                    let caller = &mut self.nodes[node].caller;
+                    caller.release(now, sent.arrived, n, Sample::Cancelled);
+                }
             }
             if self.nodes[node].caller.hedge().is_some() {
                 for k in self.timed.hedges.take(c) {
@@ -131,6 +138,11 @@ impl Runner<'_, '_> {
         self.timed.calls.get_mut(p).child = NONE;
         let (pnode, _, _) = self.timed.node_of(p);
         self.nodes[pnode].caller.back();
+        if self.nodes[pnode].caller.has_limiter() {
+            let (n, sample) = (u32::from(call.limit_inflight), Sample::of(answer));
+            let caller = &mut self.nodes[pnode].caller;
+            caller.release(now, call.arrived, n, sample);
+        }
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
             let failed = counts_against_dependency(answer);
