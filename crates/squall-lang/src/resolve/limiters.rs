@@ -13,9 +13,10 @@ use crate::decl::{NodeDecl, Scenario};
 use crate::diagnostic::Diagnostic;
 use crate::model::{LimiterSpec, Model};
 
-/// The largest limit squall accepts (a try's in-flight count is kept in
-/// a `u32`).
-const MAX_LIMIT: u64 = 1_000_000;
+/// The largest limit squall accepts: the engine keeps a try's in-flight
+/// count in 16 bits, so its call record does not grow (the libraries'
+/// defaults are at most 1000).
+const MAX_LIMIT: u64 = 65_535;
 
 impl Scenario {
     /// `limiter KIND { ... }` on node `n`.
