@@ -37,3 +37,15 @@ pub struct NodeDecl {
     /// ...), one per keyword, as written.
     pub timed: Vec<Timed>,
 }
+
+impl NodeDecl {
+    /// Its caller's block of `kind` (`budget`, `hedge` or `limiter`) named
+    /// by its library, as written.
+    pub(crate) fn kind_block(&mut self, kind: &str) -> &mut Option<KindBlockAst> {
+        match kind {
+            "budget" => &mut self.budget,
+            "hedge" => &mut self.hedge,
+            _ => &mut self.limiter,
+        }
+    }
+}

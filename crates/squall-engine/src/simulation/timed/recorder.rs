@@ -35,7 +35,8 @@ pub(super) enum Count {
     Waited,
 }
 
-const COUNTS: usize = 11;
+/// How many [`Count`]s a node keeps per window and per bin.
+pub(super) const COUNTS: usize = 11;
 
 /// A node's response times, when observed ([`Observe::node_latency`]).
 #[derive(Debug, Clone)]

@@ -47,9 +47,8 @@ impl Runner<'_, '_> {
                 self.nodes[node].caller.back();
                 if self.nodes[node].caller.has_limiter() {
                     let sent = *self.timed.calls.get(call.child);
-                    let n = u32::from(sent.limit_inflight);
-                    let caller = &mut self.nodes[node].caller;
-                    caller.release(now, sent.arrived, n, Sample::Cancelled);
+                    let (at, n) = (sent.arrived, sent.limit_inflight);
+                    self.limiter_back(now, node, at, n, Sample::Cancelled);
                 }
             }
             if self.nodes[node].caller.hedge().is_some() {
@@ -139,9 +138,8 @@ impl Runner<'_, '_> {
         let (pnode, _, _) = self.timed.node_of(p);
         self.nodes[pnode].caller.back();
         if self.nodes[pnode].caller.has_limiter() {
-            let (n, sample) = (u32::from(call.limit_inflight), Sample::of(answer));
-            let caller = &mut self.nodes[pnode].caller;
-            caller.release(now, call.arrived, n, sample);
+            let (at, n) = (call.arrived, call.limit_inflight);
+            self.limiter_back(now, pnode, at, n, Sample::of(answer));
         }
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;

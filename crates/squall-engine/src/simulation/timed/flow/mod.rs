@@ -243,7 +243,9 @@ impl Runner<'_, '_> {
         let child = self.new_call(slot, pos + 1, c, now);
         self.nodes[node].caller.sent();
         let tm = &mut self.timed;
-        tm.calls.get_mut(child).limit_inflight = held;
+        if held != 0 {
+            tm.calls.get_mut(child).limit_inflight = held;
+        }
         tm.calls.get_mut(c).child = child;
         let gen = tm.calls.enter(c, Phase::Waiting);
         let mut budget = self.nodes[node].caller.timeout();
@@ -301,6 +303,22 @@ impl Runner<'_, '_> {
         }
         // The limits are at most 65 535 (`resolve/limiters.rs`).
         Ok(n as u16)
+    }
+
+    /// A try of `node` sent at `sent` with `inflight` tries out ended at
+    /// `now` as `sample`: its limiter hears it. Out of line, as
+    /// [`Self::limit_try`].
+    #[inline(never)]
+    pub(super) fn limiter_back(
+        &mut self,
+        now: Time,
+        node: usize,
+        sent: Time,
+        inflight: u16,
+        sample: Sample,
+    ) {
+        let caller = &mut self.nodes[node].caller;
+        caller.release(now, sent, u32::from(inflight), sample);
     }
 
     /// A scheduled event for call `c`, if it is still current.
@@ -392,9 +410,13 @@ impl Runner<'_, '_> {
             self.nodes[node].caller.back();
             if self.nodes[node].caller.has_limiter() {
                 let sent = *self.timed.calls.get(child);
-                let n = u32::from(sent.limit_inflight);
-                let caller = &mut self.nodes[node].caller;
-                caller.release(now, sent.arrived, n, Sample::Dropped);
+                self.limiter_back(
+                    now,
+                    node,
+                    sent.arrived,
+                    sent.limit_inflight,
+                    Sample::Dropped,
+                );
             }
         }
         self.give_up(now, c, child)?;
