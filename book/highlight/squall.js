@@ -26,7 +26,7 @@
     "deadline decorrelated default discipline during end enters entries " +
     "equal_jitter errors every exponential fail failures field fixed from " +
     "full_jitter gate hedge high honor idempotency_key ignore immediately in " +
-    "label latency ledger limit load lognormal low marker max max_receives " +
+    "label latency ledger limit limiter load lognormal low marker max max_receives " +
     "mean naive network_error none normal of on op optimistic optional path per " +
     "phase poison policies probes propagate pushback queue rate redeliver " +
     "replicas " +

@@ -43,6 +43,9 @@ pub enum FailKind {
     /// A work queue's message failed its last receive and moved to the
     /// dead-letter queue.
     DeadLettered,
+    /// The caller's adaptive concurrency limiter had as many tries in
+    /// flight as its limit; the try was not sent (`policy/limiter`).
+    Limited,
     /// The caller's circuit breaker is open; the call was not sent.
     CircuitOpen {
         /// Ticks until the breaker lets a probe through.

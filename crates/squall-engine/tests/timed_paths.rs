@@ -205,11 +205,11 @@ fn estimated(rate: &str) -> squall_lang::Model {
 /// 300 events, and the run (which loses the requests too late to finish)
 /// handles no more. Series: 1000 bins of 1 ms plus slot 0 = 1001 slots
 /// x (16 system + 2 nodes x 36) bytes of counters = 88 088; per bin, each
-/// node 64 (gauges) + 80 (counters) + 2 x 56 (quantiles, doubling room) +
-/// 176 (its stretch) + 8 (queue end) = 440, twice; the source and all
+/// node 64 (gauges) + 88 (11 counters) + 2 x 56 (quantiles, doubling room) +
+/// 184 (its stretch) + 8 (queue end) = 456, twice; the source and all
 /// sources, completed and failed, 4 x 2 x 56 = 448, their copies 112, one
-/// node's quantiles copied 112: 1552 x 1000 bins = 1 552 000. (56 and 176
-/// are `size_of` `Quantiles` and `Stretch`: 7 and 22 words of 8 bytes.)
+/// node's quantiles copied 112: 1584 x 1000 bins = 1 584 000. (56 and 184
+/// are `size_of` `Quantiles` and `Stretch`: 7 and 23 words of 8 bytes.)
 /// Histograms: the run is 10^9 ns, 30 powers of two, 20 above the 1024
 /// first values: 20 x 1024 x 8 bytes each, for 2 nodes, 1 source and all
 /// sources.
@@ -220,7 +220,7 @@ fn the_estimate_counts_a_failure_free_run_by_hand() {
     assert_eq!(e.requests, 100.0);
     assert_eq!(e.events, 300.0);
     assert_eq!(e.busiest, Some(("users".to_string(), 100.0, 300.0)));
-    assert_eq!(e.series_bytes, 88_088 + 1_552_000);
+    assert_eq!(e.series_bytes, 88_088 + 1_584_000);
     assert_eq!(e.histogram_bytes, 4 * 20 * 1024 * 8);
     assert!(e.in_flight_bytes > 0);
     let obs = run_text_model(&m, None).unwrap();

@@ -443,6 +443,8 @@ pub enum ServiceProp {
     LibraryBreaker(KindBlockAst),
     /// `hedge KIND { ... }`: hedged tries.
     Hedge(KindBlockAst),
+    /// `limiter KIND { ... }`: an adaptive concurrency limit.
+    Limiter(KindBlockAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
     /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `discipline D`,
@@ -464,9 +466,10 @@ impl ServiceProp {
                 .chain(b.cooldown.iter())
                 .chain(b.probes.iter())
                 .for_each(&mut *f),
-            ServiceProp::Budget(b) | ServiceProp::LibraryBreaker(b) | ServiceProp::Hedge(b) => {
-                b.fields.iter().for_each(|(_, v)| f(v))
-            }
+            ServiceProp::Budget(b)
+            | ServiceProp::LibraryBreaker(b)
+            | ServiceProp::Hedge(b)
+            | ServiceProp::Limiter(b) => b.fields.iter().for_each(|(_, v)| f(v)),
             ServiceProp::Response(r) => {
                 r.fields.iter().for_each(|x| {
                     f(&x.bytes);

@@ -39,6 +39,7 @@ mod disciplines;
 mod errors;
 mod grammar;
 mod kinds;
+mod limiters;
 mod replicas;
 mod resolve;
 mod retry_gate;

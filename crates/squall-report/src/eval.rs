@@ -571,6 +571,7 @@ fn stretch_metric(s: &Stretch, metric: Metric, per_tick: u64, span: f64) -> Opti
         Metric::Overflow => s.overflow as f64,
         Metric::QueueTimeouts => s.queue_timeouts as f64,
         Metric::Throttled => s.throttled as f64,
+        Metric::Limited => s.limited as f64,
         Metric::Cancelled => s.cancelled as f64,
         Metric::Wasted => s.wasted_calls as f64,
         Metric::WastedBusy => ticks(s.wasted_busy),

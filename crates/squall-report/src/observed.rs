@@ -97,6 +97,7 @@ pub(crate) fn needs(metric: Metric) -> Observe {
         | Metric::Overflow
         | Metric::QueueTimeouts
         | Metric::Throttled
+        | Metric::Limited
         | Metric::Cancelled
         | Metric::Wasted
         | Metric::WastedBusy

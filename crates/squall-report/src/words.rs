@@ -28,6 +28,7 @@ pub fn answer(answer: Answer, tick_unit: &str) -> String {
             FailKind::QueueTimeout => "queue timeout".into(),
             FailKind::Deadline => "deadline exceeded".into(),
             FailKind::DeadLettered => "dead-lettered".into(),
+            FailKind::Limited => "limited (concurrency limit reached)".into(),
             FailKind::CircuitOpen { remaining } => {
                 format!("circuit open ({remaining} {tick_unit} left)")
             }

@@ -9,6 +9,7 @@
 //! | the retry rule and backoff draw        | [`crate::policy::retry`], asked through [`Budgets::next_try`] |
 //! | per-try timeout, cancel on timeout, hedging policy | [`CallerSide`] (read by the timed path) |
 //! | hedged tries: each hedging call's tries in flight, and what the call does when one answers | [`Hedges`] (`hedge.rs`; one per timed run, held beside its call slab) |
+//! | adaptive concurrency limit: the node's tries in flight and the limit they adapt (the timed path) | [`CallerSide`], the rule in [`crate::policy::limiter`] |
 //!
 //! Both engine paths (the zero-time path's `simulation/call.rs` and the
 //! timed path's `simulation/timed/flow/`) call the same methods, in the
@@ -16,10 +17,16 @@
 //!
 //! 1. [`CallerSide::first_try`] — a request's retry loop opens at the
 //!    node (its budget hears of the request);
-//! 2. [`Breakers::admit`] — a try asks the breaker whether it goes;
+//! 2. [`CallerSide::acquire`] — on a node with a concurrency limiter (the
+//!    timed path only), a try asks it whether it goes (refused: not sent,
+//!    counted as `limited`, failed as [`FailKind::Limited`](crate::outcome::FailKind::Limited));
+//!    then [`Breakers::admit`] — a try asks the breaker whether it goes
+//!    (a try it refuses gives its limiter's place back, unsampled);
 //! 3. [`CallerSide::sent`] / [`CallerSide::back`] — a try is in flight
 //!    downstream and comes back (the timed path only: on the zero-time
-//!    path a try is answered before anything else happens);
+//!    path a try is answered before anything else happens); with a
+//!    limiter, [`CallerSide::release`] tells it the try's round trip and
+//!    what became of it;
 //! 4. [`Breakers::answered`] — the breaker hears the try's answer and
 //!    how long it took (0 on the zero-time path);
 //! 5. [`CallerSide::retry_closed`] — a granted retry is no longer open
@@ -55,7 +62,9 @@ mod hedge;
 use squall_lang::{HedgeSpec, Model};
 
 use crate::outcome::Answer;
-use crate::time::{Duration, Resolution};
+use crate::policy::limiter::{Limiter, Sample};
+use crate::rng::Stream;
+use crate::time::{Duration, Resolution, Time};
 
 pub(crate) use breakers::Breakers;
 pub(crate) use budget::{Budgets, Decision, NO_GRANT};
@@ -71,6 +80,9 @@ pub(crate) struct CallerSide {
     timeout: Option<Duration>,
     cancel: bool,
     hedge: Option<HedgeSpec>,
+    /// The adaptive concurrency limit, boxed: rare, and kept off the
+    /// size of a node that has none.
+    limiter: Option<Box<Limiter>>,
 }
 
 impl CallerSide {
@@ -88,6 +100,33 @@ impl CallerSide {
                 .map(|t| Resolution::fine(model.clock).duration(t)),
             cancel: n.caller.cancel,
             hedge: n.hedge,
+            limiter: n.limiter.as_ref().map(|spec| {
+                let stream = Stream::new(model.seed, &format!("limiter/{i}"));
+                Box::new(Limiter::new(spec, Resolution::fine(model.clock), stream))
+            }),
+        }
+    }
+
+    /// True when the node bounds its tries in flight by a limiter.
+    #[inline(always)]
+    pub(crate) fn has_limiter(&self) -> bool {
+        self.limiter.is_some()
+    }
+
+    /// A try asks the node's limiter to go at `now`: `None` when refused;
+    /// otherwise the tries in flight with it (1 without a limiter).
+    pub(crate) fn acquire(&mut self, now: Time) -> Option<u32> {
+        match &mut self.limiter {
+            Some(l) => l.acquire(now.units()),
+            None => Some(1),
+        }
+    }
+
+    /// A try sent at `sent` with `inflight` tries out ended at `now` as
+    /// `sample`: its limiter, if any, hears it.
+    pub(crate) fn release(&mut self, now: Time, sent: Time, inflight: u32, sample: Sample) {
+        if let Some(l) = &mut self.limiter {
+            l.release(now.units(), sent.units(), inflight, sample);
         }
     }
 

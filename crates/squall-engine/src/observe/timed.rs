@@ -53,6 +53,9 @@ pub struct Stretch {
     pub queue_timeouts: u64,
     /// Calls throttled by the rate limit.
     pub throttled: u64,
+    /// Tries of this node downstream that its concurrency limiter did not
+    /// send (the tries in flight were at the limit).
+    pub limited: u64,
     /// Calls stopped by a cancellation or a propagated deadline.
     pub cancelled: u64,
     /// Calls that finished for a caller that had already given up.

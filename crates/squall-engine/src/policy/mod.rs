@@ -16,6 +16,9 @@
 //! * [`gate`] — the retry gate on a failure ratio of mbrooker's
 //!   `retry_sim` (retries only while failed tries per request stay at or
 //!   under a threshold).
+//! * [`limiter`] — adaptive concurrency limits as Netflix's
+//!   concurrency-limits (AIMD, Vegas, Gradient2) and Envoy's adaptive
+//!   concurrency filter run them.
 //!
 //! The policies are plain functions and small state machines over the
 //! validated model's specs (`RetrySpec`, `Backoff`, `BreakerSpec`); the
@@ -26,4 +29,5 @@ pub mod backoff;
 pub mod breaker;
 pub mod budget;
 pub mod gate;
+pub mod limiter;
 pub mod retry;

@@ -64,6 +64,10 @@ pub fn classify(kind: FailKind, request: &RequestSpec) -> Class {
     match kind {
         FailKind::Refused | FailKind::Incomplete => Class::Retryable,
         FailKind::Overflow | FailKind::QueueTimeout => Class::Retryable,
+        // Refused by the caller's own limiter: the library's client sees
+        // it as `UNAVAILABLE` (Netflix's gRPC interceptor) or a 503 local
+        // reply (Envoy), both retryable.
+        FailKind::Limited => Class::Retryable,
         FailKind::Deadline => Class::Terminal,
         FailKind::Status(429) | FailKind::Conflict(_) => Class::Retryable,
         FailKind::Status(s) if (500..=599).contains(&s) => Class::Retryable,

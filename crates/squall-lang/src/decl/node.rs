@@ -25,6 +25,8 @@ pub struct NodeDecl {
     pub budget: Option<KindBlockAst>,
     /// `hedge KIND { ... }` as written.
     pub hedge: Option<KindBlockAst>,
+    /// `limiter KIND { ... }` as written.
+    pub limiter: Option<KindBlockAst>,
     /// Scripted routes (`endpoint`).
     pub routes: Vec<RouteAst>,
     /// Nodes it fans out to (`chain a -> [b, c]`).
@@ -34,4 +36,16 @@ pub struct NodeDecl {
     /// Settings of calls that take time (`latency`, `workers`, `timeout`,
     /// ...), one per keyword, as written.
     pub timed: Vec<Timed>,
+}
+
+impl NodeDecl {
+    /// Its caller's block of `kind` (`budget`, `hedge` or `limiter`) named
+    /// by its library, as written.
+    pub(crate) fn kind_block(&mut self, kind: &str) -> &mut Option<KindBlockAst> {
+        match kind {
+            "budget" => &mut self.budget,
+            "hedge" => &mut self.hedge,
+            _ => &mut self.limiter,
+        }
+    }
 }

@@ -31,6 +31,7 @@ mod backoffs;
 mod budgets;
 mod faults;
 mod library_breakers;
+mod limiters;
 mod nodes;
 mod params;
 mod policies;
@@ -147,6 +148,7 @@ impl Scenario {
             series_every,
         };
         self.check_balancers(&model, &mut cx);
+        self.check_limiters(&model, &mut cx);
         if !errs.is_empty() {
             return Err(errs);
         }

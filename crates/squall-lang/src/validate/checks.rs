@@ -25,7 +25,7 @@ impl Validator {
     }
 
     /// A caller's block on `node` (`retry`, `budget`, `breaker` in either
-    /// form, `hedge`): refused on a node that calls nobody, and, when
+    /// form, `hedge`, `limiter`): refused on a node that calls nobody, and, when
     /// `check`, held to the block's own rules. The one place a service's
     /// own block and a variant's replacement of it are checked.
     pub(super) fn caller_block(
@@ -43,6 +43,7 @@ impl Validator {
             ServiceProp::LibraryBreaker(b) => ("a breaker", b.span),
             ServiceProp::Breaker(b) => ("a breaker", b.span),
             ServiceProp::Hedge(b) => ("a hedge", b.span),
+            ServiceProp::Limiter(b) => ("a limiter", b.span),
             _ => return,
         };
         self.expect_caller(node, what, span);
@@ -55,6 +56,7 @@ impl Validator {
             ServiceProp::LibraryBreaker(b) => self.check_library_breaker(b),
             ServiceProp::Breaker(b) => self.check_breaker(b),
             ServiceProp::Hedge(b) => self.check_hedge(b),
+            ServiceProp::Limiter(b) => self.check_limiter(b),
             _ => {}
         }
     }

@@ -129,12 +129,19 @@ impl Validator {
                                     );
                                     nodes[i].library_breaker = Some(b.clone());
                                 }
-                                ServiceProp::Budget(b) => {
-                                    if nodes[i].budget.is_some() {
+                                ServiceProp::Budget(b)
+                                | ServiceProp::Hedge(b)
+                                | ServiceProp::Limiter(b) => {
+                                    let block = match prop {
+                                        ServiceProp::Budget(_) => "budget",
+                                        ServiceProp::Hedge(_) => "hedge",
+                                        _ => "limiter",
+                                    };
+                                    if nodes[i].kind_block(block).is_some() {
                                         self.err(
                                             Twice::Block {
                                                 owner: &id.name,
-                                                block: "budget",
+                                                block,
                                             }
                                             .at(b.span),
                                         );
@@ -142,22 +149,7 @@ impl Validator {
                                     self.caller_block(
                                         &nodes[i], prop, true, policies, backoffs, rngs,
                                     );
-                                    nodes[i].budget = Some(b.clone());
-                                }
-                                ServiceProp::Hedge(b) => {
-                                    if nodes[i].hedge.is_some() {
-                                        self.err(
-                                            Twice::Block {
-                                                owner: &id.name,
-                                                block: "hedge",
-                                            }
-                                            .at(b.span),
-                                        );
-                                    }
-                                    self.caller_block(
-                                        &nodes[i], prop, true, policies, backoffs, rngs,
-                                    );
-                                    nodes[i].hedge = Some(b.clone());
+                                    *nodes[i].kind_block(block) = Some(b.clone());
                                 }
                                 ServiceProp::Breaker(b) => {
                                     if nodes[i].breaker.is_some()

@@ -5,7 +5,9 @@
 
 use crate::ast::{BreakerAst, KindBlockAst};
 use crate::diagnostic::{did_you_mean, Diagnostic};
-use crate::model::{BudgetSpec, HedgeSpec, LibraryBackoff, LibraryBreakerSpec, Pushback};
+use crate::model::{
+    BudgetSpec, HedgeSpec, LibraryBackoff, LibraryBreakerSpec, LimiterSpec, Pushback,
+};
 use crate::needs::{Need, Needs};
 use crate::twice::Twice;
 use crate::unknown::Unknown;
@@ -49,6 +51,22 @@ impl Validator {
                 "max_attempts",
                 "e.g. `hedge grpc { max_attempts 3  hedging_delay 50ms }`",
             );
+        }
+    }
+
+    /// `limiter KIND { ... }`: a known kind, known fields, Envoy's two
+    /// intervals.
+    pub(super) fn check_limiter(&mut self, b: &KindBlockAst) {
+        self.check_kind_block(b, "limiter", LimiterSpec::KINDS);
+        for req in LimiterSpec::required_of(&b.kind.name) {
+            if !b.fields.iter().any(|(n, _)| n.name == *req) {
+                self.needs_setting(
+                    b,
+                    "limiter",
+                    req,
+                    "Envoy's proto requires both intervals, e.g. `limiter envoy { concurrency_update_interval 100ms  interval 60s }`",
+                );
+            }
         }
     }
 

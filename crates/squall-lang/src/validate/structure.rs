@@ -208,6 +208,7 @@ impl Validator {
                                     breaker: None,
                                     budget: None,
                                     hedge: None,
+                                    limiter: None,
                                     library_breaker: None,
                                     routes: Vec::new(),
                                     fanout: Vec::new(),
@@ -378,6 +379,11 @@ impl Validator {
                 )
             } else if what == "a hedge" {
                 ("hedges", "hedged tries belong to the caller; put the hedge")
+            } else if what == "a limiter" {
+                (
+                    "has a concurrency limiter",
+                    "a limiter bounds the tries a caller has in flight; put it",
+                )
             } else if what == "a budget" {
                 (
                     "has a retry budget",

@@ -42,7 +42,8 @@ impl Validator {
                         | ServiceProp::Budget(_)
                         | ServiceProp::LibraryBreaker(_)
                         | ServiceProp::Breaker(_)
-                        | ServiceProp::Hedge(_)),
+                        | ServiceProp::Hedge(_)
+                        | ServiceProp::Limiter(_)),
                     ) => self.caller_block(node, p, !checked, &s.policies, &s.backoffs, &s.rngs),
                     ServiceChange::Set(ServiceProp::Capacity(_)) | ServiceChange::Remove(_) => {}
                     ServiceChange::Set(ServiceProp::Timed(t)) => {

@@ -197,6 +197,7 @@ fn per_engine_bin(metric: Metric) -> Option<Combine> {
         | Metric::Overflow
         | Metric::QueueTimeouts
         | Metric::Throttled
+        | Metric::Limited
         | Metric::Cancelled
         | Metric::Wasted
         | Metric::WastedBusy => Combine::Sum,

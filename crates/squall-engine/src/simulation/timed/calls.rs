@@ -104,6 +104,11 @@ pub(super) struct Call {
     pub(super) leaf: bool,
     /// The replica of its node it reached (0 without `replicas`).
     pub(super) replica: u16,
+    /// A try its caller's concurrency limiter let through: the tries its
+    /// caller had in flight when it was sent, itself included (what the
+    /// limiter hears with its round trip); 0 for one sent without a
+    /// limiter.
+    pub(super) limit_inflight: u16,
 }
 
 impl Call {
@@ -188,6 +193,7 @@ impl Calls {
             retry_open: false,
             live: true,
             replica: 0,
+            limit_inflight: 0,
             field: NONE,
             field_node: NONE,
             source: 0,

@@ -350,8 +350,8 @@ fn slot_bytes_of(m: &Model) -> u64 {
 
 /// The bytes one bin of the series costs beyond its counters (see the
 /// module doc). While the run goes, per node: two gauges (queue and
-/// service: an area of 16 bytes, a highest and a last level per bin), ten
-/// counters of 8 bytes and its latency quantiles per bin; per source and
+/// service: an area of 16 bytes, a highest and a last level per bin), its
+/// counters (one of 8 bytes per `Count`: eleven) and its latency quantiles per bin; per source and
 /// for all sources, completed and failed requests apart, their latency
 /// quantiles per bin. Quantiles per bin grow by doubling, so their room is
 /// counted twice. When it ends the run adds per node a [`Stretch`] and the
@@ -361,7 +361,8 @@ fn slot_bytes_of(m: &Model) -> u64 {
 fn bin_bytes_of(m: &Model) -> u64 {
     let quantiles = size_of::<Quantiles>() as u64;
     let gauges = 2 * (16 + U64 + U64);
-    let node = gauges + 10 * U64 + 2 * quantiles + size_of::<Stretch>() as u64 + U64;
+    let counters = super::recorder::COUNTS as u64 * U64;
+    let node = gauges + counters + 2 * quantiles + size_of::<Stretch>() as u64 + U64;
     let sources = 2 * (m.sources.len() as u64 + 1) * 2 * quantiles + 2 * quantiles;
     (m.nodes.len() as u64)
         .saturating_mul(node)

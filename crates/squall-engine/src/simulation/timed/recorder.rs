@@ -21,6 +21,8 @@ pub(super) enum Count {
     Overflow,
     QueueTimeout,
     Throttled,
+    /// A try its caller's concurrency limiter did not send.
+    Limited,
     Cancelled,
     WastedCalls,
     WastedBusy,
@@ -33,7 +35,8 @@ pub(super) enum Count {
     Waited,
 }
 
-const COUNTS: usize = 10;
+/// How many [`Count`]s a node keeps per window and per bin.
+pub(super) const COUNTS: usize = 11;
 
 /// A node's response times, when observed ([`Observe::node_latency`]).
 #[derive(Debug, Clone)]
@@ -378,6 +381,7 @@ fn finish_node(mut r: NodeRecord, end: Time, windows: usize, outside: &[bool]) -
             overflow: count(Count::Overflow, i),
             queue_timeouts: count(Count::QueueTimeout, i),
             throttled: count(Count::Throttled, i),
+            limited: count(Count::Limited, i),
             cancelled: count(Count::Cancelled, i),
             wasted_calls: count(Count::WastedCalls, i),
             wasted_busy: count(Count::WastedBusy, i),
@@ -439,6 +443,7 @@ fn finish_node(mut r: NodeRecord, end: Time, windows: usize, outside: &[bool]) -
                 overflow: bin_count(Count::Overflow, b),
                 queue_timeouts: bin_count(Count::QueueTimeout, b),
                 throttled: bin_count(Count::Throttled, b),
+                limited: bin_count(Count::Limited, b),
                 cancelled: bin_count(Count::Cancelled, b),
                 wasted_calls: bin_count(Count::WastedCalls, b),
                 wasted_busy: bin_count(Count::WastedBusy, b),

@@ -100,6 +100,8 @@ pub enum Metric {
     QueueTimeouts,
     /// Calls refused by the node's rate limit.
     Throttled,
+    /// Tries of the node downstream its concurrency limiter did not send.
+    Limited,
     /// Calls stopped by a cancellation or a propagated deadline.
     Cancelled,
     /// Calls that finished for a caller that had already given up.
@@ -155,7 +157,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 68] = [
+    pub const ALL: [(&'static str, Metric); 69] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -196,6 +198,7 @@ impl Metric {
         ("overflow", Metric::Overflow),
         ("queue_timeouts", Metric::QueueTimeouts),
         ("throttled", Metric::Throttled),
+        ("limited", Metric::Limited),
         ("cancelled", Metric::Cancelled),
         ("wasted", Metric::Wasted),
         ("wasted_busy", Metric::WastedBusy),

@@ -11,6 +11,7 @@ use crate::caller::{HedgeStep, NO_GRANT};
 
 use crate::outcome::{fail, Answer, FailKind, Failure};
 use crate::policy::breaker::counts_against_dependency;
+use crate::policy::limiter::Sample;
 use crate::policy::retry::{classify, Class};
 use crate::rng::{mix_key, Generator, Purpose, Stream};
 use crate::time::Time;
@@ -45,6 +46,11 @@ impl Runner<'_, '_> {
             }
             if call.child != NONE {
                 self.nodes[node].caller.back();
+                if self.nodes[node].caller.has_limiter() {
+                    let sent = *self.timed.calls.get(call.child);
+                    let (at, n) = (sent.arrived, sent.limit_inflight);
+                    self.limiter_back(now, node, at, n, Sample::Cancelled);
+                }
             }
             if self.nodes[node].caller.hedge().is_some() {
                 for k in self.timed.hedges.take(c) {
@@ -132,6 +138,10 @@ impl Runner<'_, '_> {
         self.timed.calls.get_mut(p).child = NONE;
         let (pnode, _, _) = self.timed.node_of(p);
         self.nodes[pnode].caller.back();
+        if self.nodes[pnode].caller.has_limiter() {
+            let (at, n) = (call.arrived, call.limit_inflight);
+            self.limiter_back(now, pnode, at, n, Sample::of(answer));
+        }
         if let Some(scope) = self.breaker_scope(call.slot, pnode) {
             let epoch = self.timed.calls.get(p).admitted_epoch;
             let failed = counts_against_dependency(answer);

@@ -8,6 +8,7 @@
 
 use crate::observe::Observations;
 use crate::outcome::{fail, Answer, FailKind};
+use crate::policy::limiter::Sample;
 use crate::time::Time;
 
 use super::super::{event::Event, runner::Runner, SimError};
@@ -229,13 +230,22 @@ impl Runner<'_, '_> {
             return self.complete_call(now, c, fail(FailKind::Deadline));
         }
         let slot = self.timed.calls.get(c).slot;
-        if let Some(open) = self.admit_try(tick, c, node) {
+        let mut held = 0;
+        if self.nodes[node].caller.has_limiter() {
+            match self.limit_try(now, tick, c, node) {
+                Ok(n) => held = n,
+                Err(limited) => return self.after_try(now, c, limited),
+            }
+        } else if let Some(open) = self.admit_try(tick, c, node) {
             return self.after_try(now, c, open);
         }
         let pos = self.timed.calls.get(c).pos;
         let child = self.new_call(slot, pos + 1, c, now);
         self.nodes[node].caller.sent();
         let tm = &mut self.timed;
+        if held != 0 {
+            tm.calls.get_mut(child).limit_inflight = held;
+        }
         tm.calls.get_mut(c).child = child;
         let gen = tm.calls.enter(c, Phase::Waiting);
         let mut budget = self.nodes[node].caller.timeout();
@@ -273,6 +283,42 @@ impl Runner<'_, '_> {
         }
         self.timed.calls.get_mut(c).admitted(tick, a);
         None
+    }
+
+    /// The concurrency limiter of call `c`'s node (then its breaker) lets
+    /// its try go, `Ok(tries in flight with it)`, or fails it fast:
+    /// `Err(limited)`, counted as limited, or `Err(circuit open)`, when
+    /// the limiter's place is given back unsampled. Out of line, so a
+    /// node without a limiter pays one test.
+    #[inline(never)]
+    fn limit_try(&mut self, now: Time, tick: u64, c: u32, node: usize) -> Result<u16, Answer> {
+        let Some(n) = self.nodes[node].caller.acquire(now) else {
+            self.timed.recorder.count(node, Count::Limited, now, 1);
+            return Err(fail(FailKind::Limited));
+        };
+        if let Some(open) = self.admit_try(tick, c, node) {
+            let caller = &mut self.nodes[node].caller;
+            caller.release(now, now, n, Sample::Cancelled);
+            return Err(open);
+        }
+        // The limits are at most 65 535 (`resolve/limiters.rs`).
+        Ok(n as u16)
+    }
+
+    /// A try of `node` sent at `sent` with `inflight` tries out ended at
+    /// `now` as `sample`: its limiter hears it. Out of line, as
+    /// [`Self::limit_try`].
+    #[inline(never)]
+    pub(super) fn limiter_back(
+        &mut self,
+        now: Time,
+        node: usize,
+        sent: Time,
+        inflight: u16,
+        sample: Sample,
+    ) {
+        let caller = &mut self.nodes[node].caller;
+        caller.release(now, sent, u32::from(inflight), sample);
     }
 
     /// A scheduled event for call `c`, if it is still current.
@@ -362,6 +408,16 @@ impl Runner<'_, '_> {
         };
         if child != NONE {
             self.nodes[node].caller.back();
+            if self.nodes[node].caller.has_limiter() {
+                let sent = *self.timed.calls.get(child);
+                self.limiter_back(
+                    now,
+                    node,
+                    sent.arrived,
+                    sent.limit_inflight,
+                    Sample::Dropped,
+                );
+            }
         }
         self.give_up(now, c, child)?;
         let slot = self.timed.calls.get(c).slot;
