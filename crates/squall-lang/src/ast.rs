@@ -441,6 +441,8 @@ pub enum ServiceProp {
     LibraryBreaker(KindBlockAst),
     /// `hedge KIND { ... }`: hedged tries.
     Hedge(KindBlockAst),
+    /// `throttle KIND { ... }`: client-side adaptive throttling.
+    Throttle(KindBlockAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
     /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `discipline D`,
@@ -462,9 +464,10 @@ impl ServiceProp {
                 .chain(b.cooldown.iter())
                 .chain(b.probes.iter())
                 .for_each(&mut *f),
-            ServiceProp::Budget(b) | ServiceProp::LibraryBreaker(b) | ServiceProp::Hedge(b) => {
-                b.fields.iter().for_each(|(_, v)| f(v))
-            }
+            ServiceProp::Budget(b)
+            | ServiceProp::LibraryBreaker(b)
+            | ServiceProp::Hedge(b)
+            | ServiceProp::Throttle(b) => b.fields.iter().for_each(|(_, v)| f(v)),
             ServiceProp::Response(r) => {
                 r.fields.iter().for_each(|x| {
                     f(&x.bytes);

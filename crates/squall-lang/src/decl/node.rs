@@ -25,6 +25,8 @@ pub struct NodeDecl {
     pub budget: Option<KindBlockAst>,
     /// `hedge KIND { ... }` as written.
     pub hedge: Option<KindBlockAst>,
+    /// `throttle KIND { ... }` as written.
+    pub throttle: Option<KindBlockAst>,
     /// Scripted routes (`endpoint`).
     pub routes: Vec<RouteAst>,
     /// Nodes it fans out to (`chain a -> [b, c]`).

@@ -74,6 +74,7 @@ impl Printer<'_> {
             }
             ServiceProp::Budget(b) => self.kind_block("budget", b),
             ServiceProp::Hedge(b) => self.kind_block("hedge", b),
+            ServiceProp::Throttle(b) => self.kind_block("throttle", b),
             ServiceProp::LibraryBreaker(b) => self.kind_block("breaker", b),
             ServiceProp::Response(r) => {
                 let ResponseBlockAst {

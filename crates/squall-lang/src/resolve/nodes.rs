@@ -41,6 +41,7 @@ impl Scenario {
                     n.timed.push(t.clone());
                 }
                 ServiceChange::Set(ServiceProp::Hedge(b)) => n.hedge = Some(b.clone()),
+                ServiceChange::Set(ServiceProp::Throttle(b)) => n.throttle = Some(b.clone()),
                 // Refused when the file was checked.
                 ServiceChange::Set(ServiceProp::Response(_)) => {}
                 ServiceChange::Remove(kw) => match kw.name.as_str() {
@@ -50,6 +51,7 @@ impl Scenario {
                         n.library_breaker = None;
                     }
                     "hedge" => n.hedge = None,
+                    "throttle" => n.throttle = None,
                     _ => n.budget = None,
                 },
             }
@@ -72,6 +74,7 @@ impl Scenario {
         let breaker = n.breaker.as_ref().and_then(|b| self.breaker(b, cx));
         let budget = n.budget.as_ref().and_then(|b| self.budget(b, cx));
         let hedge = n.hedge.as_ref().and_then(|b| self.hedge(b, n, cx));
+        let throttle = n.throttle.as_ref().and_then(|b| self.throttle(b, n, cx));
         let library_breaker = n
             .library_breaker
             .as_ref()
@@ -109,6 +112,7 @@ impl Scenario {
             library_breaker,
             budget,
             hedge,
+            throttle,
             routes,
             server,
             caller,

@@ -43,6 +43,7 @@ impl Validator {
             ServiceProp::LibraryBreaker(b) => ("a breaker", b.span),
             ServiceProp::Breaker(b) => ("a breaker", b.span),
             ServiceProp::Hedge(b) => ("a hedge", b.span),
+            ServiceProp::Throttle(b) => ("a throttle", b.span),
             _ => return,
         };
         self.expect_caller(node, what, span);
@@ -55,6 +56,7 @@ impl Validator {
             ServiceProp::LibraryBreaker(b) => self.check_library_breaker(b),
             ServiceProp::Breaker(b) => self.check_breaker(b),
             ServiceProp::Hedge(b) => self.check_hedge(b),
+            ServiceProp::Throttle(b) => self.check_throttle(b),
             _ => {}
         }
     }

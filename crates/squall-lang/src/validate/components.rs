@@ -129,35 +129,22 @@ impl Validator {
                                     );
                                     nodes[i].library_breaker = Some(b.clone());
                                 }
-                                ServiceProp::Budget(b) => {
-                                    if nodes[i].budget.is_some() {
-                                        self.err(
-                                            Twice::Block {
-                                                owner: &id.name,
-                                                block: "budget",
-                                            }
-                                            .at(b.span),
-                                        );
+                                ServiceProp::Budget(b)
+                                | ServiceProp::Hedge(b)
+                                | ServiceProp::Throttle(b) => {
+                                    let n = &mut nodes[i];
+                                    let (slot, block) = match prop {
+                                        ServiceProp::Budget(_) => (&mut n.budget, "budget"),
+                                        ServiceProp::Hedge(_) => (&mut n.hedge, "hedge"),
+                                        _ => (&mut n.throttle, "throttle"),
+                                    };
+                                    if slot.replace(b.clone()).is_some() {
+                                        let owner = &id.name;
+                                        self.err(Twice::Block { owner, block }.at(b.span));
                                     }
                                     self.caller_block(
                                         &nodes[i], prop, true, policies, backoffs, rngs,
                                     );
-                                    nodes[i].budget = Some(b.clone());
-                                }
-                                ServiceProp::Hedge(b) => {
-                                    if nodes[i].hedge.is_some() {
-                                        self.err(
-                                            Twice::Block {
-                                                owner: &id.name,
-                                                block: "hedge",
-                                            }
-                                            .at(b.span),
-                                        );
-                                    }
-                                    self.caller_block(
-                                        &nodes[i], prop, true, policies, backoffs, rngs,
-                                    );
-                                    nodes[i].hedge = Some(b.clone());
                                 }
                                 ServiceProp::Breaker(b) => {
                                     if nodes[i].breaker.is_some()

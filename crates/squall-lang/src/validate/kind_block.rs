@@ -5,7 +5,9 @@
 
 use crate::ast::{BreakerAst, KindBlockAst};
 use crate::diagnostic::{did_you_mean, Diagnostic};
-use crate::model::{BudgetSpec, HedgeSpec, LibraryBackoff, LibraryBreakerSpec, Pushback};
+use crate::model::{
+    BudgetSpec, HedgeSpec, LibraryBackoff, LibraryBreakerSpec, Pushback, ThrottleSpec,
+};
 use crate::needs::{Need, Needs};
 use crate::twice::Twice;
 use crate::unknown::Unknown;
@@ -50,6 +52,12 @@ impl Validator {
                 "e.g. `hedge grpc { max_attempts 3  hedging_delay 50ms }`",
             );
         }
+    }
+
+    /// `throttle KIND { ... }`: a known kind, known fields (all have
+    /// defaults, except `window` under `clock round`, read when resolved).
+    pub(super) fn check_throttle(&mut self, b: &KindBlockAst) {
+        self.check_kind_block(b, "throttle", ThrottleSpec::KINDS);
     }
 
     /// A library `block` `b` lacks its required setting `key`.

@@ -193,6 +193,7 @@ impl Validator {
                                     breaker: None,
                                     budget: None,
                                     hedge: None,
+                                    throttle: None,
                                     library_breaker: None,
                                     routes: Vec::new(),
                                     fanout: Vec::new(),
@@ -362,6 +363,11 @@ impl Validator {
                 )
             } else if what == "a hedge" {
                 ("hedges", "hedged tries belong to the caller; put the hedge")
+            } else if what == "a throttle" {
+                (
+                    "throttles its tries",
+                    "a throttle rejects the caller's tries before they are sent; put it",
+                )
             } else if what == "a budget" {
                 (
                     "has a retry budget",

@@ -54,6 +54,9 @@ pub struct NodeSpec {
     /// Hedged tries on its calls downstream, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hedge: Option<super::HedgeSpec>,
+    /// Client-side adaptive throttling of its tries downstream, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<super::ThrottleSpec>,
     /// Scripted answers, for a node at the bottom of a chain.
     pub routes: Vec<RouteSpec>,
     /// A response assembled from fields fetched from other nodes.
