@@ -16,6 +16,9 @@
 //! * [`gate`] — the retry gate on a failure ratio of mbrooker's
 //!   `retry_sim` (retries only while failed tries per request stay at or
 //!   under a threshold).
+//! * [`throttle`] — client-side adaptive throttling as the Google SRE book
+//!   gives it (a try is rejected locally with probability
+//!   `max(0, (requests - K * accepts) / (requests + 1))`).
 //!
 //! The policies are plain functions and small state machines over the
 //! validated model's specs (`RetrySpec`, `Backoff`, `BreakerSpec`); the
@@ -27,3 +30,4 @@ pub mod breaker;
 pub mod budget;
 pub mod gate;
 pub mod retry;
+pub mod throttle;

@@ -296,24 +296,26 @@ impl Runner<'_, '_> {
         d
     }
 
-    /// Asks the breaker of the service `node` at `pos`; `Some(answer)` when
-    /// the try fails fast.
+    /// Asks the throttle and the breaker of the service `node` at `pos`;
+    /// `Some(answer)` when the try fails fast.
     #[inline]
     pub(super) fn admit(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
-        if !self.nodes[node].caller.has_breaker() {
+        if !self.nodes[node].caller.guarded() {
             return None;
         }
-        self.admit_through_breaker(t, slot, pos, node)
+        self.admit_guarded(t, slot, pos, node)
     }
 
+    /// [`Self::admit`] at a node with a throttle or breakers (the language
+    /// gives a node one or the other; a model built by hand with both asks
+    /// the throttle first).
     #[inline(never)]
-    pub(super) fn admit_through_breaker(
-        &mut self,
-        t: u64,
-        slot: u32,
-        pos: usize,
-        node: usize,
-    ) -> Option<Answer> {
+    fn admit_guarded(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
+        if self.nodes[node].caller.throttles.is_some() {
+            if let Some(rejected) = self.throttle_admit(t, slot, node) {
+                return Some(rejected);
+            }
+        }
         let scope = self.breaker_scope(slot, node)?;
         let a = self.breaker_admit(node, scope, t);
         let k = slot as usize * self.requests.depth + pos;
@@ -420,7 +422,10 @@ impl Runner<'_, '_> {
             let pos = q as usize;
             let node = path[pos];
             let k = slot as usize * depth + pos;
-            if sent && self.nodes[node].caller.has_breaker() {
+            if sent && self.nodes[node].caller.guarded() {
+                if self.nodes[node].caller.throttles.is_some() {
+                    self.throttle_answered(t, slot, node, answer);
+                }
                 if let Some(scope) = self.breaker_scope(slot, node) {
                     let epoch = self.requests.admitted_epoch[k];
                     let failed = counts_against_dependency(answer);

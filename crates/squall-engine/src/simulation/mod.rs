@@ -151,6 +151,7 @@ mod operation;
 mod requests;
 mod runner;
 mod source;
+mod throttle;
 mod timed;
 
 use squall_lang::Model;
