@@ -41,6 +41,7 @@
 //! | the same on a run that takes time         | `simulation/timed/` (`flow/` the loop; `arrival.rs`, `composite.rs`: the `Timed` side of the server's stage; map in `timed/mod.rs`) |
 //! | hedged tries                              | `caller/hedge.rs` (`Hedges`)           |
 //! | retry gates (own, per client)             | `caller/gate.rs` (`Gates`); the rule in `policy/gate.rs` |
+//! | client-side throttling (own, per client)  | `caller/throttle.rs` (`Throttles`), asked in `simulation/throttle.rs`; the rule in `policy/throttle.rs` |
 //! | per-request and per-node state            | `simulation/requests.rs`, `simulation/node_state.rs` |
 //! | sources and sequential operations         | `simulation/source.rs`, `simulation/operation.rs` |
 //! | an open-loop source's gaps in time (timed sources, fed senders) | `arrivals.rs` (`OpenLoop`) |
@@ -74,7 +75,8 @@
 //! and `observe`; those never call back into `simulation`. Both paths of
 //! `simulation` (zero-time and timed) call one `CallerSide` per node
 //! through the same methods, in a try's order: `first_try` (the request's
-//! retry loop opens), `breakers.admit` (the breaker decides),
+//! retry loop opens), `breakers.admit` (the breaker decides; a throttle,
+//! `throttles.admit`, at a node that throttles),
 //! `sent`/`back` (a try in flight, timed only), `breakers.answered` (the
 //! breaker hears the answer and its duration), `retry_closed`,
 //! `budgets.next_try` (the wait before the next try, gated by the
