@@ -5,7 +5,10 @@
 //! The node asks its throttle before each try it sends downstream, first
 //! tries and retries alike ([`Throttles::admit`]), and tells it each sent
 //! try's outcome ([`Throttles::answered`]); both engine paths call these
-//! two at the moments the breaker is asked and told. A rejected try is
+//! two at the moments the breaker is asked and told (`simulation/call.rs`,
+//! `simulation/timed/flow/`), behind the one test a node without a
+//! breaker or throttle pays ([`super::CallerSide::guarded`]), with the
+//! client's index (`Runner::client_throttle`). A rejected try is
 //! counted at once as a request that was not accepted and fails with
 //! [`FailKind::Throttled`](crate::outcome::FailKind::Throttled) without
 //! being sent.
@@ -16,6 +19,9 @@
 
 use squall_lang::{Model, ThrottleSpec};
 
+use crate::observe::NodeSeries;
+use crate::outcome::{fail, Answer, FailKind};
+use crate::policy::breaker::counts_against_dependency;
 use crate::policy::throttle::SreThrottle;
 use crate::rng::Stream;
 
@@ -75,28 +81,34 @@ impl Throttles {
 
     /// Whether a try at tick `now` goes: the throttle of `client` (an
     /// index from [`Self::add_clients`]) or the node's draws against its
-    /// rejection probability; a rejected try is counted.
-    pub(crate) fn admit(&mut self, client: Option<usize>, now: u64) -> bool {
-        let Some(set) = self.0.as_deref_mut() else {
-            return true;
-        };
-        let Some((t, stream)) = set.list.get_mut(client.unwrap_or(0)) else {
-            return true;
-        };
+    /// rejection probability. `None`: it goes; `Some(answer)`: it is
+    /// rejected locally, counted as a request and in the node's
+    /// `rejected_locally` (`series`, slot `slot`), and fails with `answer`.
+    #[inline(never)]
+    pub(crate) fn admit(
+        &mut self,
+        client: Option<usize>,
+        now: u64,
+        series: &mut NodeSeries,
+        slot: usize,
+    ) -> Option<Answer> {
+        let (t, stream) = self.0.as_deref_mut()?.list.get_mut(client.unwrap_or(0))?;
         let p = t.reject_probability(now);
         if p > 0.0 && stream.next_f64() < p {
             t.record(now, false);
-            return false;
+            series.count_rejected_locally(slot);
+            return Some(fail(FailKind::Throttled));
         }
-        true
+        None
     }
 
-    /// A sent try's outcome at tick `now`: `accepted` by the dependency or
-    /// not.
-    pub(crate) fn answered(&mut self, client: Option<usize>, now: u64, accepted: bool) {
+    /// A sent try's `answer` at tick `now`: accepted unless it counts
+    /// against the dependency.
+    #[inline(never)]
+    pub(crate) fn answered(&mut self, client: Option<usize>, now: u64, answer: Answer) {
         if let Some(set) = self.0.as_deref_mut() {
             if let Some((t, _)) = set.list.get_mut(client.unwrap_or(0)) {
-                t.record(now, accepted);
+                t.record(now, !counts_against_dependency(answer));
             }
         }
     }

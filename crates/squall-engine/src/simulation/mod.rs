@@ -151,7 +151,6 @@ mod operation;
 mod requests;
 mod runner;
 mod source;
-mod throttle;
 mod timed;
 
 use squall_lang::Model;

@@ -167,7 +167,7 @@ impl Runner<'_, '_> {
     ) {
         let slot = self.timed.calls.get(p).slot;
         if self.nodes[node].caller.throttles.is_some() {
-            self.throttle_answered(tick, slot, node, answer);
+            self.throttle_heard(tick, slot, node, answer);
         }
         if let Some(scope) = self.breaker_scope(slot, node) {
             let epoch = self.timed.calls.get(p).admitted_epoch;

@@ -268,7 +268,7 @@ impl Runner<'_, '_> {
     fn guarded_try(&mut self, tick: u64, c: u32, node: usize) -> Option<Answer> {
         let slot = self.timed.calls.get(c).slot;
         if self.nodes[node].caller.throttles.is_some() {
-            if let Some(rejected) = self.throttle_admit(tick, slot, node) {
+            if let Some(rejected) = self.throttle_try(tick, slot, node) {
                 return Some(rejected);
             }
         }
