@@ -31,7 +31,7 @@
     "phase poison policies probes propagate pushback queue rate redeliver " +
     "replicas " +
     "request response retry retry_after route rows sd seconds sequential serial " +
-    "stale_for status step then think timeout to unbounded uniform " +
+    "stale_for status step then think throttle timeout to unbounded uniform " +
     "unknown_attempts until " +
     "variants vs wait weight windows within work workers x";
 

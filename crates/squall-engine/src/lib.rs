@@ -42,6 +42,7 @@
 //! | hedged tries                              | `caller/hedge.rs` (`Hedges`)           |
 //! | retry gates (own, per client)             | `caller/gate.rs` (`Gates`); the rule in `policy/gate.rs` |
 //! | adaptive concurrency limits (AIMD, Vegas, Gradient2, Envoy) | [`policy::limiter`] (`Limiter`, one file per kind), held by `CallerSide`; asked in `timed/flow/mod.rs` (`send_try`), told in `time_out`, `complete_call` and `cancel_chain` |
+//! | client-side throttling (own, per client)  | `caller/throttle.rs` (`Throttles`), asked in `simulation/call.rs` and `timed/flow/` as the breaker is; the rule in `policy/throttle.rs` |
 //! | per-request and per-node state            | `simulation/requests.rs`, `simulation/node_state.rs` |
 //! | sources and sequential operations         | `simulation/source.rs`, `simulation/operation.rs` |
 //! | an open-loop source's gaps in time (timed sources, fed senders) | `arrivals.rs` (`OpenLoop`) |
@@ -75,7 +76,8 @@
 //! and `observe`; those never call back into `simulation`. Both paths of
 //! `simulation` (zero-time and timed) call one `CallerSide` per node
 //! through the same methods, in a try's order: `first_try` (the request's
-//! retry loop opens), `breakers.admit` (the breaker decides),
+//! retry loop opens), `breakers.admit` (the breaker decides; a throttle,
+//! `throttles.admit`, at a node that throttles),
 //! `sent`/`back` (a try in flight, timed only), `breakers.answered` (the
 //! breaker hears the answer and its duration), `retry_closed`,
 //! `budgets.next_try` (the wait before the next try, gated by the

@@ -4,7 +4,7 @@
 //! A 2xx status is success; everything else fails: another status, a node
 //! with no capacity left (refused), a network error, a timeout, a body that
 //! cannot be read, a composite response that cannot be assembled, or a
-//! breaker that does not send the call. A failure may carry the server's
+//! breaker or throttle that does not send the call. A failure may carry the server's
 //! Retry-After as an absolute tick ([`answer_of`]). Whether a failure is
 //! worth another try is the retry policy's business
 //! ([`crate::policy::retry::classify`]); what a breaker counts, the
@@ -51,6 +51,9 @@ pub enum FailKind {
         /// Ticks until the breaker lets a probe through.
         remaining: u64,
     },
+    /// The caller's client-side throttle rejected the try locally; it was
+    /// not sent (`policy/throttle.rs`).
+    Throttled,
 }
 
 /// A failed call.

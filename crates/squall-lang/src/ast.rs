@@ -445,6 +445,8 @@ pub enum ServiceProp {
     Hedge(KindBlockAst),
     /// `limiter KIND { ... }`: an adaptive concurrency limit.
     Limiter(KindBlockAst),
+    /// `throttle KIND { ... }`: client-side adaptive throttling.
+    Throttle(KindBlockAst),
     /// `response { ... }`
     Response(ResponseBlockAst),
     /// `latency ...`, `load ...`, `workers N`, `queue N ...`, `discipline D`,
@@ -469,7 +471,8 @@ impl ServiceProp {
             ServiceProp::Budget(b)
             | ServiceProp::LibraryBreaker(b)
             | ServiceProp::Hedge(b)
-            | ServiceProp::Limiter(b) => b.fields.iter().for_each(|(_, v)| f(v)),
+            | ServiceProp::Limiter(b)
+            | ServiceProp::Throttle(b) => b.fields.iter().for_each(|(_, v)| f(v)),
             ServiceProp::Response(r) => {
                 r.fields.iter().for_each(|x| {
                     f(&x.bytes);

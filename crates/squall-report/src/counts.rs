@@ -38,6 +38,8 @@ pub enum Counter {
     RetriesRefused,
     /// Tries a hedging caller sent beyond its first.
     Hedged,
+    /// Tries a node's client-side throttle rejected locally.
+    RejectedLocally,
     /// Retries a node's retry policy made.
     Retries,
     /// The most calls in one tick.
@@ -70,7 +72,7 @@ const SYSTEM: [Counter; 4] = [
 ];
 
 /// A node's counters, in [`NodeCounts`]' order.
-const NODE: [Counter; 11] = [
+const NODE: [Counter; 12] = [
     Counter::Calls,
     Counter::Ok,
     Counter::Failed,
@@ -78,6 +80,7 @@ const NODE: [Counter; 11] = [
     Counter::Blocked,
     Counter::RetriesRefused,
     Counter::Hedged,
+    Counter::RejectedLocally,
     Counter::Retries,
     Counter::PeakCalls,
     Counter::LastAnswered,
@@ -104,7 +107,7 @@ pub struct WindowCounts {
 /// One node's counters in a window.
 #[derive(Debug, Clone, PartialEq)]
 struct NodeCounts {
-    plain: [u64; 11],
+    plain: [u64; 12],
     composite: Option<[u64; 6]>,
 }
 
@@ -177,6 +180,9 @@ pub fn count(
         // Only a model with a hedge keeps the series.
         Counter::Hedged if s.hedged.is_empty() => 0,
         Counter::Hedged => sum(&s.hedged),
+        // Kept from a throttle's first rejection on.
+        Counter::RejectedLocally if s.rejected_locally.is_empty() => 0,
+        Counter::RejectedLocally => sum(&s.rejected_locally),
         // Kept from a node's first retry on.
         Counter::Retries if s.retries.is_empty() => 0,
         Counter::Retries => sum(&s.retries),

@@ -348,6 +348,7 @@ fn metric_of(
         Metric::Blocked => at(Counter::Blocked)?,
         Metric::RetriesRefused => at(Counter::RetriesRefused)?,
         Metric::Hedged => at(Counter::Hedged)?,
+        Metric::RejectedLocally => at(Counter::RejectedLocally)?,
         Metric::Retries => at(Counter::Retries)?,
         Metric::PeakCalls => at(Counter::PeakCalls)?,
         // Reads the run's per-tick calls: a report that uses it keeps every

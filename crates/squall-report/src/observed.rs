@@ -90,6 +90,7 @@ pub(crate) fn needs(metric: Metric) -> Observe {
         | Metric::CompletionRate
         | Metric::RetriesRefused
         | Metric::Hedged
+        | Metric::RejectedLocally
         | Metric::Retries
         | Metric::PeakCalls
         | Metric::LastAnswered

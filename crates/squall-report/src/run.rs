@@ -72,6 +72,7 @@ impl Run {
                 &mut n.blocked,
                 &mut n.retries_refused,
                 &mut n.hedged,
+                &mut n.rejected_locally,
                 &mut n.retries,
             ] {
                 *v = Vec::new();
@@ -125,6 +126,7 @@ impl Run {
                 &s.blocked,
                 &s.retries_refused,
                 &s.hedged,
+                &s.rejected_locally,
                 &s.retries,
             ]
             .into_iter()

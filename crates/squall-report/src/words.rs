@@ -32,6 +32,7 @@ pub fn answer(answer: Answer, tick_unit: &str) -> String {
             FailKind::CircuitOpen { remaining } => {
                 format!("circuit open ({remaining} {tick_unit} left)")
             }
+            FailKind::Throttled => "throttled (not sent)".into(),
         },
     }
 }

@@ -10,6 +10,7 @@
 //! | per-try timeout, cancel on timeout, hedging policy | [`CallerSide`] (read by the timed path) |
 //! | hedged tries: each hedging call's tries in flight, and what the call does when one answers | [`Hedges`] (`hedge.rs`; one per timed run, held beside its call slab) |
 //! | adaptive concurrency limit: the node's tries in flight and the limit they adapt (the timed path) | [`CallerSide`], the rule in [`crate::policy::limiter`] |
+//! | client-side throttling (the SRE book's rule): the node's own, one per client | [`Throttles`] (`throttle.rs`); the rule in [`crate::policy::throttle`] |
 //!
 //! Both engine paths (the zero-time path's `simulation/call.rs` and the
 //! timed path's `simulation/timed/flow/`) call the same methods, in the
@@ -21,14 +22,16 @@
 //!    timed path only), a try asks it whether it goes (refused: not sent,
 //!    counted as `limited`, failed as [`FailKind::Limited`](crate::outcome::FailKind::Limited));
 //!    then [`Breakers::admit`] — a try asks the breaker whether it goes
-//!    (a try it refuses gives its limiter's place back, unsampled);
+//!    ([`Throttles::admit`]: the throttle, at a node that throttles; a try
+//!    either refuses gives its limiter's place back, unsampled);
 //! 3. [`CallerSide::sent`] / [`CallerSide::back`] — a try is in flight
 //!    downstream and comes back (the timed path only: on the zero-time
 //!    path a try is answered before anything else happens); with a
 //!    limiter, [`CallerSide::release`] tells it the try's round trip and
 //!    what became of it;
 //! 4. [`Breakers::answered`] — the breaker hears the try's answer and
-//!    how long it took (0 on the zero-time path);
+//!    how long it took (0 on the zero-time path); [`Throttles::answered`],
+//!    the throttle, whether the dependency accepted it;
 //! 5. [`CallerSide::retry_closed`] — a granted retry is no longer open
 //!    (Envoy's open retries);
 //! 6. [`Budgets::next_try`] — after a failure: the wait before the
@@ -58,6 +61,7 @@ mod breakers;
 mod budget;
 mod gate;
 mod hedge;
+mod throttle;
 
 use squall_lang::{HedgeSpec, Model};
 
@@ -69,12 +73,17 @@ use crate::time::{Duration, Resolution, Time};
 pub(crate) use breakers::Breakers;
 pub(crate) use budget::{Budgets, Decision, NO_GRANT};
 pub(crate) use hedge::{HedgeStep, Hedges};
+pub(crate) use throttle::Throttles;
 
 /// One node's caller side.
 #[derive(Debug, Clone)]
 pub(crate) struct CallerSide {
     pub(crate) breakers: Breakers,
     pub(crate) budgets: Budgets,
+    pub(crate) throttles: Throttles,
+    /// The node has a breaker or a throttle: one test before a try goes
+    /// and when it answers.
+    guarded: bool,
     /// Per-try timeout \[engine units\] and whether a timeout cancels the
     /// try (the timed path).
     timeout: Option<Duration>,
@@ -88,11 +97,16 @@ pub(crate) struct CallerSide {
 impl CallerSide {
     /// The caller side of node `i` of `model` before the run, with
     /// `scopes` distinct request paths for a `per path` breaker. `timed`:
-    /// the run takes time (tries can be in flight while others decide).
-    pub(crate) fn new(model: &Model, i: usize, scopes: usize, timed: bool) -> Self {
+    /// the run takes time (tries can be in flight while others decide);
+    /// a throttle draws from streams of the run's `seed`.
+    pub(crate) fn new(model: &Model, i: usize, scopes: usize, timed: bool, seed: u64) -> Self {
         let n = &model.nodes[i];
+        let breakers = Breakers::new(model, i, scopes);
+        let throttles = Throttles::new(model, i, seed);
         CallerSide {
-            breakers: Breakers::new(model, i, scopes),
+            guarded: !breakers.is_empty() || throttles.is_some(),
+            breakers,
+            throttles,
             budgets: Budgets::new(n.budget.as_ref(), gate::Gates::new(model, i), timed),
             timeout: n
                 .caller
@@ -134,6 +148,12 @@ impl CallerSide {
     #[inline(always)]
     pub(crate) fn has_breaker(&self) -> bool {
         !self.breakers.is_empty()
+    }
+
+    /// True when the node guards its tries with a breaker or a throttle.
+    #[inline(always)]
+    pub(crate) fn guarded(&self) -> bool {
+        self.guarded
     }
 
     /// True when the node's retries spend a budget or pass a retry gate.

@@ -35,6 +35,11 @@ pub struct NodeSeries {
     /// Hedged tries it sent (beyond the first of each call).
     #[serde(skip_serializing_if = "<[u32]>::is_empty")]
     pub hedged: Vec<u32>,
+    /// Tries its client-side throttle rejected locally (first tries and
+    /// retries), counted in the slot of the rejection. Empty until the
+    /// node's first rejection, and on a node without a throttle.
+    #[serde(skip_serializing_if = "<[u32]>::is_empty")]
+    pub rejected_locally: Vec<u32>,
     /// Retries its retry policy made (tries after a call's first), counted
     /// in the slot of the failure that decided each. Empty until the node's
     /// first retry (a run with no retry keeps no series, and reads 0).
@@ -59,6 +64,15 @@ impl NodeSeries {
         self.hedged[i] += 1;
     }
 
+    /// A try its throttle rejected in slot `i`: the series is made at the
+    /// node's first.
+    pub(crate) fn count_rejected_locally(&mut self, i: usize) {
+        if self.rejected_locally.is_empty() {
+            self.rejected_locally = vec![0; self.calls.len()];
+        }
+        self.rejected_locally[i] += 1;
+    }
+
     pub(crate) fn new(name: &str, n: usize, binned: bool) -> Self {
         NodeSeries {
             name: name.to_string(),
@@ -70,6 +84,7 @@ impl NodeSeries {
             blocked: vec![0; n],
             retries_refused: vec![0; n],
             hedged: Vec::new(),
+            rejected_locally: Vec::new(),
             retries: Vec::new(),
             composite: None,
             last_ok: if binned { vec![0; n] } else { Vec::new() },

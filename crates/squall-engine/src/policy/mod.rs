@@ -19,6 +19,9 @@
 //! * [`limiter`] — adaptive concurrency limits as Netflix's
 //!   concurrency-limits (AIMD, Vegas, Gradient2) and Envoy's adaptive
 //!   concurrency filter run them.
+//! * [`throttle`] — client-side adaptive throttling as the Google SRE book
+//!   gives it (a try is rejected locally with probability
+//!   `max(0, (requests - K * accepts) / (requests + 1))`).
 //!
 //! The policies are plain functions and small state machines over the
 //! validated model's specs (`RetrySpec`, `Backoff`, `BreakerSpec`); the
@@ -31,3 +34,4 @@ pub mod budget;
 pub mod gate;
 pub mod limiter;
 pub mod retry;
+pub mod throttle;

@@ -81,6 +81,9 @@ pub fn classify(kind: FailKind, request: &RequestSpec) -> Class {
             }
         }
         FailKind::Body | FailKind::CircuitOpen { .. } | FailKind::DeadLettered => Class::Terminal,
+        // A try the caller's own throttle rejected ends the request as an
+        // open breaker's does (`policy/throttle.rs`).
+        FailKind::Throttled => Class::Terminal,
     }
 }
 

@@ -177,6 +177,33 @@ impl Runner<'_, '_> {
             .flatten()
     }
 
+    /// Which of `node`'s throttles the request in `slot` counts in (its
+    /// client's own at its entry node, else the node's). Both paths ask here.
+    pub(super) fn client_throttle(&self, slot: u32, node: usize) -> Option<usize> {
+        let source = self.requests.source[slot as usize] as usize;
+        let k = self.requests.client[slot as usize];
+        (self.sim.model.sources[source].entry == node).then(|| self.clients.throttle(source, k))?
+    }
+
+    /// The throttle of `node` decides on a try of the request in `slot` at
+    /// `t` (both paths): `Some(answer)` when it rejects the try locally.
+    pub(super) fn throttle_try(&mut self, t: u64, slot: u32, node: usize) -> Option<Answer> {
+        let (client, i) = (self.client_throttle(slot, node), self.obs.slots.index(t));
+        let caller = &mut self.nodes[node].caller;
+        caller
+            .throttles
+            .admit(client, t, &mut self.obs.nodes[node], i)
+    }
+
+    /// The throttle of `node` hears `answer` to a try it let go (both paths).
+    pub(super) fn throttle_heard(&mut self, t: u64, slot: u32, node: usize, answer: Answer) {
+        let client = self.client_throttle(slot, node);
+        self.nodes[node]
+            .caller
+            .throttles
+            .answered(client, t, answer);
+    }
+
     /// The path a `per path` breaker of `node` guards for this request, as
     /// an index into the model's distinct paths; `None` for a breaker over
     /// all calls or for one client.
@@ -296,24 +323,26 @@ impl Runner<'_, '_> {
         d
     }
 
-    /// Asks the breaker of the service `node` at `pos`; `Some(answer)` when
-    /// the try fails fast.
+    /// Asks the throttle and the breaker of the service `node` at `pos`;
+    /// `Some(answer)` when the try fails fast.
     #[inline]
     pub(super) fn admit(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
-        if !self.nodes[node].caller.has_breaker() {
+        if !self.nodes[node].caller.guarded() {
             return None;
         }
-        self.admit_through_breaker(t, slot, pos, node)
+        self.admit_guarded(t, slot, pos, node)
     }
 
+    /// [`Self::admit`] at a node with a throttle or breakers (the language
+    /// gives a node one or the other; a model built by hand with both asks
+    /// the throttle first).
     #[inline(never)]
-    pub(super) fn admit_through_breaker(
-        &mut self,
-        t: u64,
-        slot: u32,
-        pos: usize,
-        node: usize,
-    ) -> Option<Answer> {
+    fn admit_guarded(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
+        if self.nodes[node].caller.throttles.is_some() {
+            if let Some(rejected) = self.throttle_try(t, slot, node) {
+                return Some(rejected);
+            }
+        }
         let scope = self.breaker_scope(slot, node)?;
         let a = self.breaker_admit(node, scope, t);
         let k = slot as usize * self.requests.depth + pos;
@@ -420,7 +449,10 @@ impl Runner<'_, '_> {
             let pos = q as usize;
             let node = path[pos];
             let k = slot as usize * depth + pos;
-            if sent && self.nodes[node].caller.has_breaker() {
+            if sent && self.nodes[node].caller.guarded() {
+                if self.nodes[node].caller.throttles.is_some() {
+                    self.throttle_heard(t, slot, node, answer);
+                }
                 if let Some(scope) = self.breaker_scope(slot, node) {
                     let epoch = self.requests.admitted_epoch[k];
                     let failed = counts_against_dependency(answer);

@@ -19,8 +19,10 @@
 //! together draw independent open times. A retry budget at the entry
 //! node is kept per client the same way (each client's own tokens; the
 //! in-flight counts an Envoy budget reads stay the node's), and so are the
-//! counts of a retry gate (`caller/gate.rs`), at the same indices. Budgets run
-//! on the zero-time path only.
+//! counts of a retry gate (`caller/gate.rs`), at the same indices. A
+//! client-side throttle at the entry node (`caller/throttle.rs`) is kept
+//! per client too, each with its own stream
+//! (`throttle/<node>/<source>/<client>`).
 
 use squall_lang::{Arrivals, Model};
 
@@ -39,6 +41,9 @@ pub(super) struct Clients {
     /// Per source: the index of its first client's retry budget at its
     /// entry node (`None`: no budget there).
     budget_base: Vec<Option<usize>>,
+    /// Per source: the index of its first client's throttle at its entry
+    /// node (`None`: no throttle there).
+    throttle_base: Vec<Option<usize>>,
     /// Per source: the next client in turn (uniform arrivals).
     turn: Vec<u32>,
     /// Per source: the stream that picks a client (Poisson arrivals).
@@ -49,7 +54,7 @@ pub(super) struct Clients {
 }
 
 impl Clients {
-    /// The clients of `model`'s sources; adds their breakers and budgets
+    /// The clients of `model`'s sources; adds their breakers, budgets and throttles
     /// to the caller sides of `nodes`.
     pub(super) fn new(model: &Model, seed: u64, nodes: &mut [NodeState]) -> Self {
         let mut c = Clients::default();
@@ -64,6 +69,8 @@ impl Clients {
             c.count.push(count);
             c.base.push(base);
             c.budget_base.push(budget_base);
+            let throttle_base = caller.throttles.add_clients(seed, entry, s, count);
+            c.throttle_base.push(throttle_base);
             c.turn.push(0);
             c.streams.push(Stream::new(seed, &format!("clients/{s}")));
             c.poisson.push(spec.arrivals == Arrivals::Poisson);
@@ -105,5 +112,12 @@ impl Clients {
     #[inline]
     pub(super) fn budget(&self, s: usize, k: u32) -> Option<usize> {
         self.budget_base[s].map(|b| b + k as usize)
+    }
+
+    /// The throttle at source `s`'s entry node that client `k` counts in,
+    /// if its clients have their own.
+    #[inline]
+    pub(super) fn throttle(&self, s: usize, k: u32) -> Option<usize> {
+        self.throttle_base[s].map(|b| b + k as usize)
     }
 }

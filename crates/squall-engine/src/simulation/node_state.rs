@@ -31,7 +31,7 @@ impl NodeState {
     pub(super) fn new(model: &Model, i: usize, scopes: usize, timed: bool, seed: u64) -> Self {
         let res = timed.then(|| Resolution::fine(model.clock));
         NodeState {
-            caller: CallerSide::new(model, i, scopes, timed),
+            caller: CallerSide::new(model, i, scopes, timed, seed),
             servers: Replicas::new(model, i, seed, res),
         }
     }

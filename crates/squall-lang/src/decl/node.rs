@@ -27,6 +27,8 @@ pub struct NodeDecl {
     pub hedge: Option<KindBlockAst>,
     /// `limiter KIND { ... }` as written.
     pub limiter: Option<KindBlockAst>,
+    /// `throttle KIND { ... }` as written.
+    pub throttle: Option<KindBlockAst>,
     /// Scripted routes (`endpoint`).
     pub routes: Vec<RouteAst>,
     /// Nodes it fans out to (`chain a -> [b, c]`).
@@ -45,6 +47,7 @@ impl NodeDecl {
         match kind {
             "budget" => &mut self.budget,
             "hedge" => &mut self.hedge,
+            "throttle" => &mut self.throttle,
             _ => &mut self.limiter,
         }
     }

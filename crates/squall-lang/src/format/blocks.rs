@@ -75,6 +75,7 @@ impl Printer<'_> {
             ServiceProp::Budget(b) => self.kind_block("budget", b),
             ServiceProp::Hedge(b) => self.kind_block("hedge", b),
             ServiceProp::Limiter(b) => self.kind_block("limiter", b),
+            ServiceProp::Throttle(b) => self.kind_block("throttle", b),
             ServiceProp::LibraryBreaker(b) => self.kind_block("breaker", b),
             ServiceProp::Response(r) => {
                 let ResponseBlockAst {

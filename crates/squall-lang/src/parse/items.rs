@@ -433,6 +433,7 @@ fn parse_service_prop(p: Pair<'_, Rule>) -> Result<ServiceProp> {
         Rule::budget_block => ServiceProp::Budget(parse_kind_block(p)?),
         Rule::hedge_block => ServiceProp::Hedge(parse_kind_block(p)?),
         Rule::limiter_block => ServiceProp::Limiter(parse_kind_block(p)?),
+        Rule::throttle_block => ServiceProp::Throttle(parse_kind_block(p)?),
         Rule::breaker_lib => ServiceProp::LibraryBreaker(parse_kind_block(p)?),
         Rule::response_block => ServiceProp::Response(parse_response_block(p)?),
         r if is_timed(r) => ServiceProp::Timed(parse_timed(p)?),

@@ -13,7 +13,7 @@ use crate::model::{HedgeSpec, LibraryBackoff, Pushback};
 
 impl Scenario {
     /// A duration of `ms` milliseconds in ticks, `None` under `clock round`.
-    fn ms_ticks(&self, ms: u64) -> Option<u64> {
+    pub(super) fn ms_ticks(&self, ms: u64) -> Option<u64> {
         self.clock.tick_millis().map(|t| ms / t.max(1))
     }
 

@@ -19,6 +19,7 @@
 //! - `budgets`, `library_breakers`: retry budgets and rate-window breakers
 //!   named by library, each library's defaults filled in (`settings` reads
 //!   a block's settings by name);
+//! - `throttle`: client-side adaptive throttling (the SRE book's rule);
 //! - `timed`: calls that take time: a node's server and caller sides,
 //!   a source's deadline, a fault's timed effects, the series bin;
 //! - `sending`: `provider` and `sender` blocks into sending studies;
@@ -42,6 +43,7 @@ mod sending;
 mod settings;
 mod sources;
 pub mod sweep;
+mod throttle;
 mod time;
 mod timed;
 mod work_queue;

@@ -42,6 +42,7 @@ impl Scenario {
                 }
                 ServiceChange::Set(ServiceProp::Hedge(b)) => n.hedge = Some(b.clone()),
                 ServiceChange::Set(ServiceProp::Limiter(b)) => n.limiter = Some(b.clone()),
+                ServiceChange::Set(ServiceProp::Throttle(b)) => n.throttle = Some(b.clone()),
                 // Refused when the file was checked.
                 ServiceChange::Set(ServiceProp::Response(_)) => {}
                 ServiceChange::Remove(kw) => match kw.name.as_str() {
@@ -52,6 +53,7 @@ impl Scenario {
                     }
                     "hedge" => n.hedge = None,
                     "limiter" => n.limiter = None,
+                    "throttle" => n.throttle = None,
                     _ => n.budget = None,
                 },
             }
@@ -75,6 +77,7 @@ impl Scenario {
         let budget = n.budget.as_ref().and_then(|b| self.budget(b, cx));
         let hedge = n.hedge.as_ref().and_then(|b| self.hedge(b, n, cx));
         let limiter = n.limiter.as_ref().and_then(|b| self.limiter(b, n, cx));
+        let throttle = n.throttle.as_ref().and_then(|b| self.throttle(b, n, cx));
         let library_breaker = n
             .library_breaker
             .as_ref()
@@ -113,6 +116,7 @@ impl Scenario {
             budget,
             hedge,
             limiter,
+            throttle,
             routes,
             server,
             caller,

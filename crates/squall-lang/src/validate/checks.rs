@@ -44,6 +44,7 @@ impl Validator {
             ServiceProp::Breaker(b) => ("a breaker", b.span),
             ServiceProp::Hedge(b) => ("a hedge", b.span),
             ServiceProp::Limiter(b) => ("a limiter", b.span),
+            ServiceProp::Throttle(b) => ("a throttle", b.span),
             _ => return,
         };
         self.expect_caller(node, what, span);
@@ -57,6 +58,7 @@ impl Validator {
             ServiceProp::Breaker(b) => self.check_breaker(b),
             ServiceProp::Hedge(b) => self.check_hedge(b),
             ServiceProp::Limiter(b) => self.check_limiter(b),
+            ServiceProp::Throttle(b) => self.check_throttle(b),
             _ => {}
         }
     }

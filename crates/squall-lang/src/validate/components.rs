@@ -131,11 +131,13 @@ impl Validator {
                                 }
                                 ServiceProp::Budget(b)
                                 | ServiceProp::Hedge(b)
-                                | ServiceProp::Limiter(b) => {
+                                | ServiceProp::Limiter(b)
+                                | ServiceProp::Throttle(b) => {
                                     let block = match prop {
                                         ServiceProp::Budget(_) => "budget",
                                         ServiceProp::Hedge(_) => "hedge",
-                                        _ => "limiter",
+                                        ServiceProp::Limiter(_) => "limiter",
+                                        _ => "throttle",
                                     };
                                     if nodes[i].kind_block(block).is_some() {
                                         self.err(

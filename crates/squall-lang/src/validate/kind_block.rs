@@ -6,7 +6,7 @@
 use crate::ast::{BreakerAst, KindBlockAst};
 use crate::diagnostic::{did_you_mean, Diagnostic};
 use crate::model::{
-    BudgetSpec, HedgeSpec, LibraryBackoff, LibraryBreakerSpec, LimiterSpec, Pushback,
+    BudgetSpec, HedgeSpec, LibraryBackoff, LibraryBreakerSpec, LimiterSpec, Pushback, ThrottleSpec,
 };
 use crate::needs::{Need, Needs};
 use crate::twice::Twice;
@@ -68,6 +68,12 @@ impl Validator {
                 );
             }
         }
+    }
+
+    /// `throttle KIND { ... }`: a known kind, known fields (all have
+    /// defaults, except `window` under `clock round`, read when resolved).
+    pub(super) fn check_throttle(&mut self, b: &KindBlockAst) {
+        self.check_kind_block(b, "throttle", ThrottleSpec::KINDS);
     }
 
     /// A library `block` `b` lacks its required setting `key`.

@@ -209,6 +209,7 @@ impl Validator {
                                     budget: None,
                                     hedge: None,
                                     limiter: None,
+                                    throttle: None,
                                     library_breaker: None,
                                     routes: Vec::new(),
                                     fanout: Vec::new(),
@@ -383,6 +384,11 @@ impl Validator {
                 (
                     "has a concurrency limiter",
                     "a limiter bounds the tries a caller has in flight; put it",
+                )
+            } else if what == "a throttle" {
+                (
+                    "throttles its tries",
+                    "a throttle rejects the caller's tries before they are sent; put it",
                 )
             } else if what == "a budget" {
                 (

@@ -43,7 +43,8 @@ impl Validator {
                         | ServiceProp::LibraryBreaker(_)
                         | ServiceProp::Breaker(_)
                         | ServiceProp::Hedge(_)
-                        | ServiceProp::Limiter(_)),
+                        | ServiceProp::Limiter(_)
+                        | ServiceProp::Throttle(_)),
                     ) => self.caller_block(node, p, !checked, &s.policies, &s.backoffs, &s.rngs),
                     ServiceChange::Set(ServiceProp::Capacity(_)) | ServiceChange::Remove(_) => {}
                     ServiceChange::Set(ServiceProp::Timed(t)) => {
@@ -54,7 +55,7 @@ impl Validator {
                     ServiceChange::Set(ServiceProp::Response(r)) if !checked => self.err(
                         Diagnostic::new("a variant cannot change a composite response", r.span)
                             .label("a `response` in a variant")
-                            .help("a variant may replace or remove a service's `retry`, `breaker` or `budget`, and replace its `capacity` or a timed setting (`latency`, `load`, `workers`, `queue`, `discipline`, `optimistic`, `replicas`, `balance`, `limit`, `timeout`)"),
+                            .help("a variant may replace or remove a service's `retry`, `breaker`, `budget`, `hedge` or `throttle`, and replace its `capacity` or a timed setting (`latency`, `load`, `workers`, `queue`, `discipline`, `optimistic`, `replicas`, `balance`, `limit`, `timeout`)"),
                     ),
                     ServiceChange::Set(ServiceProp::Response(_)) => {}
                 }

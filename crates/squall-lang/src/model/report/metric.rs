@@ -68,6 +68,8 @@ pub enum Metric {
     RetriesRefused,
     /// Hedged tries the node sent (beyond each call's first try).
     Hedged,
+    /// Tries the node's client-side throttle rejected locally.
+    RejectedLocally,
     /// Retries the node's retry policy made (tries after each call's
     /// first), counted when the failure that decided each happened.
     Retries,
@@ -157,7 +159,7 @@ pub enum Metric {
 
 impl Metric {
     /// Every metric with its name in the language.
-    pub const ALL: [(&'static str, Metric); 69] = [
+    pub const ALL: [(&'static str, Metric); 70] = [
         ("calls", Metric::Calls),
         ("served", Metric::Served),
         ("failed", Metric::Failed),
@@ -219,6 +221,7 @@ impl Metric {
         ("e2e_failed_mean", Metric::E2eFailedMean),
         ("retries_refused", Metric::RetriesRefused),
         ("hedged", Metric::Hedged),
+        ("rejected_locally", Metric::RejectedLocally),
         ("retries", Metric::Retries),
         ("peak_calls", Metric::PeakCalls),
         ("peak_to_mean", Metric::PeakToMean),

@@ -25,6 +25,7 @@ mod response;
 mod retry;
 mod rng;
 mod source;
+mod throttle;
 mod timing;
 mod window;
 mod work_queue;
@@ -47,6 +48,7 @@ pub use response::{ResponseSpec, RetryAfter};
 pub use retry::RetrySpec;
 pub use rng::{RngAlgorithm, RngSpec};
 pub use source::{Arrivals, OpSpec, RatePeriod, Schedule, SourceSpec};
+pub use throttle::ThrottleSpec;
 pub use timing::{
     lognormal_sigma, CallerSpec, DeadlineSpec, LatencySpec, QueueDiscipline, RateLimitSpec,
     ServerSpec, TimedFault, UNBOUNDED_QUEUE, Z99,

@@ -57,6 +57,9 @@ pub struct NodeSpec {
     /// An adaptive concurrency limit on its tries downstream, if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limiter: Option<super::LimiterSpec>,
+    /// Client-side adaptive throttling of its tries downstream, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<super::ThrottleSpec>,
     /// Scripted answers, for a node at the bottom of a chain.
     pub routes: Vec<RouteSpec>,
     /// A response assembled from fields fetched from other nodes.

@@ -142,16 +142,9 @@ impl Runner<'_, '_> {
             let (at, n) = (call.arrived, call.limit_inflight);
             self.limiter_back(now, pnode, at, n, Sample::of(answer));
         }
-        if let Some(scope) = self.breaker_scope(call.slot, pnode) {
-            let epoch = self.timed.calls.get(p).admitted_epoch;
-            let failed = counts_against_dependency(answer);
+        if self.nodes[pnode].caller.guarded() {
             let took = self.timed.ticks_since(now, call.arrived);
-            let after = self.breaker_record(pnode, scope, failed, took, tick, epoch);
-            let (sent, scope) = (
-                self.timed.calls.get(p).sent(),
-                self.scope_of(call.slot, pnode),
-            );
-            self.trace(pnode, || sent.answered(scope, answer, after));
+            self.guard_heard(tick, p, pnode, answer, took);
         }
         if let Some(spec) = self.nodes[pnode].caller.hedge() {
             let request = &self.sim.kinds[self.requests.kind[call.slot as usize] as usize].request;
@@ -168,6 +161,32 @@ impl Runner<'_, '_> {
             };
         }
         self.after_try(now, p, answer)
+    }
+
+    /// The throttle and the breaker of call `p`'s node `node` hear the
+    /// `answer` to its try, which took `took` ticks, at `tick`: out of
+    /// line, so a node without either pays the one test of
+    /// [`CallerSide::guarded`](crate::caller::CallerSide::guarded).
+    #[inline(never)]
+    pub(super) fn guard_heard(
+        &mut self,
+        tick: u64,
+        p: u32,
+        node: usize,
+        answer: Answer,
+        took: u64,
+    ) {
+        let slot = self.timed.calls.get(p).slot;
+        if self.nodes[node].caller.throttles.is_some() {
+            self.throttle_heard(tick, slot, node, answer);
+        }
+        if let Some(scope) = self.breaker_scope(slot, node) {
+            let epoch = self.timed.calls.get(p).admitted_epoch;
+            let failed = counts_against_dependency(answer);
+            let after = self.breaker_record(node, scope, failed, took, tick, epoch);
+            let (sent, scope) = (self.timed.calls.get(p).sent(), self.scope_of(slot, node));
+            self.trace(node, || sent.answered(scope, answer, after));
+        }
     }
 
     /// Call `c` at a hedging node sends a try downstream (its caller

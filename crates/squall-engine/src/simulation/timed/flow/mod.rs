@@ -261,21 +261,27 @@ impl Runner<'_, '_> {
         self.arrive_timed(now, child)
     }
 
-    /// The breaker of call `c`'s node lets its try go (noting the epoch it
-    /// went in), or fails it fast: `Some(circuit open)`, counted as blocked.
+    /// The throttle and the breaker of call `c`'s node let its try go
+    /// (noting the epoch it went in), or fail it fast: `Some(throttled)`,
+    /// counted as rejected locally, or `Some(circuit open)`, counted as blocked.
     #[inline]
     pub(super) fn admit_try(&mut self, tick: u64, c: u32, node: usize) -> Option<Answer> {
-        if !self.nodes[node].caller.has_breaker() {
+        if !self.nodes[node].caller.guarded() {
             return None;
         }
-        self.breaker_try(tick, c, node)
+        self.guarded_try(tick, c, node)
     }
 
-    /// [`Self::admit_try`] at a node with breakers: out of line, so a node
-    /// without one pays one test.
+    /// [`Self::admit_try`] at a node with a throttle or breakers: out of
+    /// line, so a node without either pays one test.
     #[inline(never)]
-    fn breaker_try(&mut self, tick: u64, c: u32, node: usize) -> Option<Answer> {
+    fn guarded_try(&mut self, tick: u64, c: u32, node: usize) -> Option<Answer> {
         let slot = self.timed.calls.get(c).slot;
+        if self.nodes[node].caller.throttles.is_some() {
+            if let Some(rejected) = self.throttle_try(tick, slot, node) {
+                return Some(rejected);
+            }
+        }
         let scope = self.breaker_scope(slot, node)?;
         let a = self.breaker_admit(node, scope, tick);
         if !a.sent {
@@ -420,14 +426,8 @@ impl Runner<'_, '_> {
             }
         }
         self.give_up(now, c, child)?;
-        let slot = self.timed.calls.get(c).slot;
-        if let Some(scope) = self.breaker_scope(slot, node) {
-            let epoch = self.timed.calls.get(c).admitted_epoch;
-            let after = self.breaker_record(node, scope, true, took, tick, epoch);
-            let (sent, scope) = (self.timed.calls.get(c).sent(), self.scope_of(slot, node));
-            self.trace(node, || {
-                sent.answered(scope, fail(FailKind::Timeout), after)
-            });
+        if self.nodes[node].caller.guarded() {
+            self.guard_heard(tick, c, node, fail(FailKind::Timeout), took);
         }
         self.after_try(now, c, fail(FailKind::Timeout))
     }
