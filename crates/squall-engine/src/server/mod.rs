@@ -14,6 +14,7 @@
 //! | [`composite::Fetches`] | `composite.rs` | when calls take time: the fields each response waits for, their limits, which are in or out, when it is assembled |
 //! | [`token_bucket::TokenBucket`] | `token_bucket.rs` | the rate limit's tokens |
 //! | [`station::Station`] | `station.rs` | workers and the queue, with its [`station::Discipline`] |
+//! | [`ordered::Ordered`] | `ordered.rs` | a queue past one FIFO or LIFO line: priority classes, adaptive LIFO, CoDel's shedding ([`crate::policy::codel`]) |
 //! | [`latency::Latency`] | `latency.rs` | a service-time distribution |
 //! | [`versioned::Versioned`] | `versioned.rs` | an `optimistic` node's item version and the version each call in service read |
 //! | [`work_queue::WorkQueue`] | `work_queue.rs` | a work queue's messages, consumers, poison draws and redeliveries (`receive`, `worked`) |
@@ -34,8 +35,11 @@
 //!    degradation policy; otherwise [`script`] — the first scripted route
 //!    matching the request's method and path answers (404 when none does;
 //!    success when the node has no routes);
-//! 6. the workers: served at once, queued (FIFO or LIFO by the node's
-//!    `discipline`; see [`station::Discipline`]), or refused as overflow;
+//! 6. the workers: served at once, queued (FIFO, LIFO or adaptive LIFO by
+//!    the node's `discipline`, highest source `priority` first; see
+//!    [`station::Discipline`] and [`ordered`]), or refused as overflow; a
+//!    queued call adaptive LIFO's CoDel sheds when a worker takes it
+//!    answers as a queue timeout;
 //!    a `workers` fault changes their number at its start and at its end;
 //! 7. the service time: one draw from the node's latency, with the load
 //!    term and the latency faults in force;
@@ -62,6 +66,7 @@ pub(crate) mod composite;
 pub(crate) mod fault;
 pub(crate) mod latency;
 pub(crate) mod node;
+pub(crate) mod ordered;
 pub(crate) mod replicas;
 pub(crate) mod script;
 pub(crate) mod station;

@@ -29,6 +29,7 @@
 
 mod backoffs;
 mod budgets;
+mod discipline;
 mod faults;
 mod library_breakers;
 mod nodes;
@@ -146,6 +147,7 @@ impl Scenario {
             series_every,
         };
         self.check_balancers(&model, &mut cx);
+        discipline::check_priorities(self, &model, &mut cx);
         if !errs.is_empty() {
             return Err(errs);
         }
