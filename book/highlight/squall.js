@@ -28,7 +28,7 @@
     "full_jitter gate hedge high honor idempotency_key ignore immediately in " +
     "label latency ledger limit limiter load lognormal low marker max max_receives " +
     "mean naive network_error none normal of on op optimistic optional path per " +
-    "phase poison policies probes propagate pushback queue rate redeliver " +
+    "phase poison policies priority probes propagate pushback queue rate redeliver " +
     "replicas " +
     "request response retry retry_after route rows sd seconds sequential serial " +
     "stale_for status step then think throttle timeout to unbounded uniform " +

@@ -55,6 +55,7 @@
 //! | circuit breaker                           | [`policy::breaker`]                    |
 //! | a node as a server, on every path         | `server/node.rs` (`ServerSide`; map in `server/mod.rs`) |
 //! | workers, queue and its discipline         | `server/station.rs`                    |
+//! | priority classes, adaptive LIFO, CoDel's shedding | `server/ordered.rs`; the rule in `policy/codel.rs` |
 //! | replicas behind a balancer                | `server/replicas.rs` (`Replicas`)      |
 //! | optimistic-concurrency writes             | `server/versioned.rs` (`Versioned`)    |
 //! | work queues: consumers, poison, redelivery | `server/work_queue.rs` (`WorkQueue`)   |
@@ -86,7 +87,8 @@
 //! `simulation/` do not change. On the server side every path picks a
 //! replica (`Replicas::pick`) and calls that replica's `ServerSide`: a new
 //! queue discipline is a variant in `server/station.rs` (wired once in
-//! `server/node.rs`) and its syntax, as LIFO was (e9edbbc). Time is integer
+//! `server/node.rs`) and its syntax, as LIFO was (e9edbbc), or an `Order`
+//! of `server/ordered.rs`, as adaptive LIFO is. Time is integer
 //! ticks (`time.rs`).
 #![warn(missing_docs)]
 

@@ -33,7 +33,6 @@
 mod common;
 
 use squall_engine::observe::TimedObservations;
-use squall_engine::outcome::{Answer, FailKind};
 use squall_engine::Observations;
 use squall_lang::{
     Arrivals, Clock, LatencySpec, Model, NodeSpec, QueueDiscipline, Schedule, ServerSpec,
@@ -79,26 +78,6 @@ fn run(m: &Model, log: usize) -> (Observations, TimedObservations) {
     (obs, timed)
 }
 
-/// `(request, answer time [ms], latency [ms], queue timeout?)` per answered
-/// call, in the order answered.
-fn answers(obs: &Observations) -> Vec<(u64, f64, f64, bool)> {
-    let log = obs.call_log.as_ref().expect("a call log");
-    let ms = log.units_per_tick as f64;
-    log.rows
-        .iter()
-        .map(|r| {
-            let timed_out =
-                matches!(r.outcome, Answer::Fail(f) if f.kind == FailKind::QueueTimeout);
-            (
-                r.request,
-                r.time as f64 / ms,
-                r.latency as f64 / ms,
-                timed_out,
-            )
-        })
-        .collect()
-}
-
 /// One worker, 10 ms per call; requests 1, 2, 3, 4 arrive at 1, 2, 3 and
 /// 4 ms. Worked by hand: 1 is served 1..11. FIFO then serves 2 (11..21,
 /// 19 ms), 3 (21..31, 28 ms), 4 (31..41, 37 ms). LIFO serves the newest
@@ -114,7 +93,7 @@ fn one_worker_three_queued_by_hand() {
     let fifo = single_server(LatencySpec::Constant(10.0), QueueDiscipline::Fifo, None);
     let (obs, _) = run(&model(60, 1, fifo, source.clone()), 100);
     assert_eq!(
-        answers(&obs),
+        common::queue_answers(&obs),
         [
             (1, 11.0, 10.0, false),
             (2, 21.0, 19.0, false),
@@ -125,7 +104,7 @@ fn one_worker_three_queued_by_hand() {
     let lifo = single_server(LatencySpec::Constant(10.0), QueueDiscipline::Lifo, None);
     let (obs, _) = run(&model(60, 1, lifo, source), 100);
     assert_eq!(
-        answers(&obs),
+        common::queue_answers(&obs),
         [
             (1, 11.0, 10.0, false),
             (4, 21.0, 17.0, false),
@@ -156,7 +135,7 @@ fn lifo_keeps_queue_timeouts_and_stale_timers() {
     );
     let (obs, t) = run(&model(60, 1, lifo, source), 100);
     assert_eq!(
-        answers(&obs),
+        common::queue_answers(&obs),
         [
             (1, 11.0, 10.0, false),
             (4, 21.0, 17.0, false),

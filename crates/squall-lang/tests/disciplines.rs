@@ -26,7 +26,12 @@ fn disciplines(text: &str, variant: &str) -> Vec<QueueDiscipline> {
     let m = s.model_for(RunKey::Variant(v), &[]).unwrap();
     m.nodes
         .iter()
-        .map(|n| n.server.as_ref().map(|s| s.discipline).unwrap_or_default())
+        .map(|n| {
+            n.server
+                .as_ref()
+                .map(|s| s.discipline.clone())
+                .unwrap_or_default()
+        })
         .collect()
 }
 
@@ -75,7 +80,10 @@ fn an_unknown_discipline_suggests_the_nearest() {
     one_error(&text, "lifi", "unknown queue discipline `lifi`");
     let d = load_text_err(&text);
     assert_eq!(d.list[0].help.as_deref(), Some("did you mean `lifo`?"));
-    assert_eq!(d.list[0].label, "expected `fifo` or `lifo`");
+    assert_eq!(
+        d.list[0].label,
+        "expected `fifo`, `lifo` or `adaptive_lifo`"
+    );
     // Nothing close: no guess.
     let text = with_db("service db { latency 5ms  workers 4  discipline random }");
     let d = load_text_err(&text);

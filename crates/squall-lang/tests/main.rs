@@ -20,6 +20,8 @@
 //!   located, for a sample of the sites that build each.
 //! - [`disciplines`]: `discipline fifo|lifo`, resolved, formatted, refused
 //!   where written.
+//! - [`adaptive_lifo`]: `discipline adaptive_lifo { ... }` and a source's
+//!   `priority`, resolved, formatted, refused where written.
 //! - [`conflicts`]: `optimistic [conflict CODE]` and `at [t x N]`,
 //!   resolved, formatted, refused where written.
 //! - [`replicas`]: `replicas N`, `balance ...` and `on api[1]`, resolved,
@@ -30,6 +32,7 @@
 //! - [`serial`]: serial clients (`serial every ...`), resolved, formatted,
 //!   refused where written.
 
+mod adaptive_lifo;
 mod batches;
 mod bounds;
 mod clients;

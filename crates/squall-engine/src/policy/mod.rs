@@ -13,6 +13,9 @@
 //!   breakers (resilience4j, Polly) in its submodules.
 //! * [`budget`] — retry budgets as gRPC, Envoy, Finagle, the AWS SDK and a
 //!   plain token bucket run them.
+//! * [`codel`] — not the caller's: CoDel as folly runs it on a server's
+//!   queue, which a node's `discipline adaptive_lifo` asks whether a call
+//!   a worker takes has waited too long (`server/ordered.rs`).
 //! * [`gate`] — the retry gate on a failure ratio of mbrooker's
 //!   `retry_sim` (retries only while failed tries per request stay at or
 //!   under a threshold).
@@ -31,6 +34,7 @@
 pub mod backoff;
 pub mod breaker;
 pub mod budget;
+pub mod codel;
 pub mod gate;
 pub mod limiter;
 pub mod retry;

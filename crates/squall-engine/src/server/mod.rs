@@ -14,7 +14,9 @@
 //! | [`composite::Fetches`] | `composite.rs` | when calls take time: the fields each response waits for, their limits, which are in or out, when it is assembled |
 //! | [`token_bucket::TokenBucket`] | `token_bucket.rs` | the rate limit's tokens |
 //! | [`station::Station`] | `station.rs` | workers and the queue, with its [`station::Discipline`] |
+//! | [`ordered::Ordered`] | `ordered.rs` | a queue past one FIFO or LIFO line: priority classes, adaptive LIFO, CoDel's shedding ([`crate::policy::codel`]) |
 //! | [`latency::Latency`] | `latency.rs` | a service-time distribution |
+//! | — | `keyed.rs` | under `draws common`, a call's service time and error-share draws from streams keyed by the call |
 //! | [`versioned::Versioned`] | `versioned.rs` | an `optimistic` node's item version and the version each call in service read |
 //! | [`work_queue::WorkQueue`] | `work_queue.rs` | a work queue's messages, consumers, poison draws and redeliveries (`receive`, `worked`) |
 //!
@@ -23,7 +25,7 @@
 //! 0. [`replicas`]: the balancer picks the replica the call meets (every
 //!    call, a retry included; no draw with one replica);
 //! 1. the timed faults' error shares (one draw per fault in force, from
-//!    the fault's own stream);
+//!    the fault's own stream, or under `draws common` the call's);
 //! 2. [`fault`]: a fault with `fail` active at this tick answers with its
 //!    response (the last declared active one wins);
 //! 3. [`capacity`]: the node's per-tick capacity (a fault may change it);
@@ -34,8 +36,11 @@
 //!    degradation policy; otherwise [`script`] — the first scripted route
 //!    matching the request's method and path answers (404 when none does;
 //!    success when the node has no routes);
-//! 6. the workers: served at once, queued (FIFO or LIFO by the node's
-//!    `discipline`; see [`station::Discipline`]), or refused as overflow;
+//! 6. the workers: served at once, queued (FIFO, LIFO or adaptive LIFO by
+//!    the node's `discipline`, highest source `priority` first; see
+//!    [`station::Discipline`] and [`ordered`]), or refused as overflow; a
+//!    queued call adaptive LIFO's CoDel sheds when a worker takes it
+//!    answers as a queue timeout;
 //!    a `workers` fault changes their number at its start and at its end;
 //! 7. the service time: one draw from the node's latency, with the load
 //!    term and the latency faults in force;
@@ -60,8 +65,10 @@
 pub(crate) mod capacity;
 pub(crate) mod composite;
 pub(crate) mod fault;
+mod keyed;
 pub(crate) mod latency;
 pub(crate) mod node;
+pub(crate) mod ordered;
 pub(crate) mod replicas;
 pub(crate) mod script;
 pub(crate) mod station;

@@ -42,15 +42,21 @@
 //! and its keyword in the language; nothing here or in the event loops
 //! changes.
 
-use squall_lang::{FaultSpec, Model, NodeSpec, RateLimitSpec, RequestSpec, RouteSpec};
+use squall_lang::{
+    FaultSpec, Model, NodeSpec, QueueDiscipline, RateLimitSpec, RequestSpec, RouteSpec, ServerSpec,
+};
 
 use crate::outcome::{Answer, FailKind, Failure};
-use crate::rng::{Purpose, Stream};
+use crate::policy::codel::Codel;
+use crate::rng::Stream;
+
+use super::keyed::{draw, keyed_service};
 use crate::time::{Duration, Resolution, Time, NEVER};
 
 use super::capacity::Capacity;
 use super::fault::Failing;
 use super::latency::Latency;
+use super::ordered::{Order, Ordered};
 use super::script::Script;
 use super::station::{Admission, Discipline, Station};
 use super::token_bucket::TokenBucket;
@@ -132,6 +138,10 @@ pub(crate) struct ServerSide {
     limit: Option<Limit>,
     /// Calls holding a worker (the load term reads it).
     in_service: u32,
+    /// Its queue's discipline may shed a call when a worker takes it
+    /// (adaptive LIFO's CoDel): only then does the runner ask
+    /// [`take_shed`](Self::take_shed).
+    sheds: bool,
     /// The faults on this node that change time, with the stream of each
     /// (`fault/<index>`, for its error share).
     timed_faults: Vec<(usize, Stream)>,
@@ -172,6 +182,7 @@ impl ServerSide {
             queue_timeout: None,
             limit: None,
             in_service: 0,
+            sheds: false,
             timed_faults: Vec::new(),
             versioned: None,
             refused: 0,
@@ -181,9 +192,9 @@ impl ServerSide {
         };
         let s = n.server.clone().unwrap_or_default();
         side.latency = s.latency.as_ref().map(|l| Latency::new(l, s.per_call, res));
-        side.pool = s
-            .workers
-            .map(|w| Station::new(w, s.queue.unwrap_or(0), Discipline::from(s.discipline)));
+        side.pool = s.workers.map(|w| station(w, &s, model, res));
+        side.sheds =
+            side.pool.is_some() && matches!(s.discipline, QueueDiscipline::AdaptiveLifo(_));
         side.workers = s.workers.unwrap_or(u32::MAX);
         side.queue_timeout = s.queue_timeout.map(|q| res.duration(q));
         side.limit = s.rate_limit.map(|r| Limit {
@@ -378,11 +389,14 @@ impl ServerSide {
         &mut self.ledger
     }
 
-    /// Call `call`, past the rate limit at `now`, meets the workers.
-    pub(crate) fn join(&mut self, now: Time, call: Handle) -> Join {
+    /// Call `call`, past the rate limit at `now`, meets the workers
+    /// (`source`: its request's source, asked only by a queue with
+    /// priority classes).
+    #[inline]
+    pub(crate) fn join(&mut self, now: Time, call: Handle, source: impl FnOnce() -> usize) -> Join {
         let admission = match self.pool.as_mut() {
             None => Admission::Serve,
-            Some(st) => st.arrive(call),
+            Some(st) => st.arrive(call, now, source),
         };
         match admission {
             Admission::Serve => {
@@ -406,15 +420,34 @@ impl ServerSide {
         }
     }
 
-    /// A call leaves its worker: the next live queued call (by the
-    /// discipline) takes it and is returned, or the worker is free.
-    pub(crate) fn release(&mut self, is_live: impl FnMut(Handle) -> bool) -> Option<Handle> {
+    /// A call leaves its worker at `now`: the next live queued call (by
+    /// the discipline) takes it and is returned, or the worker is free.
+    /// Calls the discipline shed on the way are left for
+    /// [`take_shed`](Self::take_shed).
+    pub(crate) fn release(
+        &mut self,
+        now: Time,
+        is_live: impl FnMut(Handle) -> bool,
+    ) -> Option<Handle> {
         self.in_service -= 1;
-        let next = self.pool.as_mut()?.finish(is_live);
+        let next = self.pool.as_mut()?.finish(now, is_live);
         if next.is_some() {
             self.in_service += 1;
         }
         next
+    }
+
+    /// Whether its discipline may shed calls (then the runner asks
+    /// [`take_shed`](Self::take_shed) after each take).
+    #[inline]
+    pub(crate) fn sheds(&self) -> bool {
+        self.sheds
+    }
+
+    /// A queued call the discipline shed (CoDel) at the last take, left
+    /// to answer: it leaves without service, as a queue timeout.
+    pub(crate) fn take_shed(&mut self) -> Option<Handle> {
+        self.pool.as_mut()?.take_shed()
     }
 
     /// The ticks at which `workers` fault `f` (on this node) changes the
@@ -444,10 +477,14 @@ impl ServerSide {
         st.set_workers(workers);
     }
 
-    /// A free worker (after a raise) takes the next live queued call,
-    /// which is returned.
-    pub(crate) fn take_free(&mut self, is_live: impl FnMut(Handle) -> bool) -> Option<Handle> {
-        let next = self.pool.as_mut()?.take_free(is_live);
+    /// A free worker (after a raise at `now`) takes the next live queued
+    /// call, which is returned.
+    pub(crate) fn take_free(
+        &mut self,
+        now: Time,
+        is_live: impl FnMut(Handle) -> bool,
+    ) -> Option<Handle> {
+        let next = self.pool.as_mut()?.take_free(now, is_live);
         if next.is_some() {
             self.in_service += 1;
         }
@@ -522,25 +559,28 @@ impl ServerSide {
     }
 }
 
-/// A call's draw against fault `k`'s error share: from the fault's own
-/// stream, or under `draws common` from the call's `key`.
-#[inline(always)]
-fn draw(stream: &mut Stream, key: Option<u64>, k: usize) -> f64 {
-    match key {
-        None => stream.next_f64(),
-        Some(key) => keyed_draw(key, k),
-    }
-}
-
-/// [`draw`] from a call's key (kept out of line: most runs have no keys).
-#[inline(never)]
-fn keyed_draw(key: u64, k: usize) -> f64 {
-    Stream::keyed(key, Purpose::Fault(k)).next_f64()
-}
-
-/// A service time drawn from a call's key under `draws common` (kept out
-/// of line, as [`keyed_draw`]).
-#[inline(never)]
-fn keyed_service(latency: &Latency, key: u64, others: u32) -> f64 {
-    latency.sample_units(&mut Stream::keyed(key, Purpose::Service), others)
+/// The workers and queue of a node with `w` workers and server spec `s`:
+/// one plain line for FIFO or LIFO when the model's sources have one
+/// priority among them, else an [`Ordered`] queue (a class per priority,
+/// the discipline's order in each, CoDel with adaptive LIFO).
+fn station(w: u32, s: &ServerSpec, model: &Model, res: Resolution) -> Station<Handle> {
+    let room = s.queue.unwrap_or(0);
+    let priorities: Vec<u32> = model.sources.iter().map(|src| src.priority).collect();
+    let classes = priorities.iter().any(|&p| p != priorities[0]);
+    let (order, codel) = match &s.discipline {
+        QueueDiscipline::Fifo if !classes => return Station::new(w, room, Discipline::Fifo),
+        QueueDiscipline::Lifo if !classes => return Station::new(w, room, Discipline::Lifo),
+        QueueDiscipline::Fifo => (Order::Fifo, None),
+        QueueDiscipline::Lifo => (Order::Lifo, None),
+        QueueDiscipline::AdaptiveLifo(a) => (
+            Order::Adaptive {
+                lifo_above: a.lifo_above,
+            },
+            Some(Codel::new(
+                res.duration(a.target_delay),
+                res.duration(a.interval),
+            )),
+        ),
+    };
+    Station::ordered(w, room, Ordered::new(&priorities, order, codel))
 }

@@ -10,12 +10,17 @@
 //! LIFO: the newest), or frees it. Every discipline is non-preemptive: a
 //! call in service keeps its worker until it leaves.
 //!
-//! A new discipline is a variant of [`Discipline`], its arms in
-//! [`Station::next`] and [`Station::finish`] (entries join at the back; the discipline picks
-//! which one leaves) and in `From<QueueDiscipline>`, plus its variant
-//! and keyword in the language (`squall_lang::QueueDiscipline` and its
-//! `ALL` list, which the resolver and its diagnostics read; the grammar
-//! takes any word after `discipline`). Nothing in `simulation/` changes.
+//! Beyond one FIFO or LIFO line ([`Station::ordered`]: adaptive LIFO,
+//! CoDel's shedding, priority classes) the queue is an
+//! [`Ordered`](super::ordered::Ordered), boxed, which has the rule; a
+//! call it sheds at a take is kept there for the runner
+//! ([`Station::take_shed`]). A new discipline is an arm there (its
+//! [`Order`](super::ordered::Order)) or, for a plain line, a variant of
+//! [`Discipline`] with its line's arms in [`Station::finish`] and
+//! [`Station::take_free`]; plus its keyword in the language
+//! (`squall_lang::QueueDiscipline::KEYWORDS`, which the resolver and its
+//! diagnostics read) and its construction in `node.rs`. Nothing in
+//! `simulation/` changes.
 //!
 //! A queued call can leave early (its queue timeout fired, its caller
 //! cancelled it): the runner calls [`Station::leave_queue`] and the entry
@@ -31,7 +36,9 @@
 
 use std::collections::VecDeque;
 
-use squall_lang::QueueDiscipline;
+use crate::time::Time;
+
+use super::ordered::Ordered;
 
 /// Dead entries kept before a LIFO queue is swept, at the least.
 const SWEEP_FLOOR: usize = 64;
@@ -58,13 +65,14 @@ pub enum Discipline {
     Lifo,
 }
 
-impl From<QueueDiscipline> for Discipline {
-    fn from(d: QueueDiscipline) -> Self {
-        match d {
-            QueueDiscipline::Fifo => Discipline::Fifo,
-            QueueDiscipline::Lifo => Discipline::Lifo,
-        }
-    }
+/// The queue: one plain line, or an [`Ordered`] one (boxed). The line's
+/// kind is the discipline, so a plain line's station is as small as it
+/// was before there were other kinds (a tag beside the line).
+#[derive(Debug, Clone)]
+enum Line<T> {
+    Fifo(VecDeque<T>),
+    Lifo(VecDeque<T>),
+    Ordered(Box<Ordered<T>>),
 }
 
 /// The first live entry `pop` takes from `queue` (dead ones are dropped
@@ -89,57 +97,94 @@ pub struct Station<T> {
     workers: u32,
     busy: u32,
     room: u64,
-    queue: VecDeque<T>,
+    line: Line<T>,
     live_queued: u64,
-    discipline: Discipline,
 }
 
 impl<T: Copy> Station<T> {
     /// `workers` workers (`u32::MAX`: no limit) and room for `room` waiting
     /// calls, taken in the order of `discipline`.
     pub fn new(workers: u32, room: u64, discipline: Discipline) -> Self {
+        let line = match discipline {
+            Discipline::Fifo => Line::Fifo(VecDeque::new()),
+            Discipline::Lifo => Line::Lifo(VecDeque::new()),
+        };
         Station {
             workers,
             busy: 0,
             room,
-            queue: VecDeque::new(),
+            line,
             live_queued: 0,
-            discipline,
         }
     }
 
-    /// The entry the discipline takes next, live or not.
-    #[inline]
-    fn next(&mut self) -> Option<T> {
-        match self.discipline {
-            Discipline::Fifo => self.queue.pop_front(),
-            Discipline::Lifo => self.queue.pop_back(),
+    /// `workers` workers and room for `room` waiting calls in an
+    /// [`Ordered`] queue.
+    pub fn ordered(workers: u32, room: u64, ordered: Ordered<T>) -> Self {
+        Station {
+            line: Line::Ordered(Box::new(ordered)),
+            ..Station::new(workers, room, Discipline::Fifo)
         }
     }
 
-    /// Drops the dead entries once they outnumber the live ones (and the
-    /// floor): only a discipline that takes from the back leaves them
-    /// behind, so FIFO never sweeps. Out of line, so FIFO's call path
-    /// does not carry it.
+    /// Drops the dead entries of a LIFO `queue` once they outnumber the
+    /// `live` ones (and the floor): only a discipline that takes from the
+    /// back leaves them behind, so FIFO never sweeps. Out of line, so
+    /// FIFO's call path does not carry it.
     #[inline(never)]
-    fn sweep_dead(&mut self, is_live: &mut impl FnMut(T) -> bool) {
-        let dead = self.queue.len().saturating_sub(self.live_queued as usize);
-        if dead > SWEEP_FLOOR && dead > self.live_queued as usize {
-            self.queue.retain(|&c| is_live(c));
+    fn sweep_dead(queue: &mut VecDeque<T>, live: u64, is_live: &mut impl FnMut(T) -> bool) {
+        let dead = queue.len().saturating_sub(live as usize);
+        if dead > SWEEP_FLOOR && dead > live as usize {
+            queue.retain(|&c| is_live(c));
         }
     }
 
-    /// A call arrives.
-    pub fn arrive(&mut self, call: T) -> Admission {
+    /// A call arrives at `now`; `source` is asked for its source only by
+    /// an [`Ordered`] queue.
+    #[inline]
+    pub fn arrive(&mut self, call: T, now: Time, source: impl FnOnce() -> usize) -> Admission {
+        let queue = match &mut self.line {
+            Line::Fifo(q) | Line::Lifo(q) => q,
+            Line::Ordered(_) => return self.arrive_ordered(call, now, source()),
+        };
         if self.busy < self.workers {
             self.busy += 1;
             Admission::Serve
         } else if self.live_queued < self.room {
-            self.queue.push_back(call);
+            queue.push_back(call);
             self.live_queued += 1;
             Admission::Queued
         } else {
             Admission::Overflow
+        }
+    }
+
+    /// [`arrive`](Self::arrive) at an [`Ordered`] queue: out of line.
+    #[cold]
+    #[inline(never)]
+    fn arrive_ordered(&mut self, call: T, now: Time, source: usize) -> Admission {
+        let Line::Ordered(o) = &mut self.line else {
+            return Admission::Overflow;
+        };
+        if self.busy < self.workers {
+            self.busy += 1;
+            o.served_at_once(now);
+            Admission::Serve
+        } else if self.live_queued < self.room {
+            o.push(call, source, now);
+            self.live_queued += 1;
+            Admission::Queued
+        } else {
+            Admission::Overflow
+        }
+    }
+
+    /// A call its [`Ordered`] queue shed at the last take, left to answer.
+    #[inline]
+    pub fn take_shed(&mut self) -> Option<T> {
+        match &mut self.line {
+            Line::Ordered(o) => o.take_shed(),
+            _ => None,
         }
     }
 
@@ -148,28 +193,69 @@ impl<T: Copy> Station<T> {
         self.live_queued = self.live_queued.saturating_sub(1);
     }
 
-    /// A call leaves service: the next live queued call takes the worker
-    /// (returned), or the worker is freed.
-    pub fn finish(&mut self, mut is_live: impl FnMut(T) -> bool) -> Option<T> {
+    /// A call leaves service at `now`: the next live queued call takes the
+    /// worker (returned), or the worker is freed. The line's kind is read
+    /// here, inlined where the runner frees a worker, and each kind has a
+    /// function of its own: FIFO's makes no call, so it saves no
+    /// registers (a `match` inside one function made every kind pay for
+    /// LIFO's sweep, about a dozen instructions a call).
+    #[inline]
+    pub fn finish(&mut self, now: Time, is_live: impl FnMut(T) -> bool) -> Option<T> {
+        match self.line {
+            Line::Fifo(_) => self.finish_line::<false>(is_live),
+            Line::Lifo(_) => self.finish_line::<true>(is_live),
+            Line::Ordered(_) => self.finish_ordered(now, is_live),
+        }
+    }
+
+    /// [`finish`](Self::finish) on a plain line: from its newest end
+    /// (LIFO, which sweeps its dead entries first) or its oldest: one
+    /// function for each.
+    #[inline(never)]
+    fn finish_line<const NEWEST: bool>(&mut self, mut is_live: impl FnMut(T) -> bool) -> Option<T> {
         if self.busy > self.workers {
             // Fewer workers than calls in service (a fault): this one goes.
             self.busy -= 1;
             return None;
         }
-        // One loop per discipline, chosen once: a `match` inside the loop
-        // (`next`) cost FIFO's call path about a dozen instructions a call.
-        let next = match self.discipline {
-            Discipline::Fifo => pop_live(&mut self.queue, VecDeque::pop_front, &mut is_live),
-            Discipline::Lifo => {
-                self.sweep_dead(&mut is_live);
-                pop_live(&mut self.queue, VecDeque::pop_back, &mut is_live)
+        let live = self.live_queued;
+        let next = match &mut self.line {
+            Line::Fifo(q) => pop_live(q, VecDeque::pop_front, &mut is_live),
+            Line::Lifo(q) if NEWEST => {
+                Self::sweep_dead(q, live, &mut is_live);
+                pop_live(q, VecDeque::pop_back, &mut is_live)
             }
+            _ => None,
         };
         match next {
             Some(_) => self.live_queued -= 1,
             None => self.busy = self.busy.saturating_sub(1),
         }
         next
+    }
+
+    /// [`finish`](Self::finish) at an [`Ordered`] queue: out of line.
+    #[cold]
+    #[inline(never)]
+    fn finish_ordered(&mut self, now: Time, mut is_live: impl FnMut(T) -> bool) -> Option<T> {
+        if self.busy > self.workers {
+            self.busy -= 1;
+            return None;
+        }
+        let next = self.take_ordered(now, &mut is_live);
+        if next.is_none() {
+            self.busy = self.busy.saturating_sub(1);
+        }
+        next
+    }
+
+    /// The call an [`Ordered`] queue keeps at `now` (it counts the calls
+    /// it takes and sheds out of the live ones).
+    fn take_ordered(&mut self, now: Time, is_live: &mut impl FnMut(T) -> bool) -> Option<T> {
+        match &mut self.line {
+            Line::Ordered(o) => o.take(now, &mut self.live_queued, is_live),
+            _ => None,
+        }
     }
 
     /// Changes the number of workers (a fault); calls in service keep
@@ -191,12 +277,27 @@ impl<T: Copy> Station<T> {
     }
 
     /// A worker is free to take a queued call after `set_workers` raised
-    /// the number: the next live call, which takes it.
-    pub fn take_free(&mut self, mut is_live: impl FnMut(T) -> bool) -> Option<T> {
+    /// the number at `now`: the next live call, which takes it.
+    pub fn take_free(&mut self, now: Time, mut is_live: impl FnMut(T) -> bool) -> Option<T> {
         if self.busy >= self.workers {
             return None;
         }
-        while let Some(c) = self.next() {
+        let (queue, newest) = match &mut self.line {
+            Line::Fifo(q) => (q, false),
+            Line::Lifo(q) => (q, true),
+            Line::Ordered(_) => {
+                let next = self.take_ordered(now, &mut is_live);
+                if next.is_some() {
+                    self.busy += 1;
+                }
+                return next;
+            }
+        };
+        while let Some(c) = if newest {
+            queue.pop_back()
+        } else {
+            queue.pop_front()
+        } {
             if is_live(c) {
                 self.live_queued -= 1;
                 self.busy += 1;
@@ -211,57 +312,59 @@ impl<T: Copy> Station<T> {
 mod tests {
     use super::*;
 
+    const T0: Time = Time::ZERO;
+
     #[test]
     fn serve_queue_overflow_fifo() {
         let mut s = Station::new(2, 2, Discipline::Fifo);
-        assert_eq!(s.arrive(1), Admission::Serve);
-        assert_eq!(s.arrive(2), Admission::Serve);
-        assert_eq!(s.arrive(3), Admission::Queued);
-        assert_eq!(s.arrive(4), Admission::Queued);
-        assert_eq!(s.arrive(5), Admission::Overflow);
+        assert_eq!(s.arrive(1, T0, || 0), Admission::Serve);
+        assert_eq!(s.arrive(2, T0, || 0), Admission::Serve);
+        assert_eq!(s.arrive(3, T0, || 0), Admission::Queued);
+        assert_eq!(s.arrive(4, T0, || 0), Admission::Queued);
+        assert_eq!(s.arrive(5, T0, || 0), Admission::Overflow);
         assert_eq!((s.busy(), s.queued()), (2, 2));
-        assert_eq!(s.finish(|_| true), Some(3));
-        assert_eq!(s.finish(|_| true), Some(4));
-        assert_eq!(s.finish(|_| true), None);
-        assert_eq!(s.finish(|_| true), None);
+        assert_eq!(s.finish(T0, |_| true), Some(3));
+        assert_eq!(s.finish(T0, |_| true), Some(4));
+        assert_eq!(s.finish(T0, |_| true), None);
+        assert_eq!(s.finish(T0, |_| true), None);
         assert_eq!((s.busy(), s.queued()), (0, 0));
     }
 
     #[test]
     fn dead_entries_are_skipped_and_free_their_room() {
         let mut s = Station::new(1, 2, Discipline::Fifo);
-        s.arrive(1);
-        s.arrive(2);
-        s.arrive(3);
+        s.arrive(1, T0, || 0);
+        s.arrive(2, T0, || 0);
+        s.arrive(3, T0, || 0);
         // Call 2 times out in the queue: its room is free at once.
         s.leave_queue();
-        assert_eq!(s.arrive(4), Admission::Queued);
-        assert_eq!(s.arrive(5), Admission::Overflow);
-        assert_eq!(s.finish(|c| c != 2), Some(3));
-        assert_eq!(s.finish(|c| c != 2), Some(4));
-        assert_eq!(s.finish(|c| c != 2), None);
+        assert_eq!(s.arrive(4, T0, || 0), Admission::Queued);
+        assert_eq!(s.arrive(5, T0, || 0), Admission::Overflow);
+        assert_eq!(s.finish(T0, |c| c != 2), Some(3));
+        assert_eq!(s.finish(T0, |c| c != 2), Some(4));
+        assert_eq!(s.finish(T0, |c| c != 2), None);
         assert_eq!(s.busy(), 0);
     }
 
     #[test]
     fn fewer_workers_then_more() {
         let mut s = Station::new(2, 10, Discipline::Fifo);
-        s.arrive(1);
-        s.arrive(2);
+        s.arrive(1, T0, || 0);
+        s.arrive(2, T0, || 0);
         s.set_workers(1);
-        assert_eq!(s.arrive(3), Admission::Queued);
+        assert_eq!(s.arrive(3, T0, || 0), Admission::Queued);
         // One leaves: its worker goes, 3 still waits; the next one hands
         // its worker to 3.
-        assert_eq!(s.finish(|_| true), None);
+        assert_eq!(s.finish(T0, |_| true), None);
         assert_eq!((s.busy(), s.queued()), (1, 1));
-        assert_eq!(s.finish(|_| true), Some(3));
+        assert_eq!(s.finish(T0, |_| true), Some(3));
         assert_eq!((s.busy(), s.queued()), (1, 0));
-        s.arrive(4);
+        s.arrive(4, T0, || 0);
         s.set_workers(3);
         // Raised to 3: the queued 4 takes a free worker.
-        assert_eq!(s.take_free(|_| true), Some(4));
+        assert_eq!(s.take_free(T0, |_| true), Some(4));
         assert_eq!(s.busy(), 2);
-        assert_eq!(s.take_free(|_| true), None);
+        assert_eq!(s.take_free(T0, |_| true), None);
     }
 
     /// LIFO, by hand: one worker busy with 1, then 2, 3, 4 queue; each
@@ -269,17 +372,17 @@ mod tests {
     #[test]
     fn lifo_takes_the_newest() {
         let mut s = Station::new(1, 10, Discipline::Lifo);
-        assert_eq!(s.arrive(1), Admission::Serve);
+        assert_eq!(s.arrive(1, T0, || 0), Admission::Serve);
         for c in [2, 3, 4] {
-            assert_eq!(s.arrive(c), Admission::Queued);
+            assert_eq!(s.arrive(c, T0, || 0), Admission::Queued);
         }
-        assert_eq!(s.finish(|_| true), Some(4));
+        assert_eq!(s.finish(T0, |_| true), Some(4));
         // 5 joins while 4 is served: it is now the newest.
-        assert_eq!(s.arrive(5), Admission::Queued);
-        assert_eq!(s.finish(|_| true), Some(5));
-        assert_eq!(s.finish(|_| true), Some(3));
-        assert_eq!(s.finish(|_| true), Some(2));
-        assert_eq!(s.finish(|_| true), None);
+        assert_eq!(s.arrive(5, T0, || 0), Admission::Queued);
+        assert_eq!(s.finish(T0, |_| true), Some(5));
+        assert_eq!(s.finish(T0, |_| true), Some(3));
+        assert_eq!(s.finish(T0, |_| true), Some(2));
+        assert_eq!(s.finish(T0, |_| true), None);
         assert_eq!((s.busy(), s.queued()), (0, 0));
     }
 
@@ -288,12 +391,12 @@ mod tests {
     #[test]
     fn lifo_skips_dead_entries() {
         let mut s = Station::new(1, 10, Discipline::Lifo);
-        s.arrive(1);
-        s.arrive(2);
-        s.arrive(3);
+        s.arrive(1, T0, || 0);
+        s.arrive(2, T0, || 0);
+        s.arrive(3, T0, || 0);
         s.leave_queue();
-        assert_eq!(s.finish(|c| c != 3), Some(2));
-        assert_eq!(s.finish(|c| c != 3), None);
+        assert_eq!(s.finish(T0, |c| c != 3), Some(2));
+        assert_eq!(s.finish(T0, |c| c != 3), None);
         assert_eq!((s.busy(), s.queued()), (0, 0));
     }
 
@@ -305,24 +408,28 @@ mod tests {
     #[test]
     fn lifo_sweeps_dead_entries_at_the_front() {
         let mut s = Station::new(1, u64::MAX, Discipline::Lifo);
-        s.arrive(0u32);
+        s.arrive(0u32, T0, || 0);
         // Odd calls leave the queue at once (dead); even ones are served.
         for c in 1..=1000u32 {
-            s.arrive(c);
+            s.arrive(c, T0, || 0);
             if c % 2 == 1 {
                 s.leave_queue();
             } else {
-                assert_eq!(s.finish(|c| c % 2 == 0), Some(c));
+                assert_eq!(s.finish(T0, |c| c % 2 == 0), Some(c));
             }
             let bound = 2 * s.queued() as usize + SWEEP_FLOOR + 2;
-            assert!(s.queue.len() <= bound, "{} > {bound}", s.queue.len());
+            let held = match &s.line {
+                Line::Lifo(q) => q.len(),
+                _ => unreachable!("a LIFO station"),
+            };
+            assert!(held <= bound, "{held} > {bound}");
         }
     }
 
     #[test]
     fn no_room_means_refused_when_busy() {
         let mut s = Station::new(1, 0, Discipline::Fifo);
-        assert_eq!(s.arrive(1), Admission::Serve);
-        assert_eq!(s.arrive(2), Admission::Overflow);
+        assert_eq!(s.arrive(1, T0, || 0), Admission::Serve);
+        assert_eq!(s.arrive(2, T0, || 0), Admission::Overflow);
     }
 }

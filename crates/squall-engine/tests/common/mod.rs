@@ -3,6 +3,7 @@
 //! part of it.
 #![allow(dead_code)]
 
+use squall_engine::outcome::{Answer, FailKind};
 use squall_engine::{Observations, Simulation};
 use squall_lang::{Model, RunKey};
 
@@ -41,4 +42,25 @@ pub fn run_model(m: &Model, log: Option<usize>) -> Observations {
         assert!(timed.calls.balances(), "{:?}", timed.calls);
     }
     obs
+}
+
+/// `(request, answer time [ms], latency [ms], queue timeout?)` per answered
+/// call of a run with a call log, in the order answered (a call its
+/// queue's discipline shed answers as a queue timeout too).
+pub fn queue_answers(obs: &Observations) -> Vec<(u64, f64, f64, bool)> {
+    let log = obs.call_log.as_ref().expect("a call log");
+    let ms = log.units_per_tick as f64;
+    log.rows
+        .iter()
+        .map(|r| {
+            let timed_out =
+                matches!(r.outcome, Answer::Fail(f) if f.kind == FailKind::QueueTimeout);
+            (
+                r.request,
+                r.time as f64 / ms,
+                r.latency as f64 / ms,
+                timed_out,
+            )
+        })
+        .collect()
 }

@@ -28,6 +28,8 @@ pub struct SourceDecl {
     pub think: Option<Timed>,
     /// `serial every ...` as written (serial clients).
     pub serial: Option<Timed>,
+    /// `priority N` as written.
+    pub priority: Option<Timed>,
 }
 
 /// A source that feeds a sender (`enters outbox`, where `outbox` is a

@@ -23,8 +23,33 @@ impl Printer<'_> {
         node
     }
 
+    /// `discipline WORD`, or with its settings `discipline WORD { ... }`
+    /// laid out as a block named by its kind.
+    fn discipline(&mut self, t: &Timed) -> Node {
+        let (Some(TimedPart::Word(word)), true) = (t.parts.first(), t.parts.len() > 1) else {
+            return Self::leaf(timed_text(t), span_at(t.span));
+        };
+        let mut node = self.block(
+            format!("discipline {}", word.name),
+            span_at(t.span),
+            Inline::IfFits,
+        );
+        let mut children = Vec::new();
+        for pair in t.parts[1..].chunks(2) {
+            if let [TimedPart::Word(n), TimedPart::Value(v)] = pair {
+                children.push(Self::leaf(
+                    format!("{} {}", n.name, value_text(v)),
+                    span_at(n.span),
+                ));
+            }
+        }
+        push_children(&mut node, children);
+        node
+    }
+
     pub(super) fn service_prop(&mut self, p: &ServiceProp) -> Node {
         match p {
+            ServiceProp::Timed(t) if t.key.name == "discipline" => self.discipline(t),
             ServiceProp::Timed(t) => Self::leaf(timed_text(t), span_at(t.span)),
             ServiceProp::Capacity(v) => {
                 Self::leaf(format!("capacity {}", value_text(v)), span_at(v.span))

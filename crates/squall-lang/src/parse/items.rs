@@ -161,7 +161,8 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
                     Rule::source_deadline
                     | Rule::source_clients
                     | Rule::think_prop
-                    | Rule::serial_prop => SourceProp::Timed(parse_timed(p)?),
+                    | Rule::serial_prop
+                    | Rule::source_priority => SourceProp::Timed(parse_timed(p)?),
                     Rule::sequential_block => {
                         let mut ops = Vec::new();
                         for op in p.into_inner() {

@@ -201,6 +201,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::timeout_prop => "`timeout`",
         Rule::source_deadline => "`deadline`",
         Rule::source_clients => "`clients`",
+        Rule::source_priority => "`priority`",
         Rule::think_prop => "`think`",
         Rule::serial_prop => "`serial`",
         Rule::rate_ramp | Rule::kw_to => "`to`",

@@ -1,5 +1,6 @@
 //! Settings of calls that take time (`latency ...`, `workers 20`,
-//! `discipline lifo`, `optimistic conflict 409`,
+//! `discipline lifo`, `discipline adaptive_lifo { target_delay 5ms }`,
+//! `optimistic conflict 409`, `priority 1`,
 //! `timeout 250ms cancel`, `deadline 2s propagate`, `errors 30% as 503`,
 //! `series every 1s`): kept as written, a keyword and its parts.
 
@@ -29,6 +30,7 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::timeout_prop => "timeout",
         Rule::source_deadline => "deadline",
         Rule::source_clients => "clients",
+        Rule::source_priority => "priority",
         Rule::think_prop => "think",
         Rule::serial_prop => "serial",
         Rule::fault_errors => "errors",
@@ -50,8 +52,13 @@ pub(super) fn is_timed(rule: Rule) -> bool {
 
 /// A setting of calls that take time.
 pub(super) fn parse_timed(pair: Pair<'_, Rule>) -> Result<Timed> {
-    let span: Span = pair.as_span().into();
+    let mut span: Span = pair.as_span().into();
     let key = keyword(pair.as_rule()).ok_or_else(|| internal(span, "not a timed setting"))?;
+    if key == "discipline" {
+        // Without a `{ ... }` the rule's span takes the space the grammar
+        // skipped looking for one: the setting ends at its word.
+        span = Span::new(span.start, span.start + pair.as_str().trim_end().len());
+    }
     let line = pair.as_span().start_pos().line_col().0;
     let mut parts = Vec::new();
     let mut inner = pair.into_inner().peekable();
@@ -63,6 +70,19 @@ pub(super) fn parse_timed(pair: Pair<'_, Rule>) -> Result<Timed> {
                 return Err(queue_timeout_apart(&parts, wait, pspan));
             }
             Rule::value => parts.push(TimedPart::Value(parse_value_pair(p)?)),
+            // A block's `name value` (`discipline adaptive_lifo { ... }`):
+            // its name a word, then its value.
+            Rule::setting => {
+                for q in p.into_inner() {
+                    parts.push(match q.as_rule() {
+                        Rule::value => TimedPart::Value(parse_value_pair(q)?),
+                        _ => TimedPart::Word(Ident {
+                            name: q.as_str().to_string(),
+                            span: q.as_span().into(),
+                        }),
+                    });
+                }
+            }
             Rule::percent_sign => match parts.pop() {
                 Some(TimedPart::Value(v)) => parts.push(TimedPart::Percent(v)),
                 _ => return Err(internal(pspan, "`%` without a value")),

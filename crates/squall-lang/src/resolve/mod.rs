@@ -30,6 +30,7 @@
 
 mod backoffs;
 mod budgets;
+mod discipline;
 mod faults;
 mod library_breakers;
 mod limiters;
@@ -151,6 +152,7 @@ impl Scenario {
         };
         self.check_balancers(&model, &mut cx);
         self.check_limiters(&model, &mut cx);
+        discipline::check_priorities(self, &model, &mut cx);
         if !errs.is_empty() {
             return Err(errs);
         }

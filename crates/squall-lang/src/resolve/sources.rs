@@ -124,6 +124,7 @@ impl Scenario {
                 s.serial.as_ref(),
                 cx,
             ),
+            priority: self.priority(s.priority.as_ref(), cx),
         }
     }
 }

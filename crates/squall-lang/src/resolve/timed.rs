@@ -7,13 +7,11 @@ use crate::ast::{Timed, Value};
 use crate::decl::Scenario;
 use crate::diagnostic::Diagnostic;
 use crate::model::{
-    CallerSpec, DeadlineSpec, LatencySpec, QueueDiscipline, RateLimitSpec, ServerSpec, TimedFault,
-    UNBOUNDED_QUEUE,
+    CallerSpec, DeadlineSpec, LatencySpec, RateLimitSpec, ServerSpec, TimedFault, UNBOUNDED_QUEUE,
 };
 use crate::needs::{Need, Needs};
 use crate::not_a::NotA;
 use crate::units;
-use crate::unknown::Unknown;
 
 use super::Cx;
 
@@ -86,12 +84,8 @@ impl Scenario {
                     };
                     server.queue_timeout = self.duration(t, "timeout", "a queue timeout", cx);
                 }
-                "discipline" => {
-                    any = true;
-                    if let Some(d) = discipline(t, cx) {
-                        server.discipline = d;
-                    }
-                }
+                // Resolved below, once the queue's bound is known.
+                "discipline" => any = true,
                 "optimistic" => {
                     any = true;
                     server.optimistic = Some(t.code().unwrap_or(CONFLICT));
@@ -133,6 +127,12 @@ impl Scenario {
         // wait"), not refused as if the queue held nothing.
         if server.workers.is_some() && server.queue.is_none() {
             server.queue = Some(UNBOUNDED_QUEUE);
+        }
+        if let Some(t) = timed.iter().find(|t| t.key.name == "discipline") {
+            let queue = server.queue.unwrap_or(0);
+            if let Some(d) = self.discipline(t, queue, cx) {
+                server.discipline = d;
+            }
         }
         if server.queue.is_some() && server.workers.is_none() {
             if let Some(t) = timed.iter().find(|t| t.key.name == "queue") {
@@ -362,28 +362,3 @@ impl Scenario {
 /// be completed due to a conflict with the current state of the target
 /// resource", the status an edit conflict answers).
 const CONFLICT: u32 = 409;
-
-/// `discipline WORD`: one of [`QueueDiscipline::ALL`], or an unknown word
-/// with the nearest one suggested.
-fn discipline(t: &Timed, cx: &mut Cx<'_>) -> Option<QueueDiscipline> {
-    let word = t.first_word()?;
-    let found = QueueDiscipline::named(&word.name);
-    if found.is_none() {
-        // `fifo` or `lifo`, from the list itself: a new discipline changes
-        // the list, not this sentence.
-        let words: Vec<String> = QueueDiscipline::ALL
-            .iter()
-            .map(|(w, _)| format!("`{w}`"))
-            .collect();
-        let expected = match words.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => words.concat(),
-        };
-        cx.errs.push(
-            Unknown::new("queue discipline", &word.name)
-                .label(format!("expected {expected}"))
-                .at(word.span, QueueDiscipline::ALL.iter().map(|&(w, _)| w)),
-        );
-    }
-    found
-}

@@ -186,6 +186,7 @@ impl Validator {
                     let mut clients: Option<Timed> = None;
                     let mut think: Option<Timed> = None;
                     let mut serial: Option<Timed> = None;
+                    let mut priority: Option<Timed> = None;
                     for p in &decl.props {
                         match p {
                             SourceProp::Timed(t) => {
@@ -193,6 +194,7 @@ impl Validator {
                                     "clients" => &mut clients,
                                     "think" => &mut think,
                                     "serial" => &mut serial,
+                                    "priority" => &mut priority,
                                     _ => &mut deadline,
                                 };
                                 if slot.is_some() {
@@ -334,6 +336,7 @@ impl Validator {
                         clients,
                         think,
                         serial,
+                        priority,
                     };
                     if let Some(sender) = feeds_to {
                         self.check_feed(decl, &sender);

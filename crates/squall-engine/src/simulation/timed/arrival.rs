@@ -107,7 +107,8 @@ impl Timed {
         }
         let deadline = self.known_deadline(c);
         let gen = self.calls.enter(c, Phase::Queued);
-        let join = server.join(now, (c, gen));
+        let calls = &self.calls;
+        let join = server.join(now, (c, gen), || calls.get(c).source as usize);
         if join != Join::Overflow {
             let queued = matches!(join, Join::Queued { .. });
             self.recorder.admitted(node, now, queued);
@@ -168,11 +169,36 @@ impl Timed {
         server.set_workers(faults, self.res.tick_of(now));
         loop {
             let calls = &self.calls;
-            let Some((q, _)) = server.take_free(|(q, g)| calls.current(q, g)) else {
+            let next = server.take_free(now, |(q, g)| calls.current(q, g));
+            if server.sheds() {
+                self.answer_shed(now, node, server)?;
+            }
+            let Some((q, _)) = next else {
                 return Ok(());
             };
             self.hand_worker(now, q, node)?;
         }
+    }
+
+    /// The calls `node`'s discipline shed at `now` (CoDel, when a worker
+    /// took them) leave its queue; each answers as a queue timeout at a
+    /// wake at `now` (`Phase::Shed`), in the order shed. Out of line: a
+    /// node whose discipline sheds nothing never calls it.
+    #[cold]
+    #[inline(never)]
+    fn answer_shed(
+        &mut self,
+        now: Time,
+        node: usize,
+        server: &mut ServerSide,
+    ) -> Result<(), SimError> {
+        while let Some((q, _)) = server.take_shed() {
+            self.recorder.queue(node, now, -1);
+            let gen = self.calls.enter(q, Phase::Shed);
+            self.events
+                .schedule(now.units(), Event::Wake { call: q, gen })?;
+        }
+        Ok(())
     }
 
     /// Queued call `q` takes a worker of `node` that the server side gave
@@ -212,7 +238,11 @@ impl Timed {
     ) -> Result<(), SimError> {
         self.recorder.busy(node, now, -1);
         let calls = &self.calls;
-        match server.release(|(q, g)| calls.current(q, g)) {
+        let next = server.release(now, |(q, g)| calls.current(q, g));
+        if server.sheds() {
+            self.answer_shed(now, node, server)?;
+        }
+        match next {
             Some((q, _)) => self.hand_worker(now, q, node),
             None => Ok(()),
         }

@@ -27,6 +27,9 @@ pub(super) enum Phase {
     Queued,
     /// Given a worker by a call that left; starts service at its wake.
     Dequeued,
+    /// Taken from the queue and shed by its discipline (CoDel): answers a
+    /// queue timeout at its wake.
+    Shed,
     /// In the node's own service time.
     Service,
     /// Its node waits for the answer of its try downstream (`child`).

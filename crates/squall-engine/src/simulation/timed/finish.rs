@@ -21,7 +21,7 @@ impl Timed {
             }
             let acc = &mut self.recorder.calls;
             match c.phase {
-                Phase::Queued | Phase::Token => acc.queued += 1,
+                Phase::Queued | Phase::Token | Phase::Shed => acc.queued += 1,
                 Phase::Dequeued | Phase::Service => acc.in_service += 1,
                 Phase::Waiting | Phase::Backoff => acc.waiting += 1,
             }

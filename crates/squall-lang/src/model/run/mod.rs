@@ -13,6 +13,7 @@ mod budget;
 mod clients;
 mod clock;
 mod composite;
+mod discipline;
 mod fault;
 mod hedge;
 mod library_backoff;
@@ -36,6 +37,7 @@ pub use budget::BudgetSpec;
 pub use clients::ClientsSpec;
 pub use clock::Clock;
 pub use composite::{CompositeSpec, Degradation, FieldSpec, LedgerSpec};
+pub use discipline::{AdaptiveLifo, QueueDiscipline};
 pub use fault::{FaultSpec, Periodic};
 pub use hedge::HedgeSpec;
 pub use library_backoff::{LibraryBackoff, Pushback};
@@ -50,8 +52,8 @@ pub use rng::{RngAlgorithm, RngSpec};
 pub use source::{Arrivals, OpSpec, RatePeriod, Schedule, SourceSpec};
 pub use throttle::ThrottleSpec;
 pub use timing::{
-    lognormal_sigma, CallerSpec, DeadlineSpec, LatencySpec, QueueDiscipline, RateLimitSpec,
-    ServerSpec, TimedFault, UNBOUNDED_QUEUE, Z99,
+    lognormal_sigma, CallerSpec, DeadlineSpec, LatencySpec, RateLimitSpec, ServerSpec, TimedFault,
+    UNBOUNDED_QUEUE, Z99,
 };
 pub use window::WindowSpec;
 pub use work_queue::{Poison, WorkQueueSpec};

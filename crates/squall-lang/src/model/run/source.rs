@@ -40,6 +40,15 @@ pub struct SourceSpec {
     /// The clients it stands for (`clients N`, `think ...`), if any.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub clients: Option<super::ClientsSpec>,
+    /// `priority N`: a node's queue serves the waiting calls of a source
+    /// of higher priority first (0 when not written; left out of the
+    /// model's JSON then, so a model without it serializes as before).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub priority: u32,
+}
+
+fn is_zero(p: &u32) -> bool {
+    *p == 0
 }
 
 impl SourceSpec {

@@ -9,6 +9,8 @@
 
 use serde::Serialize;
 
+use super::QueueDiscipline;
+
 /// A service-time distribution \[ticks\].
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum LatencySpec {
@@ -106,7 +108,8 @@ pub struct ServerSpec {
     pub queue: Option<u64>,
     /// The longest a call waits in the queue before it fails \[ticks\].
     pub queue_timeout: Option<f64>,
-    /// Which queued call a freed worker takes (`discipline fifo|lifo`).
+    /// Which queued call a freed worker takes (`discipline
+    /// fifo|lifo|adaptive_lifo`).
     #[serde(skip_serializing_if = "QueueDiscipline::is_fifo")]
     pub discipline: QueueDiscipline,
     /// A token-bucket rate limit.
@@ -117,39 +120,6 @@ pub struct ServerSpec {
     /// model's JSON when absent, so a model without it serializes as before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimistic: Option<u32>,
-}
-
-/// The order in which a node's queued calls take a freed worker
-/// (`discipline ...` on a service with `workers`). Non-preemptive: a call
-/// in service keeps its worker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum QueueDiscipline {
-    /// `fifo` (the default): the call that has waited longest.
-    #[default]
-    Fifo,
-    /// `lifo`: the call that joined the queue last.
-    Lifo,
-}
-
-impl QueueDiscipline {
-    /// Every discipline with its keyword, in the order the reference lists
-    /// them.
-    pub const ALL: [(&'static str, QueueDiscipline); 2] = [
-        ("fifo", QueueDiscipline::Fifo),
-        ("lifo", QueueDiscipline::Lifo),
-    ];
-
-    /// The discipline a keyword names, if any.
-    pub fn named(word: &str) -> Option<QueueDiscipline> {
-        Self::ALL.iter().find(|(w, _)| *w == word).map(|&(_, d)| d)
-    }
-
-    /// True for the default, FIFO (left out of the model's JSON, so a
-    /// model without `discipline` serializes as before).
-    pub fn is_fifo(&self) -> bool {
-        *self == QueueDiscipline::Fifo
-    }
 }
 
 /// A token bucket in front of a node.

@@ -352,6 +352,10 @@ impl Runner<'_, '_> {
                 self.timed.recorder.count(node, Count::QueueTimeout, now, 1);
                 self.complete_call(now, c, fail(FailKind::QueueTimeout))
             }
+            Phase::Shed => {
+                self.timed.recorder.count(node, Count::QueueTimeout, now, 1);
+                self.complete_call(now, c, fail(FailKind::QueueTimeout))
+            }
             Phase::Dequeued => {
                 let r = self.timed.calls.get(c).replica as usize;
                 let (server, faults) = (self.nodes[node].servers.at(r), &self.sim.model.faults);
