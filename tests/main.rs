@@ -20,6 +20,7 @@ mod invocation;
 mod layers;
 mod limits;
 mod memory;
+mod paired_diff;
 mod pictures;
 mod pipeline_robust;
 mod rate_limit;

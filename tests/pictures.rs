@@ -159,6 +159,7 @@ fn text_and_markdown_escape_control_characters() {
         title: "red\u{1b}[31m|x".into(),
         meta: vec![],
         blocks: vec![squall_report::Block::text("over\rwrite\u{202e}".into())],
+        pairing: None,
     };
     let text = r.to_text();
     assert!(!text.contains('\u{1b}') && !text.contains('\r') && !text.contains('\u{202e}'));

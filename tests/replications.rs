@@ -43,7 +43,7 @@ fn poisson(seed: u64, replications: usize) -> String {
 
 fn interval(table: &squall_report::Table, row: usize, col: usize) -> Interval {
     match table.rows.get(row).and_then(|r| r.get(col)) {
-        Some(Cell::Interval(i, _)) => *i,
+        Some(Cell::Interval(i, _)) => i.clone(),
         other => panic!("row {row} column {col} is {other:?}, not an interval"),
     }
 }

@@ -140,10 +140,16 @@ impl Study<'_> {
                     .collect(),
             }));
         }
+        let pairing = (self.replications() > 1).then(|| crate::compare::Pairing {
+            draws: if s.common_draws { "common" } else { "separate" }.to_string(),
+            seed: s.seed,
+            replications: self.replications(),
+        });
         Report {
             title: s.name.clone(),
             meta,
             blocks,
+            pairing,
         }
     }
 

@@ -355,6 +355,7 @@ mod tests {
                     ],
                 }),
             ],
+            pairing: None,
         };
         // 2.5 as computed (the text report prints `2.50`).
         assert_eq!(r.to_csv(), "case,\"calls, per round\"\na,2.5\nb,\n");
@@ -386,6 +387,7 @@ mod tests {
                             n: 10,
                             replications: 10,
                             never: 0,
+                            values: Vec::new(),
                         },
                         2,
                     ),

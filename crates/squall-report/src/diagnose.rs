@@ -177,6 +177,7 @@ impl Study<'_> {
             };
             if let Some(run) = run {
                 capacity.push_str(&bottleneck_clause(run, d.window, d.node));
+                capacity.push_str(&crate::shed::shed_clause(run, d.window, d.node, saturated));
             }
             if let Some(a) = d.against {
                 if a != v && saturated {

@@ -17,6 +17,22 @@ pub struct Report {
     pub meta: Vec<(String, String)>,
     /// Tables and lines in order.
     pub blocks: Vec<Block>,
+    /// With `replications` above 1: what decides whether this report's
+    /// replications pair with another's in `squall diff` (JSON `pairing`).
+    pub pairing: Option<Pairing>,
+}
+
+/// What decides whether a report's replications pair with another's: its
+/// draws, seed and replication count (JSON `pairing`, written with
+/// `replications` above 1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pairing {
+    /// `common` under `draws common`, `separate` otherwise.
+    pub draws: String,
+    /// The scenario's root seed.
+    pub seed: u64,
+    /// How many replications every run has.
+    pub replications: usize,
 }
 
 /// One block of a report.
@@ -124,6 +140,12 @@ impl Serialize for Cell {
                 if i.never > 0 {
                     m.serialize_entry("never", &i.never)?;
                 }
+                // Each replication's value as computed (not rounded: a
+                // paired difference in `squall diff` is taken from them),
+                // `null` where n/a.
+                if !i.values.is_empty() {
+                    m.serialize_entry("values", &i.values)?;
+                }
                 m.end()
             }
             Cell::Missing => s.serialize_none(),
@@ -181,6 +203,7 @@ mod tests {
             n,
             replications: 10,
             never,
+            values: Vec::new(),
         };
         assert_eq!(interval_text(&i(10, 0), 1), "12.0 ± 0.5");
         assert_eq!(

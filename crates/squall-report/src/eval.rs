@@ -68,6 +68,7 @@ impl Study<'_> {
                     n: 0,
                     replications: values.len(),
                     never,
+                    values,
                 },
                 digits,
             ),

@@ -25,7 +25,7 @@ use serde::Serialize;
 pub const Z_975: f64 = 1.959_963_984_540_054;
 
 /// A mean over replications with its 95 % interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Interval {
     /// The mean of the values.
     pub mean: f64,
@@ -40,6 +40,12 @@ pub struct Interval {
     /// recovery that never came, as opposed to one that has no meaning in
     /// the run): printed `never (k of n)` after the interval.
     pub never: usize,
+    /// The value of each replication in order (`None`: n/a in that
+    /// replication), kept so that `squall diff` can pair replication `r` of
+    /// one report with replication `r` of another (JSON `values`); empty
+    /// when the values are not known (a sweep's stored cell).
+    #[serde(skip)]
+    pub values: Vec<Option<f64>>,
 }
 
 impl Interval {
@@ -65,6 +71,7 @@ impl Interval {
             n,
             replications: values.len(),
             never: 0,
+            values: values.to_vec(),
         })
     }
 

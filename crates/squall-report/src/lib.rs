@@ -97,6 +97,7 @@ pub mod run;
 pub mod saturation;
 pub mod sending;
 pub mod series;
+pub mod shed;
 pub mod study;
 pub mod sweep;
 pub mod table;

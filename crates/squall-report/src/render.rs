@@ -137,11 +137,14 @@ impl Report {
             .iter()
             .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
             .collect();
-        let value = serde_json::json!({
+        let mut value = serde_json::json!({
             "title": self.title,
             "meta": meta,
             "blocks": self.blocks,
         });
+        if let (Some(p), Some(m)) = (&self.pairing, value.as_object_mut()) {
+            m.insert("pairing".into(), serde_json::json!(p));
+        }
         let mut s = serde_json::to_string_pretty(&value)
             .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
         s.push('\n');

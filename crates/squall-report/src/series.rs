@@ -4,10 +4,14 @@
 //! A run that takes time also has what its engine kept per bin: each
 //! node's latency quantiles, its queue and service levels, its timeouts,
 //! refusals and wasted work, and the end-to-end latency of every source's
-//! requests. They follow the counters as columns named after the
-//! language's metrics, a duration with the clock's unit (`db.p99_ms`,
-//! `e2e_p50_ms`); a study of round models has none of them, so its CSV is
-//! what it always was.
+//! requests, and on a node with a concurrency limiter the tries it did
+//! not send (`api.limited`). They follow the counters as columns named
+//! after the language's metrics, a duration with the clock's unit
+//! (`db.p99_ms`, `e2e_p50_ms`); a study of round models has none of them.
+//! A node with a client-side throttle has one more counter,
+//! `api.rejected_locally` (the tries it rejected before sending them). A
+//! study whose models have no limiter and no throttle has the columns it
+//! always had.
 
 use squall_lang::Metric;
 
@@ -93,7 +97,8 @@ fn bin_field(o: &squall_engine::Observations, m: Metric, b: usize, node: Option<
 impl Study<'_> {
     /// Every variant's counters: one row per run and tick, with the
     /// system's arrivals, completions and drops, then each node's calls,
-    /// served, failed, refused and blocked calls. A run that takes time
+    /// served, failed, refused and blocked calls, and on a node with a
+    /// throttle the tries it rejected locally. A run that takes time
     /// counts in the bins of its series: its rows are its bins, and the
     /// `tick` column gives way to each bin's first and last tick, and
     /// the engine's per-bin metrics follow the counters (module docs).
@@ -108,6 +113,21 @@ impl Study<'_> {
             .filter_map(|k| self.runs.get(k))
             .any(|r| r.obs.timed.is_some());
         let unit = self.scenario.clock.unit_name();
+        // Load shed before the callee, per node that can shed it in some
+        // run: tries its throttle rejected locally (a counter, on every
+        // run) and tries its concurrency limiter did not send (per bin, on
+        // a run that takes time). A node without either has no column.
+        let sheds = |has: fn(&squall_lang::NodeSpec) -> bool| -> Vec<bool> {
+            (0..self.scenario.nodes.len())
+                .map(|n| {
+                    keys.iter()
+                        .filter_map(|k| self.runs.get(k))
+                        .any(|r| r.model.nodes.get(n).is_some_and(has))
+                })
+                .collect()
+        };
+        let throttles = sheds(|n| n.throttle.is_some());
+        let limiters = sheds(|n| n.limiter.is_some());
         let mut w = csv::writer();
         let ticks: &[&str] = if binned {
             &["first_tick", "last_tick"]
@@ -121,18 +141,27 @@ impl Study<'_> {
                 .iter()
                 .map(|t| t.to_string()),
         );
-        for n in &self.scenario.nodes {
-            for what in ["calls", "served", "failed", "refused", "blocked"] {
+        for (i, n) in self.scenario.nodes.iter().enumerate() {
+            let shed: &[&str] = if throttles[i] {
+                &["rejected_locally"]
+            } else {
+                &[]
+            };
+            for what in ["calls", "served", "failed", "refused", "blocked"]
+                .iter()
+                .chain(shed)
+            {
                 header.push(escape::csv_text(&format!("{}.{what}", n.name)));
             }
         }
         if timed {
             header.extend(E2E.iter().map(|&m| column("", m, unit)));
-            for n in &self.scenario.nodes {
+            for (i, n) in self.scenario.nodes.iter().enumerate() {
                 let prefix = format!("{}.", n.name);
                 header.extend(
                     PER_NODE
                         .iter()
+                        .chain(limiters[i].then_some(&Metric::Limited))
                         .map(|&m| escape::csv_text(&column(&prefix, m, unit))),
                 );
             }
@@ -163,9 +192,14 @@ impl Study<'_> {
                 for v in [&o.arrivals, &o.completed, &o.dropped, &o.first_try] {
                     row.push(sum(v).to_string());
                 }
-                for s in &o.nodes {
+                for (i, s) in o.nodes.iter().enumerate() {
                     for v in [&s.calls, &s.ok, &s.failed, &s.refused, &s.blocked] {
                         row.push(sum(v).to_string());
+                    }
+                    if throttles.get(i) == Some(&true) {
+                        // Empty until the node's first rejection: 0.
+                        let v = &s.rejected_locally;
+                        row.push(if v.is_empty() { 0 } else { sum(v) }.to_string());
                     }
                 }
                 if timed {
@@ -173,8 +207,13 @@ impl Study<'_> {
                     // engine's bins start at the run's first tick, one bin
                     // per slot row (one tick each under `series every` one tick).
                     row.extend(E2E.iter().map(|&m| bin_field(o, m, b, None)));
-                    for n in 0..self.scenario.nodes.len() {
-                        row.extend(PER_NODE.iter().map(|&m| bin_field(o, m, b, Some(n))));
+                    for (n, &limiter) in limiters.iter().enumerate() {
+                        row.extend(
+                            PER_NODE
+                                .iter()
+                                .chain(limiter.then_some(&Metric::Limited))
+                                .map(|&m| bin_field(o, m, b, Some(n))),
+                        );
                     }
                 }
                 let _ = w.write_record(&row);

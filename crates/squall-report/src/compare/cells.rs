@@ -13,7 +13,7 @@ pub enum Noise {
 }
 
 /// A number's relative change, as `+x.x%`.
-fn relative(old: &str, new: &str) -> Option<String> {
+pub(super) fn relative(old: &str, new: &str) -> Option<String> {
     let (a, b) = (old.parse::<f64>().ok()?, new.parse::<f64>().ok()?);
     if a == 0.0 {
         return None;

@@ -82,6 +82,7 @@ impl Report {
             title,
             meta,
             blocks: out,
+            pairing: v.get("pairing").and_then(super::Pairing::from_json),
         })
     }
 }
@@ -101,9 +102,10 @@ fn json_cell(v: &serde_json::Value) -> Cell {
     }
 }
 
-/// An interval cell (`{"mean", "half_width", "n", "replications"}`, and
-/// `"never"` when some replications never reached the value), its digits
-/// read from how the mean was printed.
+/// An interval cell (`{"mean", "half_width", "n", "replications"}`,
+/// `"never"` when some replications never reached the value, `"values"`
+/// per replication when the report wrote them), its digits
+/// read from how the mean and the half-width were printed.
 fn json_interval(m: &serde_json::Map<String, serde_json::Value>) -> Cell {
     let count = |k: &str| m.get(k).and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
     let (n, never) = (count("n"), count("never"));
@@ -113,6 +115,12 @@ fn json_interval(m: &serde_json::Map<String, serde_json::Value>) -> Cell {
         _ if n == 0 && never > 0 => (0.0, 0),
         _ => return Cell::Missing,
     };
+    // JSON drops trailing zeros; the half-width may keep a digit the mean
+    // lost (`13.0` beside `1.99` was printed `13.00 ± 1.99`).
+    let digits = match m.get("half_width").map(json_cell) {
+        Some(Cell::Number(_, d)) => digits.max(d),
+        _ => digits,
+    };
     Cell::Interval(
         crate::interval::Interval {
             mean,
@@ -120,6 +128,11 @@ fn json_interval(m: &serde_json::Map<String, serde_json::Value>) -> Cell {
             n,
             replications: count("replications").max(n + never),
             never,
+            values: m
+                .get("values")
+                .and_then(serde_json::Value::as_array)
+                .map(|a| a.iter().map(serde_json::Value::as_f64).collect())
+                .unwrap_or_default(),
         },
         digits,
     )

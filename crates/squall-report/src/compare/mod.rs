@@ -20,19 +20,27 @@
 //! changed fact (the seed, say) is shown and weighs nothing by itself: the
 //! numbers it moves decide.
 //!
+//! Paired ([`paired`]): when both reports ran under `draws common` with one
+//! seed and one replication count, a changed mean is judged instead by the
+//! 95 % interval of its per-replication differences (beyond noise when it
+//! excludes 0), and the diff says above its tables whether it paired and,
+//! if not, why.
+//!
 //! [`Report::from_json`] reads a report back from `--format json`, so
 //! reports saved in two commits can be compared without running anything.
 
 mod cells;
 mod json;
+pub mod paired;
 mod render;
 pub mod rows;
 
 use indexmap::IndexMap;
 
+pub use crate::document::Pairing;
 pub use cells::Noise;
 use render::{render_rows, Rows};
-use rows::{table_diff, RowChange, TableDiff};
+use rows::{table_diff, Judge, RowChange, TableDiff};
 
 use crate::document::{Block, Report, Table};
 
@@ -227,8 +235,13 @@ pub fn compare(old: &Report, new: &Report, style: DiffStyle) -> Comparison {
         }
     }
 
-    // Tables.
+    // Tables: under replications, paired when the replications pair.
     let both_replicated = replicated(old) && replicated(new);
+    let pairing = both_replicated.then(|| paired::pairs(old, new));
+    let judge = Judge {
+        replicated: both_replicated,
+        paired: matches!(pairing, Some(Ok(_))),
+    };
     let (ta, tb) = (tables(old), tables(new));
     let mut unchanged = Vec::new();
     let titles: Vec<&String> = tb
@@ -238,7 +251,7 @@ pub fn compare(old: &Report, new: &Report, style: DiffStyle) -> Comparison {
     for title in titles {
         match (ta.get(title), tb.get(title)) {
             (Some(a), Some(b)) => {
-                let d = table_diff(a, b, both_replicated);
+                let d = table_diff(a, b, judge);
                 if d.is_same() {
                     unchanged.push(title.clone());
                     continue;
@@ -325,6 +338,10 @@ pub fn compare(old: &Report, new: &Report, style: DiffStyle) -> Comparison {
     } else {
         format!("{} vs {}\n", old.title, new.title)
     };
+    // How the replications were compared, when something changed.
+    if let Some(Ok(how) | Err(how)) = pairing.filter(|_| changed) {
+        out.insert_str(0, &format!("\n{how}\n"));
+    }
     let verdict = if beyond_noise {
         "the reports differ"
     } else if changed {

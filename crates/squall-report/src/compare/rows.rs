@@ -12,6 +12,7 @@
 use indexmap::IndexMap;
 
 use super::cells::{changed_cell, same_cell, Noise};
+use super::paired;
 use crate::document::{Cell, Table};
 
 /// What happened to a row.
@@ -110,7 +111,7 @@ fn key_text(label: String) -> String {
 
 /// A table's rows by key (the label cells, then the key's occurrence), each
 /// with its index and its other cells by heading.
-type Keyed = IndexMap<(Vec<String>, usize), (usize, IndexMap<String, String>)>;
+type Keyed = IndexMap<(Vec<String>, usize), (usize, IndexMap<String, Cell>)>;
 
 fn keyed(t: &Table, labels: usize, headings: &[String]) -> Keyed {
     let mut seen: IndexMap<Vec<String>, usize> = IndexMap::new();
@@ -125,7 +126,7 @@ fn keyed(t: &Table, labels: usize, headings: &[String]) -> Keyed {
             .iter()
             .zip(r.iter())
             .skip(labels)
-            .map(|(h, c)| (h.clone(), c.display()))
+            .map(|(h, c)| (h.clone(), c.clone()))
             .collect();
         out.insert((key, *nth), (i, cells));
     }
@@ -148,9 +149,30 @@ fn unique_headings(t: &Table) -> Vec<String> {
     out
 }
 
-/// Compares table `a` (old) with `b` (new). `replicated`: both reports
-/// come from replications (see [`changed_cell`]).
-pub fn table_diff(a: &Table, b: &Table, replicated: bool) -> TableDiff {
+/// How two reports' cells are judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Judge {
+    /// Both reports come from replications (see [`changed_cell`]).
+    pub replicated: bool,
+    /// Their replications pair (see [`super::paired`]): an interval cell
+    /// with per-replication values on both sides is judged by its paired
+    /// difference.
+    pub paired: bool,
+}
+
+/// How a changed cell reads and weighs: by its paired difference when the
+/// reports pair and both cells keep their values, else by [`changed_cell`].
+fn judge_cell(o: &Cell, n: &Cell, judge: Judge) -> (String, Noise) {
+    if judge.paired {
+        if let Some((d, digits)) = paired::difference(o, n) {
+            return paired::paired_change(o, n, &d, digits);
+        }
+    }
+    changed_cell(&o.display(), &n.display(), judge.replicated)
+}
+
+/// Compares table `a` (old) with `b` (new), judged by `judge`.
+pub fn table_diff(a: &Table, b: &Table, judge: Judge) -> TableDiff {
     let labels = label_columns(a, b);
     let (ha, hb) = (unique_headings(a), unique_headings(b));
     let mut columns: Vec<String> = hb.iter().take(labels).cloned().collect();
@@ -178,7 +200,7 @@ pub fn table_diff(a: &Table, b: &Table, replicated: bool) -> TableDiff {
             cells.extend(
                 others
                     .iter()
-                    .map(|c| (y.get(c).cloned().unwrap_or_default(), false)),
+                    .map(|c| (y.get(c).map(Cell::display).unwrap_or_default(), false)),
             );
             rows.push(RowDiff {
                 change: RowChange::Added,
@@ -191,19 +213,19 @@ pub fn table_diff(a: &Table, b: &Table, replicated: bool) -> TableDiff {
         let mut noise = None;
         for c in others {
             let cell = match (x.get(c), y.get(c)) {
-                (Some(o), Some(n)) if same_cell(o, n) => (n.clone(), false),
+                (Some(o), Some(n)) if same_cell(&o.display(), &n.display()) => (n.display(), false),
                 (Some(o), Some(n)) => {
-                    let (text, weight) = changed_cell(o, n, replicated);
+                    let (text, weight) = judge_cell(o, n, judge);
                     noise = noise.max(Some(weight));
                     (text, true)
                 }
                 (None, Some(n)) => {
                     noise = Some(Noise::Beyond);
-                    (format!("(new) {n}"), true)
+                    (format!("(new) {}", n.display()), true)
                 }
                 (Some(o), None) => {
                     noise = Some(Noise::Beyond);
-                    (format!("{o} (removed)"), true)
+                    (format!("{} (removed)", o.display()), true)
                 }
                 (None, None) => (String::new(), false),
             };
@@ -226,7 +248,7 @@ pub fn table_diff(a: &Table, b: &Table, replicated: bool) -> TableDiff {
         cells.extend(
             others
                 .iter()
-                .map(|c| (x.get(c).cloned().unwrap_or_default(), false)),
+                .map(|c| (x.get(c).map(Cell::display).unwrap_or_default(), false)),
         );
         rows.push(RowDiff {
             change: RowChange::Removed,

@@ -32,6 +32,7 @@ fn report(amp: f64, line: &str) -> Report {
                 rows: vec![vec![Cell::Text("y".into())]],
             }),
         ],
+        pairing: None,
     }
 }
 
@@ -83,6 +84,7 @@ fn replicated(mean: f64, half: f64) -> Report {
         n: 10,
         replications: 10,
         never: 0,
+        values: Vec::new(),
     };
     Report {
         title: "t".into(),
@@ -92,6 +94,7 @@ fn replicated(mean: f64, half: f64) -> Report {
             columns: vec!["case".into(), "calls".into()],
             rows: vec![vec![Cell::Text("storm".into()), Cell::Interval(i, 1)]],
         })],
+        pairing: None,
     }
 }
 
@@ -132,6 +135,7 @@ fn one_table(t: Table, meta: Vec<(String, String)>) -> Report {
         title: "t".into(),
         meta,
         blocks: vec![Block::Table(t)],
+        pairing: None,
     }
 }
 
@@ -183,7 +187,11 @@ fn rows_of_a_sweep_with_two_varied_params_are_all_kept() {
             .map(|(a, s)| vec![text(a), text(s), Cell::Number(x, 1)])
             .collect(),
     };
-    let d = rows::table_diff(&sweep(["2", "4"], 5.0), &sweep(["4", "8"], 6.0), false);
+    let d = rows::table_diff(
+        &sweep(["2", "4"], 5.0),
+        &sweep(["4", "8"], 6.0),
+        rows::Judge::default(),
+    );
     let kinds: Vec<(String, String, RowChange)> = d
         .rows
         .iter()
@@ -252,6 +260,7 @@ fn a_change_within_noise_is_a_change_but_not_beyond_noise() {
             n: 10,
             replications: 10,
             never: 0,
+            values: Vec::new(),
         };
         one_table(
             Table {
@@ -350,7 +359,14 @@ fn every_row_of_either_table_is_in_the_diff_exactly_once() {
         let (va, vb) = (rng.below(4) as usize, rng.below(4) as usize);
         let a = random_table(&mut rng, labels, va);
         let b = random_table(&mut rng, labels, vb);
-        let d = rows::table_diff(&a, &b, rng.below(2) == 0);
+        let d = rows::table_diff(
+            &a,
+            &b,
+            rows::Judge {
+                replicated: rng.below(2) == 0,
+                paired: false,
+            },
+        );
         let mut old: Vec<usize> = d.rows.iter().filter_map(|r| r.old).collect();
         let mut new: Vec<usize> = d.rows.iter().filter_map(|r| r.new).collect();
         old.sort_unstable();

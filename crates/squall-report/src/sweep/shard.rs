@@ -148,6 +148,7 @@ impl From<&StoredCell> for Cell {
                     n: *n,
                     replications: *replications,
                     never: *never,
+                    values: Vec::new(),
                 },
                 *digits,
             ),
@@ -301,6 +302,8 @@ impl SweepRows {
             title: self.title.clone(),
             meta: self.meta.clone(),
             blocks,
+            // A sweep's stored cells keep no per-replication values.
+            pairing: None,
         }
     }
 
@@ -445,6 +448,7 @@ mod tests {
                     n: 9,
                     replications: 10,
                     never: 0,
+                    values: Vec::new(),
                 },
                 3,
             ),
@@ -455,6 +459,7 @@ mod tests {
                     n: 1,
                     replications: 2,
                     never: 0,
+                    values: Vec::new(),
                 },
                 0,
             ),
