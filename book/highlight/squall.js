@@ -25,7 +25,7 @@
     "classified clients column conflict consumers cooldown core date dead_letter " +
     "deadline decorrelated default discipline during end enters entries " +
     "equal_jitter errors every exponential fail failures field fixed from " +
-    "full_jitter gate hedge high honor idempotency_key ignore immediately in " +
+    "full_jitter gate hedge high honor idempotency_key ignore immediately in items " +
     "label latency ledger limit limiter load lognormal low marker max max_receives " +
     "mean naive network_error none normal of on op optimistic optional path per " +
     "phase poison policies priority probes propagate pushback queue rate redeliver " +

@@ -41,7 +41,7 @@
 //! | the same on a run that takes time         | `simulation/timed/` (`flow/` the loop; `arrival.rs`, `composite.rs`: the `Timed` side of the server's stage; map in `timed/mod.rs`) |
 //! | hedged tries                              | `caller/hedge.rs` (`Hedges`)           |
 //! | retry gates (own, per client)             | `caller/gate.rs` (`Gates`); the rule in `policy/gate.rs` |
-//! | adaptive concurrency limits (AIMD, Vegas, Gradient2, Envoy) | [`policy::limiter`] (`Limiter`, one file per kind), held by `CallerSide`; asked in `timed/flow/mod.rs` (`send_try`), told in `time_out`, `complete_call` and `cancel_chain` |
+//! | adaptive concurrency limits (AIMD, Vegas, Gradient2, Envoy; own, per client) | [`policy::limiter`] (`Limiter`, one file per kind), held by `CallerSide` in a `PerClient`; asked in `timed/flow/mod.rs` (`send_try`), told in `time_out`, `complete_call` and `cancel_chain` |
 //! | client-side throttling (own, per client)  | `caller/throttle.rs` (`Throttles`), asked in `simulation/call.rs` and `timed/flow/` as the breaker is; the rule in `policy/throttle.rs` |
 //! | per-request and per-node state            | `simulation/requests.rs`, `simulation/node_state.rs` |
 //! | sources and sequential operations         | `simulation/source.rs`, `simulation/operation.rs` |

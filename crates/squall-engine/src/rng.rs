@@ -72,6 +72,8 @@ pub enum Purpose {
     Fault(usize),
     /// The jittered backoff before a call's next try downstream.
     Jitter,
+    /// The versioned item a call writes (`optimistic items N`).
+    Item,
 }
 
 impl Stream {
@@ -89,6 +91,9 @@ impl Stream {
         let n = match purpose {
             Purpose::Service => 1,
             Purpose::Jitter => 2,
+            // After every fault's: a model's faults number fewer than
+            // 2^63, so no fault's purpose takes this one's value.
+            Purpose::Item => u64::MAX,
             Purpose::Fault(k) => 3 + k as u64,
         };
         Stream {

@@ -165,3 +165,47 @@ fn calls_per_client_match_aws_simulator() {
         );
     }
 }
+
+/// 2 000 pairs of writers, 100 ms apart, the two of a pair reaching `db`
+/// (10 ms a write, no retry) at the same ms, with `optimistic {items}`
+/// (and `draws common` when `common`): the conflicts at `db`.
+fn pair_conflicts(items: &str, common: bool) -> u64 {
+    let times: Vec<String> = (0..2000)
+        .map(|k| format!("{}ms x 2", 1 + 100 * k))
+        .collect();
+    let draws = if common { "draws common" } else { "" };
+    let text = format!(
+        r#"scenario "pairs" {{
+  clock ms
+  run 201s
+  {draws}
+  source writers {{ at [{}]  enters client }}
+  chain client -> db
+  service db {{ latency 10ms  optimistic {items} }}
+}}"#,
+        times.join(", ")
+    );
+    let obs = common::run_model(&model(&text, 0), None);
+    let (calls, served) = calls_and_served(&obs, 1);
+    assert_eq!(calls, 4000);
+    calls - served
+}
+
+/// Two writers in service together (both read at t, the first commits at
+/// t + 10 ms before the second does): with one item the second always
+/// conflicts; with N items it conflicts only when it picked the first's
+/// item, probability 1/N (each picks uniformly and independently). So
+/// 2 000 pairs give 2 000 conflicts with one item (exact), and with 4
+/// items a binomial count of mean 500 and sd sqrt(2000 x 1/4 x 3/4) =
+/// 19.4; the bounds, 500 +- 97, are five of those. `items 1` is the plain
+/// `optimistic` (nothing drawn). The same holds when the pick is drawn
+/// from each call's key (`draws common`).
+#[test]
+fn items_cut_the_conflicts_of_two_writers_to_one_nth() {
+    assert_eq!(pair_conflicts("", false), 2000);
+    assert_eq!(pair_conflicts("items 1", false), 2000);
+    for common in [false, true] {
+        let n = pair_conflicts("items 4", common);
+        assert!((403..=597).contains(&n), "common {common}: {n}");
+    }
+}

@@ -5,16 +5,16 @@
 //! single-sample rules are worked by hand in their own files
 //! (`src/policy/limiter/{aimd,vegas,gradient2}.rs`).
 
-use squall_engine::policy::limiter::envoy::{Envoy, EnvoyConfig};
+use squall_engine::policy::limiter::envoy::Envoy;
 use squall_engine::policy::limiter::{Limiter, Sample};
 use squall_engine::rng::Stream;
 use squall_engine::time::Resolution;
 use squall_engine::Simulation;
-use squall_lang::{LimiterSpec, RunKey};
+use squall_lang::{AimdSpec, EnvoySpec, LimiterSpec, RunKey};
 
 /// Times in raw units; no jitter, so nothing is drawn.
 fn controller(min_rtt_interval: u64, jitter: f64) -> Envoy {
-    Envoy::new(EnvoyConfig {
+    Envoy::new(EnvoySpec {
         update_interval: 100,
         min_rtt_interval,
         request_count: 5,
@@ -136,13 +136,13 @@ fn envoy_next_min_rtt_window_after_its_jittered_interval() {
 #[test]
 fn the_caller_counts_its_tries_and_each_kind_hears_its_own() {
     // AIMD from 2 (min 1, max 10, ratio 0.5, timeout 1000 units).
-    let spec = LimiterSpec::Aimd {
+    let spec = LimiterSpec::Aimd(AimdSpec {
         initial_limit: 2,
         min_limit: 1,
         max_limit: 10,
         backoff_ratio: 0.5,
         timeout: 1000,
-    };
+    });
     let mut l = Limiter::new(&spec, Resolution::TICKS, Stream::new(1, "l"));
     assert_eq!(l.acquire(0), Some(1));
     assert_eq!(l.acquire(0), Some(2));
@@ -163,7 +163,7 @@ fn the_caller_counts_its_tries_and_each_kind_hears_its_own() {
     // Envoy samples a failed try too (every answer), but not a cancelled
     // one: with request_count 1 its minRTT window closes on the first
     // sample it hears.
-    let spec = LimiterSpec::Envoy {
+    let spec = LimiterSpec::Envoy(EnvoySpec {
         update_interval: 100,
         min_rtt_interval: 10_000,
         request_count: 1,
@@ -172,7 +172,7 @@ fn the_caller_counts_its_tries_and_each_kind_hears_its_own() {
         buffer: 0.25,
         percentile: 0.5,
         max_limit: 1000,
-    };
+    });
     let mut l = Limiter::new(&spec, Resolution::TICKS, Stream::new(1, "l"));
     let (a, b) = (l.acquire(0).unwrap(), l.acquire(0).unwrap());
     l.release(10, 0, a, Sample::Cancelled);
@@ -188,14 +188,7 @@ fn the_caller_counts_its_tries_and_each_kind_hears_its_own() {
 /// The mean calls at `db` (queued + in service) and in service over the
 /// window `steady`, in a run of `text`'s first variant.
 fn at_db(text: &str) -> (f64, f64) {
-    let s = squall_lang::load("test.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
-    let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
-    let obs = Simulation::builder(&m)
-        .build()
-        .and_then(|s| s.run())
-        .unwrap();
-    assert!(obs.accounting.balances());
-    let t = obs.timed.expect("timed");
+    let t = run_first(text);
     let w = &t.nodes[1].windows[0];
     (w.queue_mean + w.in_service_mean, w.in_service_mean)
 }
@@ -255,4 +248,63 @@ fn gradient2_drifts_to_its_maximum_in_a_steady_queue() {
     let (calls, busy) = at_db(&saturated("limiter gradient2 { max_concurrency 60 }"));
     assert!(calls > 58.5 && calls <= 60.0, "calls at db {calls}");
     assert!((busy - 20.0).abs() < 0.5, "in service {busy}");
+}
+
+/// `users` at `rate` (with `clients`, when given) into `api -> db`, api's
+/// tries bounded by `limiter aimd { initial_limit 4  min_limit 1
+/// backoff_ratio 0.5 }` and timed out after 9 ms by a db that takes 50:
+/// every try fails, and a timeout is a drop to AIMD.
+fn timing_out(rate: &str, clients: &str) -> u64 {
+    let text = format!(
+        r#"scenario "per client" {{
+  clock ms
+  run 100ms
+  source users {{ rate {rate}  {clients}  enters api }}
+  chain api -> db
+  service api {{ timeout 9ms  limiter aimd {{ initial_limit 4  min_limit 1  backoff_ratio 0.5 }} }}
+  service db {{ latency 50ms }}
+}}"#
+    );
+    run_first(&text).nodes[0].run.limited
+}
+
+/// What a run of `text`'s first variant measured in time, every request
+/// accounted for.
+fn run_first(text: &str) -> squall_engine::observe::TimedObservations {
+    let s = squall_lang::load("test.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let m = s.model_for(RunKey::Variant(0), &[]).unwrap();
+    let obs = Simulation::builder(&m)
+        .build()
+        .and_then(|s| s.run())
+        .unwrap();
+    assert!(obs.accounting.balances());
+    obs.timed.expect("timed")
+}
+
+#[test]
+fn each_client_keeps_its_own_aimd_limit() {
+    // One client's tries every 2 ms (500/s, uniform: 2, 4, ..., 100 ms,
+    // 50 of them), each timing out 9 ms after it went (an odd ms, so no
+    // answer meets a send). With L = 4: 2, 4, 6, 8 go; 10 finds 4 out and
+    // is limited; at 11 the first drop: L = trunc(4 x 0.5) = 2, 3 out; 12
+    // limited; 13: L = 1, 2 out; 14 limited; 15: L = max(trunc(0.5), 1)
+    // = 1, 1 out; 16 limited; 17: 0 out, so 18 goes; from then on one try
+    // is out for 9 ms at a time and L stays 1: 18, 28, ..., 98 go (9
+    // tries), the four in between each limited. 4 + 9 = 13 go, 37 limited.
+    // Exact: the clock is whole ms and nothing is drawn.
+    assert_eq!(timing_out("500/s", ""), 37, "the node's own limiter");
+    assert_eq!(timing_out("500/s", "clients 1"), 37, "one client's");
+    // Two clients at 1000/s (uniform: in turn) are two such streams, one
+    // ms apart; each with its own limit, each has exactly the trace above
+    // whatever the other does: 2 x 37.
+    assert_eq!(
+        timing_out("1000/s", "clients 2"),
+        74,
+        "two clients, independent"
+    );
+    // One limit shared by the same 100 tries (no `clients`): after the
+    // first 4 go, L is 1 from the third drop on and a try holds the one
+    // place for 9 ms, so at most ceil(88 / 9) = 10 more go in 13..100: at
+    // least 100 - 14 = 86 limited, against 74 when each client has its own.
+    assert!(timing_out("1000/s", "") >= 86);
 }

@@ -743,9 +743,10 @@ pub enum VariantItem {
     Set(Ident, Value),
     /// `without fault`
     Without(Vec<Ident>),
-    /// `source name { rate ...  deadline ...  clients ...  think ... }`:
-    /// replaces the source's rates (when it gives any) and each of its
-    /// `deadline`, `clients` and `think` that it gives; only
+    /// `source name { rate ...  deadline ...  clients ...  think ...
+    /// priority ... }`: replaces the source's rates (when it gives any) and
+    /// each of its `deadline`, `clients`, `think` and `priority` that it
+    /// gives; only
     /// [`SourceProp::Rate`] and [`SourceProp::Timed`] occur
     Source(Ident, Vec<SourceProp>),
     /// `service a, b { budget envoy { ... }  breaker none }`: replaces or

@@ -82,7 +82,7 @@ fn an_unknown_discipline_suggests_the_nearest() {
     assert_eq!(d.list[0].help.as_deref(), Some("did you mean `lifo`?"));
     assert_eq!(
         d.list[0].label,
-        "expected `fifo`, `lifo` or `adaptive_lifo`"
+        "expected `fifo`, `lifo`, `adaptive_lifo` or `codel`"
     );
     // Nothing close: no guess.
     let text = with_db("service db { latency 5ms  workers 4  discipline random }");

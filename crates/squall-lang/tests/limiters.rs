@@ -4,7 +4,7 @@
 //! keeps it. Its located errors are the `limiter-*` fixtures of
 //! `snapshots`.
 
-use squall_lang::{LimiterSpec, RunKey};
+use squall_lang::{AimdSpec, EnvoySpec, Gradient2Spec, LimiterSpec, RunKey, VegasSpec};
 
 const FILE: &str = r#"scenario "limiters" {
   clock ms
@@ -37,19 +37,19 @@ fn each_kind_takes_its_library_defaults() {
     // AIMDLimit's builder: 20 within [20, 200], 0.9, 5 s (5000 ticks of ms).
     assert_eq!(
         base[0],
-        Some(LimiterSpec::Aimd {
+        Some(LimiterSpec::Aimd(AimdSpec {
             initial_limit: 20,
             min_limit: 20,
             max_limit: 200,
             backoff_ratio: 0.9,
             timeout: 5000,
-        })
+        }))
     );
     // Envoy's proto: the two intervals as written, request_count 50,
     // jitter 15 %, min_concurrency 3, buffer 25 %, p50, max 1000.
     assert_eq!(
         base[1],
-        Some(LimiterSpec::Envoy {
+        Some(LimiterSpec::Envoy(EnvoySpec {
             update_interval: 100,
             min_rtt_interval: 60_000,
             request_count: 50,
@@ -58,7 +58,7 @@ fn each_kind_takes_its_library_defaults() {
             buffer: 0.25,
             percentile: 0.5,
             max_limit: 1000,
-        })
+        }))
     );
     assert_eq!(base[2], None);
     // Gradient2Limit's builder, min_limit from a param and a tolerance of
@@ -66,7 +66,7 @@ fn each_kind_takes_its_library_defaults() {
     let tuned = limiters("tuned");
     assert_eq!(
         tuned[0],
-        Some(LimiterSpec::Gradient2 {
+        Some(LimiterSpec::Gradient2(Gradient2Spec {
             initial_limit: 20,
             min_limit: 4,
             max_concurrency: 200,
@@ -74,18 +74,18 @@ fn each_kind_takes_its_library_defaults() {
             queue_size: 4,
             long_window: 600,
             rtt_tolerance: 2.0,
-        })
+        }))
     );
     assert_eq!(tuned[1], None);
     // VegasLimit's builder: 20, at most 1000, smoothing 1, probes 30.
     assert_eq!(
         limiters("vegas")[0],
-        Some(LimiterSpec::Vegas {
+        Some(LimiterSpec::Vegas(VegasSpec {
             initial_limit: 20,
             max_concurrency: 1000,
             smoothing: 1.0,
             probe_multiplier: 30,
-        })
+        }))
     );
 }
 
@@ -106,6 +106,6 @@ fn fmt_keeps_the_limiters() {
     let m = s.model_for(RunKey::Variant(1), &[]).unwrap();
     assert!(matches!(
         m.nodes[0].limiter,
-        Some(LimiterSpec::Gradient2 { min_limit: 4, .. })
+        Some(LimiterSpec::Gradient2(Gradient2Spec { min_limit: 4, .. }))
     ));
 }

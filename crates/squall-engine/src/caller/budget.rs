@@ -48,6 +48,7 @@ use crate::policy::retry::{self, BudgetSaid, RetryLoop};
 use crate::rng::Generator;
 
 use super::gate::Gates;
+use super::per_client::PerClient;
 
 /// No grant: the try was not a retry, or not one a budget granted.
 pub(crate) const NO_GRANT: u32 = u32::MAX;
@@ -67,8 +68,8 @@ pub(crate) struct Decision {
 /// A node's retry budgets and the counts they read.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Budgets {
-    own: Option<Budget>,
-    clients: Vec<Budget>,
+    /// The node's budget and its clients' own.
+    budget: PerClient<Budget>,
     /// The node's retry gates (none when no policy of the node has one).
     gates: Gates,
     /// Clients added so far (their budgets' and gates' indices).
@@ -90,7 +91,7 @@ impl Budgets {
     pub(crate) fn new(spec: Option<&BudgetSpec>, gates: Gates, timed: bool) -> Self {
         Budgets {
             any: spec.is_some() || gates.is_some(),
-            own: spec.map(Budget::from_spec),
+            budget: PerClient::new(spec.map(Budget::from_spec)),
             gates,
             timed,
             ..Budgets::default()
@@ -111,11 +112,13 @@ impl Budgets {
             return None;
         }
         let base = self.client_count;
-        if let Some(spec) = spec.filter(|_| self.own.is_some()) {
-            self.clients
-                .extend((0..count).map(|_| Budget::from_spec(spec)));
+        // The node's budget and its gates add `count` each time they add
+        // any, so a client's index is the same in both.
+        if let Some(spec) = spec {
+            self.budget
+                .add_clients(count, |_, _| Budget::from_spec(spec));
         }
-        self.gates.add_clients(base, count);
+        self.gates.add_clients(count);
         self.client_count += count as usize;
         Some(base)
     }
@@ -123,7 +126,7 @@ impl Budgets {
     /// The budget a request spends: client `client`'s, or the node's.
     #[inline]
     fn pick(&mut self, client: Option<usize>) -> Option<&mut Budget> {
-        client.map_or(self.own.as_mut(), |i| self.clients.get_mut(i))
+        self.budget.pick(client)
     }
 
     fn load(&self) -> Load {
@@ -143,7 +146,7 @@ impl Budgets {
         if let Some(g) = self.gates.pick(client) {
             g.on_request(tick);
         }
-        if self.own.is_none() {
+        if !self.budget.is_some() {
             return;
         }
         self.open += 1;
@@ -154,14 +157,14 @@ impl Budgets {
 
     #[inline]
     pub(super) fn sent(&mut self) {
-        if self.own.is_some() {
+        if self.budget.is_some() {
             self.in_flight += 1;
         }
     }
 
     #[inline]
     pub(super) fn back(&mut self) {
-        if self.own.is_some() {
+        if self.budget.is_some() {
             self.in_flight = self.in_flight.saturating_sub(1);
         }
     }
@@ -209,19 +212,16 @@ impl Budgets {
         client: Option<usize>,
     ) -> Decision {
         let load = self.load();
-        let budget = match (self.own.is_some(), client) {
+        let budget = match (self.budget.is_some(), self.budget.pick(client)) {
             (false, _) => None,
-            (true, None) => self.own.as_mut(),
-            (true, Some(i)) => match self.clients.get_mut(i) {
-                Some(b) => Some(b),
-                None => {
-                    return Decision {
-                        wait: None,
-                        grant: NO_GRANT,
-                        refused: false,
-                    }
+            (true, Some(b)) => Some(b),
+            (true, None) => {
+                return Decision {
+                    wait: None,
+                    grant: NO_GRANT,
+                    refused: false,
                 }
-            },
+            }
         };
         let gate = self.gates.pick(client);
         let (wait, said) =
@@ -248,7 +248,7 @@ impl Budgets {
         grant: u32,
         client: Option<usize>,
     ) {
-        if self.own.is_none() {
+        if !self.budget.is_some() {
             return;
         }
         if opened {

@@ -13,20 +13,11 @@ use squall_lang::{Model, RetrySpec, Schedule};
 
 use crate::policy::gate::RetryGate;
 
-/// A node's retry gates.
-/// Boxed, so that a node without a gate (almost every node) carries one
-/// pointer: the zero-time walk indexes nodes, and a larger node made the
-/// round storm's walk dearer.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Gates(Option<Box<GateSet>>);
+use super::per_client::PerClient;
 
-#[derive(Debug, Clone)]
-struct GateSet {
-    own: RetryGate,
-    clients: Vec<RetryGate>,
-    /// The trailing window \[ticks\] every gate of the node counts over.
-    window: Option<u64>,
-}
+/// A node's retry gates, in the one pointer of a [`PerClient`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Gates(PerClient<RetryGate>);
 
 impl Gates {
     /// The gates of node `i` of `model`: one when a policy it runs has a
@@ -46,13 +37,7 @@ impl Gates {
             .find_map(|op| gated(&op.retry));
         let policy = gated(&model.nodes[i].retry).or(ops);
         let window = policy.as_ref().and_then(|r| r.gate_window);
-        Gates(policy.map(|_| {
-            Box::new(GateSet {
-                own: RetryGate::new(window),
-                clients: Vec::new(),
-                window,
-            })
-        }))
+        Gates(PerClient::new(policy.map(|_| RetryGate::new(window))))
     }
 
     /// True when the node has a gate.
@@ -61,23 +46,15 @@ impl Gates {
         self.0.is_some()
     }
 
-    /// Fresh gates for `count` clients, from index `base` on (the same
-    /// indices as the clients' budgets).
-    pub(crate) fn add_clients(&mut self, base: usize, count: u32) {
-        if let Some(g) = self.0.as_deref_mut() {
-            let fresh = RetryGate::new(g.window);
-            g.clients.resize(base, fresh.clone());
-            g.clients.extend((0..count).map(|_| fresh.clone()));
-        }
+    /// Fresh gates for `count` clients; the index of the first (the same
+    /// as the clients' budgets', as [`super::Budgets`] adds both together).
+    pub(crate) fn add_clients(&mut self, count: u32) -> Option<usize> {
+        self.0.add_clients(count, |own, _| own.fresh())
     }
 
     /// The gate a request counts in: client `client`'s, or the node's.
     #[inline]
     pub(crate) fn pick(&mut self, client: Option<usize>) -> Option<&mut RetryGate> {
-        let g = self.0.as_deref_mut()?;
-        match client {
-            None => Some(&mut g.own),
-            Some(i) => g.clients.get_mut(i),
-        }
+        self.0.pick(client)
     }
 }

@@ -9,8 +9,9 @@
 //! | the retry rule and backoff draw        | [`crate::policy::retry`], asked through [`Budgets::next_try`] |
 //! | per-try timeout, cancel on timeout, hedging policy | [`CallerSide`] (read by the timed path) |
 //! | hedged tries: each hedging call's tries in flight, and what the call does when one answers | [`Hedges`] (`hedge.rs`; one per timed run, held beside its call slab) |
-//! | adaptive concurrency limit: the node's tries in flight and the limit they adapt (the timed path) | [`CallerSide`], the rule in [`crate::policy::limiter`] |
+//! | adaptive concurrency limit: the node's tries in flight and the limit they adapt (the timed path): the node's own, one per client | [`CallerSide`], the rule in [`crate::policy::limiter`] |
 //! | client-side throttling (the SRE book's rule): the node's own, one per client | [`Throttles`] (`throttle.rs`); the rule in [`crate::policy::throttle`] |
+//! | the shape the per-client parts share: the node's own, then one per client of a source with `clients N`, behind one pointer | `PerClient` (`per_client.rs`), used by the throttles, gates, budgets and limiters |
 //!
 //! Both engine paths (the zero-time path's `simulation/call.rs` and the
 //! timed path's `simulation/timed/flow/`) call the same methods, in the
@@ -61,6 +62,7 @@ mod breakers;
 mod budget;
 mod gate;
 mod hedge;
+mod per_client;
 mod throttle;
 
 use squall_lang::{HedgeSpec, Model};
@@ -74,6 +76,15 @@ pub(crate) use breakers::Breakers;
 pub(crate) use budget::{Budgets, Decision, NO_GRANT};
 pub(crate) use hedge::{HedgeStep, Hedges};
 pub(crate) use throttle::Throttles;
+
+use per_client::PerClient;
+
+/// A limiter `spec` of `model`'s clock drawing from stream `name` under
+/// the model's seed.
+fn limiter(model: &Model, spec: &squall_lang::LimiterSpec, name: String) -> Limiter {
+    let stream = Stream::new(model.seed, &name);
+    Limiter::new(spec, Resolution::fine(model.clock), stream)
+}
 
 /// One node's caller side.
 #[derive(Debug, Clone)]
@@ -89,9 +100,9 @@ pub(crate) struct CallerSide {
     timeout: Option<Duration>,
     cancel: bool,
     hedge: Option<HedgeSpec>,
-    /// The adaptive concurrency limit, boxed: rare, and kept off the
-    /// size of a node that has none.
-    limiter: Option<Box<Limiter>>,
+    /// The adaptive concurrency limit, the node's own and one per client
+    /// (boxed: rare, and kept off the size of a node that has none).
+    limiter: PerClient<Limiter>,
 }
 
 impl CallerSide {
@@ -114,11 +125,29 @@ impl CallerSide {
                 .map(|t| Resolution::fine(model.clock).duration(t)),
             cancel: n.caller.cancel,
             hedge: n.hedge,
-            limiter: n.limiter.as_ref().map(|spec| {
-                let stream = Stream::new(model.seed, &format!("limiter/{i}"));
-                Box::new(Limiter::new(spec, Resolution::fine(model.clock), stream))
-            }),
+            limiter: PerClient::new(
+                n.limiter
+                    .as_ref()
+                    .map(|spec| limiter(model, spec, format!("limiter/{i}"))),
+            ),
         }
+    }
+
+    /// Adds one limiter per client of source `source` (`count` clients)
+    /// entering node `node` of `model`, each drawing from its own stream
+    /// (`limiter/<node>/<source>/<client>`); the index of the first, or
+    /// `None` when the node has no limiter.
+    pub(crate) fn add_limiter_clients(
+        &mut self,
+        model: &Model,
+        node: usize,
+        source: usize,
+        count: u32,
+    ) -> Option<usize> {
+        let spec = model.nodes[node].limiter.as_ref()?;
+        self.limiter.add_clients(count, |_, k| {
+            limiter(model, spec, format!("limiter/{node}/{source}/{k}"))
+        })
     }
 
     /// True when the node bounds its tries in flight by a limiter.
@@ -127,19 +156,28 @@ impl CallerSide {
         self.limiter.is_some()
     }
 
-    /// A try asks the node's limiter to go at `now`: `None` when refused;
-    /// otherwise the tries in flight with it (1 without a limiter).
-    pub(crate) fn acquire(&mut self, now: Time) -> Option<u32> {
-        match &mut self.limiter {
+    /// A try asks its limiter (`client`'s, an index from
+    /// [`Self::add_limiter_clients`], or the node's) to go at `now`: `None`
+    /// when refused; otherwise the tries in flight with it (1 without a
+    /// limiter).
+    pub(crate) fn acquire(&mut self, now: Time, client: Option<usize>) -> Option<u32> {
+        match self.limiter.pick(client) {
             Some(l) => l.acquire(now.units()),
             None => Some(1),
         }
     }
 
     /// A try sent at `sent` with `inflight` tries out ended at `now` as
-    /// `sample`: its limiter, if any, hears it.
-    pub(crate) fn release(&mut self, now: Time, sent: Time, inflight: u32, sample: Sample) {
-        if let Some(l) = &mut self.limiter {
+    /// `sample`: its limiter (`client`'s or the node's), if any, hears it.
+    pub(crate) fn release(
+        &mut self,
+        now: Time,
+        sent: Time,
+        inflight: u32,
+        sample: Sample,
+        client: Option<usize>,
+    ) {
+        if let Some(l) = self.limiter.pick(client) {
             l.release(now.units(), sent.units(), inflight, sample);
         }
     }

@@ -8,7 +8,7 @@
 //! two at the moments the breaker is asked and told (`simulation/call.rs`,
 //! `simulation/timed/flow/`), behind the one test a node without a
 //! breaker or throttle pays ([`super::CallerSide::guarded`]), with the
-//! client's index (`Runner::client_throttle`). A rejected try is
+//! client's index (`Runner::client_part`). A rejected try is
 //! counted at once as a request that was not accepted and fails with
 //! [`FailKind::Throttled`](crate::outcome::FailKind::Throttled) without
 //! being sent.
@@ -25,17 +25,12 @@ use crate::policy::breaker::counts_against_dependency;
 use crate::policy::throttle::SreThrottle;
 use crate::rng::Stream;
 
-/// A node's throttles. Boxed, so that a node without one (almost every
-/// node) carries one pointer (see `gate.rs`).
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Throttles(Option<Box<ThrottleSet>>);
+use super::per_client::PerClient;
 
-#[derive(Debug, Clone)]
-struct ThrottleSet {
-    spec: ThrottleSpec,
-    /// The node's own, then one per client, each with its stream.
-    list: Vec<(SreThrottle, Stream)>,
-}
+/// A node's throttles, each with its stream, in the one pointer of a
+/// [`PerClient`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Throttles(PerClient<(SreThrottle, Stream)>);
 
 fn fresh(spec: &ThrottleSpec, stream: Stream) -> (SreThrottle, Stream) {
     let t = SreThrottle::new(spec.k, spec.bucket_width(), spec.buckets);
@@ -45,13 +40,9 @@ fn fresh(spec: &ThrottleSpec, stream: Stream) -> (SreThrottle, Stream) {
 impl Throttles {
     /// The throttle of node `i` of `model` run with `seed`, if it has one.
     pub(crate) fn new(model: &Model, i: usize, seed: u64) -> Self {
-        Throttles(model.nodes[i].throttle.map(|spec| {
-            let own = fresh(&spec, Stream::new(seed, &format!("throttle/{i}")));
-            Box::new(ThrottleSet {
-                spec,
-                list: vec![own],
-            })
-        }))
+        Throttles(PerClient::new(model.nodes[i].throttle.map(|spec| {
+            fresh(&spec, Stream::new(seed, &format!("throttle/{i}")))
+        })))
     }
 
     /// True when the node throttles its tries.
@@ -61,22 +52,23 @@ impl Throttles {
     }
 
     /// Adds one throttle per client of source `source` (`count` clients)
-    /// entering node `node` run with `seed`; the index of the first, or
-    /// `None` when the node has no throttle.
+    /// entering node `node` of `model` run with `seed`; the index of the
+    /// first, or `None` when the node has no throttle.
     pub(crate) fn add_clients(
         &mut self,
+        model: &Model,
         seed: u64,
         node: usize,
         source: usize,
         count: u32,
     ) -> Option<usize> {
-        let set = self.0.as_deref_mut().filter(|_| count > 0)?;
-        let base = set.list.len();
-        for k in 0..count {
-            let stream = Stream::new(seed, &format!("throttle/{node}/{source}/{k}"));
-            set.list.push(fresh(&set.spec, stream));
-        }
-        Some(base)
+        let spec = model.nodes[node].throttle?;
+        self.0.add_clients(count, |_, k| {
+            fresh(
+                &spec,
+                Stream::new(seed, &format!("throttle/{node}/{source}/{k}")),
+            )
+        })
     }
 
     /// Whether a try at tick `now` goes: the throttle of `client` (an
@@ -92,7 +84,7 @@ impl Throttles {
         series: &mut NodeSeries,
         slot: usize,
     ) -> Option<Answer> {
-        let (t, stream) = self.0.as_deref_mut()?.list.get_mut(client.unwrap_or(0))?;
+        let (t, stream) = self.0.pick(client)?;
         let p = t.reject_probability(now);
         if p > 0.0 && stream.next_f64() < p {
             t.record(now, false);
@@ -106,10 +98,8 @@ impl Throttles {
     /// against the dependency.
     #[inline(never)]
     pub(crate) fn answered(&mut self, client: Option<usize>, now: u64, answer: Answer) {
-        if let Some(set) = self.0.as_deref_mut() {
-            if let Some((t, _)) = set.list.get_mut(client.unwrap_or(0)) {
-                t.record(now, !counts_against_dependency(answer));
-            }
+        if let Some((t, _)) = self.0.pick(client) {
+            t.record(now, !counts_against_dependency(answer));
         }
     }
 }

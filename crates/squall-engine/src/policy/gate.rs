@@ -64,6 +64,11 @@ impl RetryGate {
         }
     }
 
+    /// A gate with no counts yet over the same window as this one.
+    pub fn fresh(&self) -> Self {
+        RetryGate::new(self.window)
+    }
+
     /// A request opens its retry loop at tick `now` (its first try is
     /// about to go).
     #[inline]

@@ -193,15 +193,17 @@ impl ServerSide {
         let s = n.server.clone().unwrap_or_default();
         side.latency = s.latency.as_ref().map(|l| Latency::new(l, s.per_call, res));
         side.pool = s.workers.map(|w| station(w, &s, model, res));
-        side.sheds =
-            side.pool.is_some() && matches!(s.discipline, QueueDiscipline::AdaptiveLifo(_));
+        side.sheds = side.pool.is_some() && s.discipline.sheds();
         side.workers = s.workers.unwrap_or(u32::MAX);
         side.queue_timeout = s.queue_timeout.map(|q| res.duration(q));
         side.limit = s.rate_limit.map(|r| Limit {
             bucket: TokenBucket::new(r.rate, r.burst, res),
             spec: r,
         });
-        side.versioned = s.optimistic.map(|c| Box::new(Versioned::new(c)));
+        side.versioned = s.optimistic.map(|c| {
+            let stream = Stream::new(seed, &own(format!("optimistic/{i}")));
+            Box::new(Versioned::new(c, s.optimistic_items, stream))
+        });
         side.timed_faults = model
             .faults
             .iter()
@@ -491,12 +493,13 @@ impl ServerSide {
         next
     }
 
-    /// Call `c` starts its own service: at a node with a versioned item
-    /// it reads the item's version ([`Versioned::read`]).
+    /// Call `c` (its key `key` under `draws common`) starts its own
+    /// service: at a node with versioned items it reads its item's version
+    /// ([`Versioned::read`]).
     #[inline]
-    pub(crate) fn begin(&mut self, c: u32) {
+    pub(crate) fn begin(&mut self, c: u32, key: Option<u64>) {
         if let Some(v) = self.versioned.as_mut() {
-            v.read(c);
+            v.read(c, key);
         }
     }
 
@@ -562,7 +565,7 @@ impl ServerSide {
 /// The workers and queue of a node with `w` workers and server spec `s`:
 /// one plain line for FIFO or LIFO when the model's sources have one
 /// priority among them, else an [`Ordered`] queue (a class per priority,
-/// the discipline's order in each, CoDel with adaptive LIFO).
+/// the discipline's order in each, CoDel with adaptive LIFO or `codel`).
 fn station(w: u32, s: &ServerSpec, model: &Model, res: Resolution) -> Station<Handle> {
     let room = s.queue.unwrap_or(0);
     let priorities: Vec<u32> = model.sources.iter().map(|src| src.priority).collect();
@@ -579,6 +582,14 @@ fn station(w: u32, s: &ServerSpec, model: &Model, res: Resolution) -> Station<Ha
             Some(Codel::new(
                 res.duration(a.target_delay),
                 res.duration(a.interval),
+            )),
+        ),
+        // fbthrift's ThreadManager: FIFO, CoDel asked of each call taken.
+        QueueDiscipline::Codel(c) => (
+            Order::Fifo,
+            Some(Codel::new(
+                res.duration(c.target_delay),
+                res.duration(c.interval),
             )),
         ),
     };

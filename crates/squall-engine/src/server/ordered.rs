@@ -8,7 +8,7 @@
 //! A call joins the back of its class's line, with the time it joined. A
 //! freed worker takes, from the highest class with a live call waiting:
 //!
-//! - `fifo`: the oldest; `lifo`: the newest;
+//! - `fifo` and `codel`: the oldest; `lifo`: the newest;
 //! - `adaptive_lifo`: the newest while more calls wait than its threshold
 //!   (counted over every class, before this one is taken), the oldest
 //!   otherwise: HHVM's `JobQueue::dequeueMaybeExpiredImpl`
@@ -21,7 +21,11 @@
 //!   decided afresh at every take, from the number waiting; nothing else
 //!   remembers it.
 //!
-//! With CoDel ([`Codel`], adaptive LIFO), the call taken is asked about:
+//! With CoDel ([`Codel`]: adaptive LIFO, and `codel`, which is FIFO with
+//! it, as fbthrift's `ThreadManager` (`facebook/fbthrift:
+//! thrift/lib/cpp/concurrency/ThreadManager.cpp`) asks folly's
+//! `Codel::overloaded` of each task its worker takes from a FIFO queue
+//! and expires it when overloaded), the call taken is asked about:
 //! its wait (now minus the time it joined) goes to [`Codel::shed`], and a
 //! shed call leaves without service (kept in [`Ordered::shed`] for the
 //! runner, which answers it as a queue timeout) while the worker takes

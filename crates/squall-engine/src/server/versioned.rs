@@ -24,10 +24,18 @@
 //! node must have a `latency` (the language refuses `optimistic` without
 //! one).
 //!
-//! One item per node: every call to the node writes the same item (the
-//! study's single row).
+//! One item per node by default: every call to the node writes the same
+//! item (the study's single row). With `optimistic items N` the node
+//! holds N items, each with its own version, and each call writes one,
+//! picked uniformly when its service starts from its own draw: the
+//! node's stream `optimistic/<node>` (in the order calls start), or under
+//! `draws common` the call's key ([`Purpose::Item`]), as its other keyed
+//! draws. A write conflicts only with commits to its own item, so two
+//! writes in service together conflict with probability 1/N of one
+//! item's. With one item nothing is drawn.
 
 use crate::outcome::{Answer, FailKind, Failure};
+use crate::rng::{Purpose, Stream};
 
 /// No read recorded for a call.
 const NO_READ: u64 = u64::MAX;
@@ -35,8 +43,13 @@ const NO_READ: u64 = u64::MAX;
 /// One node's versioned item, and the version each call in service read.
 #[derive(Debug, Clone)]
 pub(crate) struct Versioned {
-    /// The item's version: the number of commits so far.
-    version: u64,
+    /// Each item's version: the number of its commits so far.
+    versions: Vec<u64>,
+    /// The stream that picks an item (without `draws common`).
+    stream: Stream,
+    /// The item call `c` writes (indexed as `reads`; kept only with more
+    /// than one item).
+    items: Vec<u32>,
     /// The answer of a write that lost the race.
     conflict: Answer,
     /// The version call `c` read when its service started (indexed by the
@@ -45,10 +58,13 @@ pub(crate) struct Versioned {
 }
 
 impl Versioned {
-    /// An item at version 0 whose losing writes answer status `conflict`.
-    pub(crate) fn new(conflict: u32) -> Self {
+    /// `items` items at version 0 (at least one), picked from `stream`,
+    /// whose losing writes answer status `conflict`.
+    pub(crate) fn new(conflict: u32, items: u32, stream: Stream) -> Self {
         Versioned {
-            version: 0,
+            versions: vec![0; items.max(1) as usize],
+            stream,
+            items: Vec::new(),
             conflict: Answer::Fail(Failure {
                 kind: FailKind::Conflict(conflict),
                 not_before: None,
@@ -57,13 +73,35 @@ impl Versioned {
         }
     }
 
-    /// Call `c` starts its service: it reads the version.
-    pub(crate) fn read(&mut self, c: u32) {
+    /// Call `c` starts its service: it picks its item (from its `key`
+    /// under `draws common`, else the node's stream) and reads the item's
+    /// version.
+    pub(crate) fn read(&mut self, c: u32, key: Option<u64>) {
         let i = c as usize;
         if self.reads.len() <= i {
             self.reads.resize(i + 1, NO_READ);
         }
-        self.reads[i] = self.version;
+        let item = match self.versions.len() {
+            1 => 0,
+            n => {
+                let u = match key {
+                    Some(k) => Stream::keyed(k, Purpose::Item).next_f64(),
+                    None => self.stream.next_f64(),
+                };
+                let item = ((u * n as f64) as usize).min(n - 1);
+                if self.items.len() <= i {
+                    self.items.resize(i + 1, 0);
+                }
+                self.items[i] = item as u32;
+                item
+            }
+        };
+        self.reads[i] = self.versions[item];
+    }
+
+    /// The item call `c` writes.
+    fn item_of(&self, c: u32) -> usize {
+        self.items.get(c as usize).map_or(0, |&k| k as usize)
     }
 
     /// Call `c` ends its service with `answer` (its scripted answer, or
@@ -78,18 +116,19 @@ impl Versioned {
         if seen == NO_READ || answer != Answer::Ok {
             return answer;
         }
-        if seen == self.version {
-            self.version += 1;
+        let item = self.item_of(c);
+        if seen == self.versions[item] {
+            self.versions[item] += 1;
             Answer::Ok
         } else {
             self.conflict
         }
     }
 
-    /// The item's version: the commits so far.
+    /// The commits so far, over every item.
     #[cfg(test)]
     pub(crate) fn version(&self) -> u64 {
-        self.version
+        self.versions.iter().sum()
     }
 }
 
@@ -102,9 +141,9 @@ mod tests {
     /// (version 2).
     #[test]
     fn the_second_of_two_overlapping_writes_conflicts() {
-        let mut v = Versioned::new(409);
-        v.read(0);
-        v.read(1);
+        let mut v = Versioned::new(409, 1, Stream::new(1, "optimistic/test"));
+        v.read(0, None);
+        v.read(1, None);
         assert_eq!(v.commit(0, Answer::Ok), Answer::Ok);
         assert_eq!(
             v.commit(1, Answer::Ok),
@@ -113,7 +152,7 @@ mod tests {
                 not_before: None
             })
         );
-        v.read(2);
+        v.read(2, None);
         assert_eq!(v.commit(2, Answer::Ok), Answer::Ok);
         assert_eq!(v.version(), 2);
     }
@@ -122,8 +161,8 @@ mod tests {
     /// nothing either (the version stays 0 in both cases).
     #[test]
     fn failures_and_unread_calls_leave_the_version() {
-        let mut v = Versioned::new(409);
-        v.read(0);
+        let mut v = Versioned::new(409, 1, Stream::new(1, "optimistic/test"));
+        v.read(0, None);
         let failed = Answer::Fail(Failure {
             kind: FailKind::Status(503),
             not_before: None,

@@ -19,6 +19,7 @@ use crate::policy::retry::RetryLoop;
 use crate::server::composite::Assembly;
 use crate::server::node::Own;
 
+use super::clients::Part;
 use super::{event::Event, runner::Runner, SimError};
 
 impl Runner<'_, '_> {
@@ -152,7 +153,7 @@ impl Runner<'_, '_> {
             if self.sim.model.sources[source].entry == node {
                 client = self
                     .clients
-                    .breaker(source, self.requests.client[slot as usize]);
+                    .part(Part::Breaker, source, self.requests.client(slot));
             }
         }
         b.guarding(client, || self.path_scope(slot))
@@ -165,30 +166,23 @@ impl Runner<'_, '_> {
         self.sim.kinds[self.requests.kind[slot as usize] as usize].scope
     }
 
-    /// Which of `node`'s per-client budgets the request in `slot` spends
-    /// (`None`: the node's own). Both paths ask here.
-    pub(super) fn client_budget(&self, slot: u32, node: usize) -> Option<usize> {
+    /// Which of `node`'s `part`s the request in `slot` asks: its
+    /// client's own at its source's entry node (an index among the node's
+    /// per-client parts), `None` for the node's own. Both paths ask here.
+    pub(super) fn client_part(&self, part: Part, slot: u32, node: usize) -> Option<usize> {
         let source = self.requests.source[slot as usize] as usize;
+        let k = self.requests.client(slot);
         (self.sim.model.sources[source].entry == node)
-            .then(|| {
-                self.clients
-                    .budget(source, self.requests.client[slot as usize])
-            })
-            .flatten()
-    }
-
-    /// Which of `node`'s throttles the request in `slot` counts in (its
-    /// client's own at its entry node, else the node's). Both paths ask here.
-    pub(super) fn client_throttle(&self, slot: u32, node: usize) -> Option<usize> {
-        let source = self.requests.source[slot as usize] as usize;
-        let k = self.requests.client[slot as usize];
-        (self.sim.model.sources[source].entry == node).then(|| self.clients.throttle(source, k))?
+            .then(|| self.clients.part(part, source, k))?
     }
 
     /// The throttle of `node` decides on a try of the request in `slot` at
     /// `t` (both paths): `Some(answer)` when it rejects the try locally.
     pub(super) fn throttle_try(&mut self, t: u64, slot: u32, node: usize) -> Option<Answer> {
-        let (client, i) = (self.client_throttle(slot, node), self.obs.slots.index(t));
+        let (client, i) = (
+            self.client_part(Part::Throttle, slot, node),
+            self.obs.slots.index(t),
+        );
         let caller = &mut self.nodes[node].caller;
         caller
             .throttles
@@ -197,7 +191,7 @@ impl Runner<'_, '_> {
 
     /// The throttle of `node` hears `answer` to a try it let go (both paths).
     pub(super) fn throttle_heard(&mut self, t: u64, slot: u32, node: usize, answer: Answer) {
-        let client = self.client_throttle(slot, node);
+        let client = self.client_part(Part::Throttle, slot, node);
         self.nodes[node]
             .caller
             .throttles
@@ -222,7 +216,7 @@ impl Runner<'_, '_> {
         if !self.nodes[node].caller.has_budget() {
             return;
         }
-        let client = self.client_budget(slot, node);
+        let client = self.client_part(Part::Budget, slot, node);
         self.nodes[node].caller.first_try(tick, client);
     }
 
@@ -294,7 +288,7 @@ impl Runner<'_, '_> {
         state: &mut RetryLoop,
     ) -> Decision {
         let client = if self.nodes[node].caller.has_budget() {
-            self.client_budget(slot, node)
+            self.client_part(Part::Budget, slot, node)
         } else {
             None
         };
@@ -547,7 +541,7 @@ impl Runner<'_, '_> {
     fn budget_leave(&mut self, slot: u32, pos: usize, node: usize, answer: Answer) {
         let k = slot as usize * self.requests.depth + pos;
         let g = self.requests.grant[k];
-        let own = self.client_budget(slot, node);
+        let own = self.client_part(Part::Budget, slot, node);
         self.nodes[node].caller.leave(true, Some(answer), g, own);
     }
 

@@ -22,7 +22,9 @@
 //! counts of a retry gate (`caller/gate.rs`), at the same indices. A
 //! client-side throttle at the entry node (`caller/throttle.rs`) is kept
 //! per client too, each with its own stream
-//! (`throttle/<node>/<source>/<client>`).
+//! (`throttle/<node>/<source>/<client>`), and so is a concurrency limiter
+//! (`limiter/<node>/<source>/<client>`): each client bounds its own tries
+//! in flight by its own limit.
 
 use squall_lang::{Arrivals, Model};
 
@@ -30,20 +32,26 @@ use crate::rng::Stream;
 
 use super::node_state::NodeState;
 
-/// Per source: where its clients' breakers are and how its next request's
-/// client is picked.
+/// A caller-side part a source's clients may each have their own of, at
+/// the source's entry node.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Part {
+    Breaker,
+    Budget,
+    Throttle,
+    Limiter,
+}
+
+/// Per source: where its clients' own parts are and how its next
+/// request's client is picked.
 #[derive(Debug, Default)]
 pub(super) struct Clients {
-    /// Per source: its number of clients (0: none) and the index of its
-    /// first client's breaker at its entry node (`None`: no breaker there).
+    /// Per source: its number of clients (0: none).
     count: Vec<u32>,
-    base: Vec<Option<usize>>,
-    /// Per source: the index of its first client's retry budget at its
-    /// entry node (`None`: no budget there).
-    budget_base: Vec<Option<usize>>,
-    /// Per source: the index of its first client's throttle at its entry
-    /// node (`None`: no throttle there).
-    throttle_base: Vec<Option<usize>>,
+    /// Per source and [`Part`]: the index of its first client's own part
+    /// at its entry node (`None`: the node has none, or the source no
+    /// clients).
+    base: Vec<[Option<usize>; 4]>,
     /// Per source: the next client in turn (uniform arrivals).
     turn: Vec<u32>,
     /// Per source: the stream that picks a client (Poisson arrivals).
@@ -54,23 +62,25 @@ pub(super) struct Clients {
 }
 
 impl Clients {
-    /// The clients of `model`'s sources; adds their breakers, budgets and throttles
-    /// to the caller sides of `nodes`.
+    /// The clients of `model`'s sources; adds their breakers, budgets,
+    /// throttles and limiters to the caller sides of `nodes`.
     pub(super) fn new(model: &Model, seed: u64, nodes: &mut [NodeState]) -> Self {
         let mut c = Clients::default();
         for (s, spec) in model.sources.iter().enumerate() {
             let count = spec.clients.as_ref().map_or(0, |k| k.count);
             let entry = spec.entry;
             let caller = &mut nodes[entry].caller;
-            let base = caller.breakers.add_clients(model, seed, entry, s, count);
-            let budget_base = caller
+            let mut base = [None; 4];
+            base[Part::Breaker as usize] =
+                caller.breakers.add_clients(model, seed, entry, s, count);
+            base[Part::Budget as usize] = caller
                 .budgets
                 .add_clients(model.nodes[entry].budget.as_ref(), count);
+            base[Part::Throttle as usize] =
+                caller.throttles.add_clients(model, seed, entry, s, count);
+            base[Part::Limiter as usize] = caller.add_limiter_clients(model, entry, s, count);
             c.count.push(count);
             c.base.push(base);
-            c.budget_base.push(budget_base);
-            let throttle_base = caller.throttles.add_clients(seed, entry, s, count);
-            c.throttle_base.push(throttle_base);
             c.turn.push(0);
             c.streams.push(Stream::new(seed, &format!("clients/{s}")));
             c.poisson.push(spec.arrivals == Arrivals::Poisson);
@@ -99,25 +109,11 @@ impl Clients {
         }
     }
 
-    /// The breaker at source `s`'s entry node that guards client `k`, if
-    /// its clients have their own.
+    /// Client `k` of source `s`'s own `part` at the source's entry node
+    /// (an index among the node's per-client parts), if its clients have
+    /// their own.
     #[inline]
-    pub(super) fn breaker(&self, s: usize, k: u32) -> Option<usize> {
-        self.base[s].map(|b| b + k as usize)
-    }
-
-    /// The retry budget at source `s`'s entry node (an index into its
-    /// `client_budgets`) that client `k` spends, if its clients have their
-    /// own.
-    #[inline]
-    pub(super) fn budget(&self, s: usize, k: u32) -> Option<usize> {
-        self.budget_base[s].map(|b| b + k as usize)
-    }
-
-    /// The throttle at source `s`'s entry node that client `k` counts in,
-    /// if its clients have their own.
-    #[inline]
-    pub(super) fn throttle(&self, s: usize, k: u32) -> Option<usize> {
-        self.throttle_base[s].map(|b| b + k as usize)
+    pub(super) fn part(&self, part: Part, s: usize, k: u32) -> Option<usize> {
+        self.base[s][part as usize].map(|b| b + k as usize)
     }
 }

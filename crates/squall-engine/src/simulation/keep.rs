@@ -24,6 +24,9 @@ pub(super) struct Keep {
     pub(super) pushback: bool,
     /// The run keeps a call log: `id`.
     pub(super) ids: bool,
+    /// A source stands for clients, or the run takes time (a closed loop
+    /// names its client): `client`.
+    pub(super) clients: bool,
 }
 
 impl Keep {

@@ -80,6 +80,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             breakers: nodes.iter().any(|n| n.caller.has_breaker()),
             budgets: nodes.iter().any(|n| n.caller.has_budget()),
             ids: sim.call_log.is_some(),
+            clients: timed.on || m.sources.iter().any(|s| s.clients.is_some()),
             ..Keep::default()
         }
         .retries(
@@ -267,7 +268,8 @@ impl<'s, 'm> Runner<'s, 'm> {
         let id = self.next_id;
         self.next_id += 1;
         let slot = self.requests.alloc(id, s as u32, kind);
-        self.requests.client[slot as usize] = self.clients.pick(s);
+        let client = self.clients.pick(s);
+        self.requests.set_client(slot, client);
         let i = self.obs.slots.index(t);
         self.obs.arrivals[i] += 1;
         self.obs.accounting.entered += 1;

@@ -25,7 +25,7 @@ pub struct Overrides {
     pub without: Vec<usize>,
     /// Sources whose `rate` lines are replaced.
     pub sources: Vec<(usize, Vec<RateAst>)>,
-    /// Sources whose `deadline`, `clients` or `think` is replaced, in
+    /// Sources whose `deadline`, `clients`, `think` or `priority` is replaced, in
     /// order (a later setting of the same keyword wins).
     pub source_settings: Vec<(usize, Vec<Timed>)>,
     /// Services whose retry, breaker, budget or capacity is replaced or

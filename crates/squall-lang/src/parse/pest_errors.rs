@@ -193,6 +193,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::discipline_prop => "`discipline`",
         Rule::optimistic_prop => "`optimistic`",
         Rule::kw_conflict => "`conflict`",
+        Rule::kw_items => "`items`",
         Rule::replicas_prop => "`replicas`",
         Rule::balance_prop => "`balance`",
         Rule::on_target => "a node",

@@ -1,6 +1,8 @@
 //! A node's `discipline` and a source's `priority`: the order of a queue.
 //!
-//! `discipline fifo`, `lifo`, or `adaptive_lifo` with its settings by name:
+//! `discipline fifo`, `lifo`, `adaptive_lifo` with its settings by name,
+//! or `codel` (FIFO with CoDel's shedding: fbthrift's `ThreadManager`)
+//! with the first two:
 //!
 //! | setting | default | from |
 //! |---|---|---|
@@ -20,7 +22,7 @@ use super::Cx;
 use crate::ast::{Ident, KindBlockAst, Timed, TimedPart};
 use crate::decl::Scenario;
 use crate::diagnostic::{did_you_mean, Diagnostic};
-use crate::model::{AdaptiveLifo, Model, QueueDiscipline, UNBOUNDED_QUEUE};
+use crate::model::{AdaptiveLifo, CodelFifo, Model, QueueDiscipline, UNBOUNDED_QUEUE};
 use crate::needs::{Need, Needs};
 use crate::twice::Twice;
 use crate::units;
@@ -81,6 +83,18 @@ impl Scenario {
                 a.filter(|_| ok)
                     .map(|a| QueueDiscipline::AdaptiveLifo(Box::new(a)))
             }
+            "codel" => {
+                let set = Settings {
+                    scenario: self,
+                    block: &block,
+                };
+                let (target_delay, interval) = self.codel(&set, cx)?;
+                let c = CodelFifo {
+                    target_delay,
+                    interval,
+                };
+                ok.then(|| QueueDiscipline::Codel(Box::new(c)))
+            }
             _ => {
                 let words: Vec<String> = QueueDiscipline::KEYWORDS
                     .iter()
@@ -109,28 +123,7 @@ impl Scenario {
             scenario: self,
             block: b,
         };
-        let ms = self.clock.tick_millis().map(|m| 1.0 / m as f64);
-        let target_delay = self.fine(&set, cx, "target_delay", ms.map(|t| t * TARGET_DELAY_MS))?;
-        let interval = self.fine(&set, cx, "interval", ms.map(|t| t * INTERVAL_MS))?;
-        if target_delay <= 0.0 || interval <= target_delay {
-            let (name, why) = if target_delay <= 0.0 {
-                (
-                    "target_delay",
-                    "a target delay of 0 would shed every call that waited at all",
-                )
-            } else {
-                ("interval", "the target delay is measured over the interval")
-            };
-            cx.errs.push(
-                Diagnostic::new(
-                    "a CoDel `interval` must be longer than its `target_delay`, and both above 0",
-                    set.span_of(name),
-                )
-                .label(why)
-                .help("folly's Codel::setOptions refuses them; its defaults are `target_delay 5ms  interval 100ms`"),
-            );
-            return None;
-        }
+        let (target_delay, interval) = self.codel(&set, cx)?;
         let lifo_above = match (set.get("lifo_threshold"), set.get("lifo_switch_threshold")) {
             (Some(_), Some(_)) => {
                 cx.errs.push(
@@ -170,6 +163,35 @@ impl Scenario {
             interval,
             lifo_above,
         })
+    }
+
+    /// CoDel's `target_delay` and `interval` of a `discipline` block (both
+    /// disciplines that shed), checked as folly's `Codel::setOptions`
+    /// checks them.
+    fn codel(&self, set: &Settings<'_>, cx: &mut Cx<'_>) -> Option<(f64, f64)> {
+        let ms = self.clock.tick_millis().map(|m| 1.0 / m as f64);
+        let target_delay = self.fine(set, cx, "target_delay", ms.map(|t| t * TARGET_DELAY_MS))?;
+        let interval = self.fine(set, cx, "interval", ms.map(|t| t * INTERVAL_MS))?;
+        if target_delay <= 0.0 || interval <= target_delay {
+            let (name, why) = if target_delay <= 0.0 {
+                (
+                    "target_delay",
+                    "a target delay of 0 would shed every call that waited at all",
+                )
+            } else {
+                ("interval", "the target delay is measured over the interval")
+            };
+            cx.errs.push(
+                Diagnostic::new(
+                    "a CoDel `interval` must be longer than its `target_delay`, and both above 0",
+                    set.span_of(name),
+                )
+                .label(why)
+                .help("folly's Codel::setOptions refuses them; its defaults are `target_delay 5ms  interval 100ms`"),
+            );
+            return None;
+        }
+        Some((target_delay, interval))
     }
 
     /// A duration setting in (fractional) ticks; `default` none under
@@ -229,7 +251,8 @@ fn settings_block(word: &Ident, t: &Timed) -> KindBlockAst {
 
 /// A `priority` orders the calls waiting for a worker: in a model where
 /// no service has `workers`, no call ever waits, and it is refused, at
-/// the first one written, rather than ignored.
+/// the first one the run gives (a variant's, else the source's own),
+/// rather than ignored.
 pub(super) fn check_priorities(s: &Scenario, model: &Model, cx: &mut Cx<'_>) {
     let waits = model
         .nodes
@@ -238,7 +261,12 @@ pub(super) fn check_priorities(s: &Scenario, model: &Model, cx: &mut Cx<'_>) {
     if waits {
         return;
     }
-    let first = s.sources.iter().find_map(|d| d.priority.as_ref());
+    // The first source given a priority, by the run's variant or its own.
+    let first = s
+        .sources
+        .iter()
+        .enumerate()
+        .find_map(|(i, d)| super::sources::setting(cx.o, i, "priority", &d.priority));
     if let Some(t) = first {
         cx.errs.push(
             Needs::new("a source's `priority`", Need::Key("workers"))

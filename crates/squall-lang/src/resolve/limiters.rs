@@ -11,7 +11,7 @@ use super::Cx;
 use crate::ast::KindBlockAst;
 use crate::decl::{NodeDecl, Scenario};
 use crate::diagnostic::Diagnostic;
-use crate::model::{LimiterSpec, Model};
+use crate::model::{AimdSpec, EnvoySpec, Gradient2Spec, LimiterSpec, Model, VegasSpec};
 
 /// The largest limit squall accepts: the engine keeps a try's in-flight
 /// count in 16 bits, so its call record does not grow (the libraries'
@@ -76,20 +76,20 @@ impl Scenario {
                     );
                     return None;
                 }
-                Some(LimiterSpec::Aimd {
+                Some(LimiterSpec::Aimd(AimdSpec {
                     initial_limit,
                     min_limit,
                     max_limit,
                     backoff_ratio,
                     timeout,
-                })
+                }))
             }
-            "vegas" => Some(LimiterSpec::Vegas {
+            "vegas" => Some(LimiterSpec::Vegas(VegasSpec {
                 initial_limit: limit(cx, "initial_limit", 20)?,
                 max_concurrency: limit(cx, "max_concurrency", 1000)?,
                 smoothing: set.real(cx, "smoothing", 1.0, share, "is in (0, 1]")?,
                 probe_multiplier: limit(cx, "probe_multiplier", 30)?,
-            }),
+            })),
             "gradient2" => {
                 let initial_limit = limit(cx, "initial_limit", 20)?;
                 let min_limit = limit(cx, "min_limit", 20)?;
@@ -100,7 +100,7 @@ impl Scenario {
                     ("min_limit", min_limit),
                     ("max_concurrency", max_concurrency),
                 )?;
-                Some(LimiterSpec::Gradient2 {
+                Some(LimiterSpec::Gradient2(Gradient2Spec {
                     initial_limit,
                     min_limit,
                     max_concurrency,
@@ -114,7 +114,7 @@ impl Scenario {
                         |x| x >= 1.0,
                         "is at least 1.0 (Gradient2Limit's precondition)",
                     )?,
-                })
+                }))
             }
             "envoy" => {
                 let positive = |cx: &mut Cx<'_>, name: &str| -> Option<u64> {
@@ -161,7 +161,7 @@ impl Scenario {
                     ("min_concurrency", min_concurrency),
                     ("max_concurrency_limit", max_limit),
                 )?;
-                Some(LimiterSpec::Envoy {
+                Some(LimiterSpec::Envoy(EnvoySpec {
                     update_interval,
                     min_rtt_interval,
                     request_count: limit(cx, "request_count", 50)?,
@@ -170,7 +170,7 @@ impl Scenario {
                     buffer: percent(cx, "buffer", 25.0, f64::INFINITY)?,
                     percentile,
                     max_limit,
-                })
+                }))
             }
             _ => None,
         }

@@ -124,14 +124,20 @@ impl Scenario {
                 s.serial.as_ref(),
                 cx,
             ),
-            priority: self.priority(s.priority.as_ref(), cx),
+            priority: self.priority(setting(o, i, "priority", &s.priority), cx),
         }
     }
 }
 
-/// Source `i`'s `key` setting (`deadline`, `clients` or `think`) in this
-/// run: the last a variant gives, or the source's `own`.
-fn setting<'a>(o: &'a Overrides, i: usize, key: &str, own: &'a Option<Timed>) -> Option<&'a Timed> {
+/// Source `i`'s `key` setting (`deadline`, `clients`, `think` or
+/// `priority`) in this run: the last a variant gives, or the source's
+/// `own`.
+pub(super) fn setting<'a>(
+    o: &'a Overrides,
+    i: usize,
+    key: &str,
+    own: &'a Option<Timed>,
+) -> Option<&'a Timed> {
     o.source_settings
         .iter()
         .rev()

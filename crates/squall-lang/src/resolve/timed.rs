@@ -15,6 +15,10 @@ use crate::units;
 
 use super::Cx;
 
+/// The most versioned items a node holds (`optimistic items N`): each
+/// keeps its version, 8 bytes.
+const MAX_ITEMS: u64 = 1_000_000;
+
 impl Scenario {
     fn timed_value<T>(
         &self,
@@ -89,6 +93,17 @@ impl Scenario {
                 "optimistic" => {
                     any = true;
                     server.optimistic = Some(t.code().unwrap_or(CONFLICT));
+                    if let Some(v) = t.value_after("items") {
+                        let n = self.whole(t, "items", "a number of items", cx).unwrap_or(1);
+                        if !(1..=MAX_ITEMS).contains(&n) {
+                            cx.errs.push(
+                                Diagnostic::new(format!("`items` is from 1 to {MAX_ITEMS}, found {n}"), v.span)
+                                    .label("not a number of versioned items")
+                                    .help("`optimistic items 8` spreads the writes over 8 items; one item (the default) is `optimistic`"),
+                            );
+                        }
+                        server.optimistic_items = n.clamp(1, MAX_ITEMS) as u32;
+                    }
                 }
                 "limit" => {
                     any = true;

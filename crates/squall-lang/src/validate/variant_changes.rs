@@ -1,8 +1,8 @@
 //! A variant's changes to services and sources: `service a, b { ... }`
 //! (the same change to each named service, as two blocks would make it)
-//! and `source users { rate ...  deadline ...  clients ...  think ... }`
-//! (the rates replaced when it gives any, and each of `deadline`,
-//! `clients` and `think` that it gives).
+//! and `source users { rate ...  deadline ...  clients ...  think ...
+//! priority ... }` (the rates replaced when it gives any, and each of
+//! `deadline`, `clients`, `think` and `priority` that it gives).
 
 use crate::ast::*;
 use crate::decl::{Overrides, Scenario};
@@ -69,7 +69,7 @@ impl Validator {
     /// numbered after the others (`resolve/sending/mod.rs` reads it so).
     /// Rate lines replace the source's (a block of none but settings keeps
     /// them; an empty block keeps only the base rate, as before settings
-    /// were allowed); `deadline`, `clients` and `think` each replace the
+    /// were allowed); `deadline`, `clients`, `think` and `priority` each replace the
     /// source's own, and a closed loop's rules (`think` needs `clients`, no
     /// schedule with `think`) are checked on the source as the variant
     /// leaves it.

@@ -14,27 +14,24 @@
 //! then `L` is clamped to `[min_limit, max_limit]`. The initial limit is
 //! taken as written until the first sample.
 
+use squall_lang::AimdSpec;
+
 /// The state of one `AIMDLimit`.
 #[derive(Debug, Clone)]
 pub struct Aimd {
     limit: u32,
-    min: u32,
-    max: u32,
-    backoff_ratio: f64,
-    /// A round trip longer than this counts as a drop \[engine units\].
-    timeout: u64,
+    /// Its settings, `timeout` (a round trip longer counts as a drop) in
+    /// engine units.
+    spec: AimdSpec,
 }
 
 impl Aimd {
-    /// A limit starting at `initial`, within `[min, max]` after its first
-    /// sample, `timeout` in engine units.
-    pub fn new(initial: u32, min: u32, max: u32, backoff_ratio: f64, timeout: u64) -> Self {
+    /// A limit starting at `spec.initial_limit`, within `[min_limit,
+    /// max_limit]` after its first sample, `spec.timeout` in engine units.
+    pub fn new(spec: AimdSpec) -> Self {
         Aimd {
-            limit: initial,
-            min,
-            max,
-            backoff_ratio,
-            timeout,
+            limit: spec.initial_limit,
+            spec,
         }
     }
 
@@ -46,16 +43,16 @@ impl Aimd {
     /// A sample: a try that took `rtt` units, sent when `inflight` tries
     /// (itself included) were out, `dropped` or not (`_update`).
     pub fn sample(&mut self, rtt: u64, inflight: u32, dropped: bool) {
-        let l = self.limit;
-        let next = if dropped || rtt > self.timeout {
+        let (l, s) = (self.limit, &self.spec);
+        let next = if dropped || rtt > s.timeout {
             // Java's `(int) (currentLimit * backoffRatio)`: truncation.
-            (f64::from(l) * self.backoff_ratio) as u32
+            (f64::from(l) * s.backoff_ratio) as u32
         } else if u64::from(inflight) * 2 >= u64::from(l) {
             l.saturating_add(1)
         } else {
             l
         };
-        self.limit = next.max(self.min).min(self.max);
+        self.limit = next.max(s.min_limit).min(s.max_limit);
     }
 }
 
@@ -63,11 +60,22 @@ impl Aimd {
 mod tests {
     use super::*;
 
+    /// `AIMDLimit` from `initial` within `[min, max]`.
+    fn aimd(initial: u32, min: u32, max: u32, backoff_ratio: f64, timeout: u64) -> Aimd {
+        Aimd::new(AimdSpec {
+            initial_limit: initial,
+            min_limit: min,
+            max_limit: max,
+            backoff_ratio,
+            timeout,
+        })
+    }
+
     #[test]
     fn additive_increase_when_half_used_multiplicative_decrease_on_drop() {
         // From 20 (min 1, max 200, ratio 0.9, timeout 100 units), worked
         // by the rule in the module doc:
-        let mut a = Aimd::new(20, 1, 200, 0.9, 100);
+        let mut a = aimd(20, 1, 200, 0.9, 100);
         a.sample(10, 10, false); // 10 x 2 >= 20: 21
         assert_eq!(a.limit(), 21);
         a.sample(10, 10, false); // 20 < 21: stays 21
@@ -94,10 +102,10 @@ mod tests {
     #[test]
     fn clamped_to_min_and_max() {
         // The library's defaults: min 20 = initial, so a drop at 20 stays 20.
-        let mut a = Aimd::new(20, 20, 200, 0.9, 5_000);
+        let mut a = aimd(20, 20, 200, 0.9, 5_000);
         a.sample(1, 20, true);
         assert_eq!(a.limit(), 20);
-        let mut a = Aimd::new(200, 20, 200, 0.9, 5_000);
+        let mut a = aimd(200, 20, 200, 0.9, 5_000);
         a.sample(1, 200, false); // 201 held at 200
         assert_eq!(a.limit(), 200);
     }

@@ -39,33 +39,15 @@
 //! from the samples (the nearest rank, `ceil(q x n)`-th smallest): the two
 //! differ by at most a bucket's width (a few percent).
 
-use crate::rng::Stream;
+use squall_lang::EnvoySpec;
 
-/// Envoy's gradient controller, its settings in engine units.
-#[derive(Debug, Clone)]
-pub struct EnvoyConfig {
-    /// `concurrency_update_interval` \[units\].
-    pub update_interval: u64,
-    /// `min_rtt_calc_params.interval` \[units\].
-    pub min_rtt_interval: u64,
-    /// `request_count`.
-    pub request_count: u32,
-    /// `jitter`, a share of `interval`.
-    pub jitter: f64,
-    /// `min_concurrency`.
-    pub min_concurrency: u32,
-    /// `buffer`, a share of minRTT.
-    pub buffer: f64,
-    /// `sample_aggregate_percentile`, a share.
-    pub percentile: f64,
-    /// `max_concurrency_limit`.
-    pub max_limit: u32,
-}
+use crate::rng::Stream;
 
 /// The state of one gradient controller.
 #[derive(Debug, Clone)]
 pub struct Envoy {
-    cfg: EnvoyConfig,
+    /// Its settings, the two intervals in engine units.
+    cfg: EnvoySpec,
     limit: u32,
     /// The limit kept aside during a minRTT window; 0 outside one.
     deferred: u32,
@@ -85,7 +67,7 @@ pub struct Envoy {
 impl Envoy {
     /// A controller created at time 0: it opens a minRTT window at once
     /// and sets its update timer.
-    pub fn new(cfg: EnvoyConfig) -> Self {
+    pub fn new(cfg: EnvoySpec) -> Self {
         let mut e = Envoy {
             limit: cfg.min_concurrency,
             deferred: 0,

@@ -19,6 +19,8 @@
 //! Drops are not read: the gradient sees only the round trips. The
 //! engine passes an `rtt` of at least 1 unit (the library divides by it).
 
+use squall_lang::Gradient2Spec;
+
 /// `ExpAvgMeasurement(window, 10)`.
 #[derive(Debug, Clone)]
 struct ExpAvg {
@@ -58,32 +60,16 @@ impl ExpAvg {
 pub struct Gradient2 {
     estimate: f64,
     long: ExpAvg,
-    min: u32,
-    max: u32,
-    smoothing: f64,
-    queue_size: u32,
-    tolerance: f64,
+    spec: Gradient2Spec,
 }
 
 impl Gradient2 {
-    /// A limit starting at `initial`.
-    pub fn new(
-        initial: u32,
-        min: u32,
-        max: u32,
-        smoothing: f64,
-        queue_size: u32,
-        long_window: u32,
-        tolerance: f64,
-    ) -> Self {
+    /// A limit starting at `spec.initial_limit`.
+    pub fn new(spec: Gradient2Spec) -> Self {
         Gradient2 {
-            estimate: f64::from(initial),
-            long: ExpAvg::new(long_window),
-            min,
-            max,
-            smoothing,
-            queue_size,
-            tolerance,
+            estimate: f64::from(spec.initial_limit),
+            long: ExpAvg::new(spec.long_window),
+            spec,
         }
     }
 
@@ -113,10 +99,13 @@ impl Gradient2 {
         if f64::from(inflight) < e / 2.0 {
             return;
         }
-        let gradient = (self.tolerance * long / short).clamp(0.5, 1.0);
-        let next = e * gradient + f64::from(self.queue_size);
-        let next = e * (1.0 - self.smoothing) + next * self.smoothing;
-        self.estimate = next.min(f64::from(self.max)).max(f64::from(self.min));
+        let s = &self.spec;
+        let gradient = (s.rtt_tolerance * long / short).clamp(0.5, 1.0);
+        let next = e * gradient + f64::from(s.queue_size);
+        let next = e * (1.0 - s.smoothing) + next * s.smoothing;
+        self.estimate = next
+            .min(f64::from(s.max_concurrency))
+            .max(f64::from(s.min_limit));
     }
 }
 
@@ -124,11 +113,24 @@ impl Gradient2 {
 mod tests {
     use super::*;
 
+    /// `Gradient2Limit` from `initial` within `[min, max]`.
+    fn gradient2(initial: u32, min: u32, max: u32, tolerance: f64) -> Gradient2 {
+        Gradient2::new(Gradient2Spec {
+            initial_limit: initial,
+            min_limit: min,
+            max_concurrency: max,
+            smoothing: 0.2,
+            queue_size: 4,
+            long_window: 600,
+            rtt_tolerance: tolerance,
+        })
+    }
+
     #[test]
     fn steady_round_trips_grow_the_limit_by_smoothing_x_queue_size() {
         // Defaults but min 1: with every rtt equal, long = rtt, gradient =
         // min(1, 1.5) = 1, so E' = E + 4 and E = E + 0.2 x 4 = E + 0.8.
-        let mut g = Gradient2::new(20, 1, 200, 0.2, 4, 600, 1.5);
+        let mut g = gradient2(20, 1, 200, 1.5);
         for k in 1..=6 {
             g.sample(100, 20);
             assert!((g.estimate() - (20.0 + 0.8 * f64::from(k))).abs() < 1e-9);
@@ -143,7 +145,7 @@ mod tests {
         // 300 x 2/601 = 100.6656; gradient = clamp(1.5 x 100.6656 / 300 =
         // 0.50333, 0.5, 1) = 0.50333; E' = 28 x 0.50333 + 4 = 18.0932;
         // E = 28 x 0.8 + 18.0932 x 0.2 = 26.0186.
-        let mut g = Gradient2::new(20, 1, 200, 0.2, 4, 600, 1.5);
+        let mut g = gradient2(20, 1, 200, 1.5);
         for _ in 0..10 {
             g.sample(100, 20);
         }
@@ -164,7 +166,7 @@ mod tests {
 
     #[test]
     fn app_limited_and_the_recovery_of_the_long_average() {
-        let mut g = Gradient2::new(20, 1, 200, 0.2, 4, 600, 1.5);
+        let mut g = gradient2(20, 1, 200, 1.5);
         // Ten samples of 1000 with inflight 9 < 20 / 2: long = 1000, E
         // unchanged.
         for _ in 0..10 {
@@ -186,7 +188,7 @@ mod tests {
         // 100 (E = 20.8), a sample of 10^6 gives long = the warm-up mean
         // 500 050, gradient 0.50005, E' = 20.8 x 0.50005 + 4 = 14.40,
         // E = 16.64 + 2.88 = 19.52: held at 20.
-        let mut g = Gradient2::new(20, 20, 200, 0.2, 4, 600, 1.0);
+        let mut g = gradient2(20, 20, 200, 1.0);
         g.sample(100, 20);
         g.sample(1_000_000, 20);
         assert_eq!(g.estimate(), 20.0);

@@ -30,21 +30,22 @@
 //! A round trip of 0 units is taken as 1 (Vegas refuses 0, and the
 //! gradients divide by it). Each limiter that draws (Vegas's probe jitter,
 //! Envoy's minRTT jitter) has its own stream, `limiter/<node>` under the
-//! run's seed, so no other component's draws move.
+//! run's seed (a client's own, `limiter/<node>/<source>/<client>`), so no
+//! other component's draws move.
 
 pub mod aimd;
 pub mod envoy;
 pub mod gradient2;
 pub mod vegas;
 
-use squall_lang::LimiterSpec;
+use squall_lang::{AimdSpec, EnvoySpec, LimiterSpec};
 
 use crate::outcome::{Answer, FailKind};
 use crate::rng::Stream;
 use crate::time::Resolution;
 
 use aimd::Aimd;
-use envoy::{Envoy, EnvoyConfig};
+use envoy::Envoy;
 use gradient2::Gradient2;
 use vegas::Vegas;
 
@@ -108,66 +109,16 @@ impl Limiter {
     pub fn new(spec: &LimiterSpec, res: Resolution, mut stream: Stream) -> Self {
         let units = |ticks: u64| res.ticks(ticks).units();
         let rule = match *spec {
-            LimiterSpec::Aimd {
-                initial_limit,
-                min_limit,
-                max_limit,
-                backoff_ratio,
-                timeout,
-            } => Rule::Aimd(Aimd::new(
-                initial_limit,
-                min_limit,
-                max_limit,
-                backoff_ratio,
-                units(timeout),
-            )),
-            LimiterSpec::Vegas {
-                initial_limit,
-                max_concurrency,
-                smoothing,
-                probe_multiplier,
-            } => Rule::Vegas(Vegas::new(
-                initial_limit,
-                max_concurrency,
-                smoothing,
-                probe_multiplier,
-                &mut stream,
-            )),
-            LimiterSpec::Gradient2 {
-                initial_limit,
-                min_limit,
-                max_concurrency,
-                smoothing,
-                queue_size,
-                long_window,
-                rtt_tolerance,
-            } => Rule::Gradient2(Gradient2::new(
-                initial_limit,
-                min_limit,
-                max_concurrency,
-                smoothing,
-                queue_size,
-                long_window,
-                rtt_tolerance,
-            )),
-            LimiterSpec::Envoy {
-                update_interval,
-                min_rtt_interval,
-                request_count,
-                jitter,
-                min_concurrency,
-                buffer,
-                percentile,
-                max_limit,
-            } => Rule::Envoy(Envoy::new(EnvoyConfig {
-                update_interval: units(update_interval),
-                min_rtt_interval: units(min_rtt_interval),
-                request_count,
-                jitter,
-                min_concurrency,
-                buffer,
-                percentile,
-                max_limit,
+            LimiterSpec::Aimd(s) => Rule::Aimd(Aimd::new(AimdSpec {
+                timeout: units(s.timeout),
+                ..s
+            })),
+            LimiterSpec::Vegas(s) => Rule::Vegas(Vegas::new(s, &mut stream)),
+            LimiterSpec::Gradient2(s) => Rule::Gradient2(Gradient2::new(s)),
+            LimiterSpec::Envoy(s) => Rule::Envoy(Envoy::new(EnvoySpec {
+                update_interval: units(s.update_interval),
+                min_rtt_interval: units(s.min_rtt_interval),
+                ..s
             })),
         };
         Limiter {

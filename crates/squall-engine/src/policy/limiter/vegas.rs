@@ -22,6 +22,8 @@
 //!
 //! The library refuses an `rtt` of 0; the engine passes at least 1 unit.
 
+use squall_lang::VegasSpec;
+
 use crate::rng::Stream;
 
 /// `Log10RootIntFunction` with baseline 0: `max(1, floor(log10 x))`.
@@ -38,29 +40,19 @@ pub fn lg(x: u32) -> u32 {
 pub struct Vegas {
     estimate: f64,
     rtt_noload: u64,
-    max: u32,
-    smoothing: f64,
-    probe_multiplier: u32,
+    spec: VegasSpec,
     probe_count: u32,
     probe_jitter: f64,
 }
 
 impl Vegas {
-    /// A limit starting at `initial`; the first probe jitter is drawn from
-    /// `stream` (the library draws it in its constructor).
-    pub fn new(
-        initial: u32,
-        max: u32,
-        smoothing: f64,
-        probe_multiplier: u32,
-        stream: &mut Stream,
-    ) -> Self {
+    /// A limit starting at `spec.initial_limit`; the first probe jitter is
+    /// drawn from `stream` (the library draws it in its constructor).
+    pub fn new(spec: VegasSpec, stream: &mut Stream) -> Self {
         Vegas {
-            estimate: f64::from(initial),
+            estimate: f64::from(spec.initial_limit),
             rtt_noload: 0,
-            max,
-            smoothing,
-            probe_multiplier,
+            spec,
             probe_count: 0,
             probe_jitter: jitter(stream),
         }
@@ -85,7 +77,7 @@ impl Vegas {
     pub fn sample(&mut self, rtt: u64, inflight: u32, dropped: bool, stream: &mut Stream) {
         let rtt = rtt.max(1);
         self.probe_count += 1;
-        let probe = self.probe_jitter * f64::from(self.probe_multiplier) * self.estimate
+        let probe = self.probe_jitter * f64::from(self.spec.probe_multiplier) * self.estimate
             <= f64::from(self.probe_count);
         if probe {
             self.probe_jitter = jitter(stream);
@@ -117,8 +109,8 @@ impl Vegas {
                 return;
             }
         };
-        let next = next.min(f64::from(self.max)).max(1.0);
-        self.estimate = (1.0 - self.smoothing) * e + self.smoothing * next;
+        let next = next.min(f64::from(self.spec.max_concurrency)).max(1.0);
+        self.estimate = (1.0 - self.spec.smoothing) * e + self.spec.smoothing * next;
     }
 }
 
@@ -131,6 +123,17 @@ fn jitter(stream: &mut Stream) -> f64 {
 mod tests {
     use super::*;
 
+    /// `VegasLimit` from `initial` up to `max`.
+    fn vegas(initial: u32, max: u32, smoothing: f64, probe: u32, s: &mut Stream) -> Vegas {
+        let spec = VegasSpec {
+            initial_limit: initial,
+            max_concurrency: max,
+            smoothing,
+            probe_multiplier: probe,
+        };
+        Vegas::new(spec, s)
+    }
+
     #[test]
     fn log10_root() {
         // max(1, floor(log10 x)): 1 up to 99, 2 from 100, 3 from 1000.
@@ -142,7 +145,7 @@ mod tests {
     /// jitter is at least 0.5: a probe needs 0.5 x 30 x 20 = 300 samples).
     fn at_20() -> (Vegas, Stream) {
         let mut s = Stream::new(1, "vegas test");
-        let v = Vegas::new(20, 1000, 1.0, 30, &mut s);
+        let v = vegas(20, 1000, 1.0, 30, &mut s);
         (v, s)
     }
 
@@ -181,7 +184,7 @@ mod tests {
     fn smoothing_moves_part_of_the_way() {
         // smoothing 0.5: from 20, queue 1 (threshold) aims at 26; E = 23.
         let mut s = Stream::new(1, "vegas test");
-        let mut v = Vegas::new(20, 1000, 0.5, 30, &mut s);
+        let mut v = vegas(20, 1000, 0.5, 30, &mut s);
         v.sample(100, 20, false, &mut s);
         v.sample(105, 20, false, &mut s);
         assert_eq!(v.estimate(), 23.0);
@@ -194,7 +197,7 @@ mod tests {
         // 10th at the earliest (jitter >= 0.5). A probe takes its rtt as
         // rtt_noload even when it is slower.
         let mut s = Stream::new(7, "vegas test");
-        let mut v = Vegas::new(20, 1000, 1.0, 1, &mut s);
+        let mut v = vegas(20, 1000, 1.0, 1, &mut s);
         v.sample(100, 20, false, &mut s);
         let mut probed_at = None;
         for k in 2..=20 {

@@ -261,8 +261,9 @@ impl Timed {
         faults: &[FaultSpec],
     ) -> Result<Step, SimError> {
         let gen = self.calls.enter(c, Phase::Service);
-        server.begin(c);
-        let d = server.service_time(faults, now, self.res, self.key(c));
+        let key = self.key(c);
+        server.begin(c, key);
+        let d = server.service_time(faults, now, self.res, key);
         if d.is_zero() {
             return Ok(Step::Proceed);
         }

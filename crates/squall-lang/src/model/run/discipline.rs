@@ -1,6 +1,7 @@
 //! The order in which a node's queued calls take a freed worker
 //! (`discipline ...` on a service with `workers`), and adaptive LIFO with
-//! CoDel's shedding (`discipline adaptive_lifo { ... }`). Durations are
+//! CoDel's shedding (`discipline adaptive_lifo { ... }`), FIFO with the
+//! same shedding (`discipline codel { ... }`). Durations are
 //! ticks of the file's clock, as fractions.
 
 use serde::Serialize;
@@ -22,6 +23,22 @@ pub enum QueueDiscipline {
     /// the queue is overloaded. Boxed: a node's spec stays as small as
     /// with one of the others.
     AdaptiveLifo(Box<AdaptiveLifo>),
+    /// `codel`: FIFO, and CoDel sheds at dequeue as under `adaptive_lifo`,
+    /// with no switch to LIFO (fbthrift's `ThreadManager`). Boxed as
+    /// adaptive LIFO is.
+    Codel(Box<CodelFifo>),
+}
+
+/// FIFO with CoDel's shedding, as fbthrift's `ThreadManager` runs it
+/// (`thrift/lib/cpp/concurrency/ThreadManager.cpp`: its worker asks
+/// folly's `Codel::overloaded` of each task it takes from its FIFO queue
+/// and drops an expired one): adaptive LIFO without the switch.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CodelFifo {
+    /// CoDel's target queueing delay \[ticks\], as [`AdaptiveLifo`]'s.
+    pub target_delay: f64,
+    /// CoDel's interval \[ticks\], as [`AdaptiveLifo`]'s.
+    pub interval: f64,
 }
 
 /// Adaptive LIFO with CoDel, as HBase's `AdaptiveLifoCoDelCallQueue`
@@ -43,7 +60,7 @@ pub struct AdaptiveLifo {
 
 impl QueueDiscipline {
     /// Every discipline's keyword, in the order the reference lists them.
-    pub const KEYWORDS: [&'static str; 3] = ["fifo", "lifo", "adaptive_lifo"];
+    pub const KEYWORDS: [&'static str; 4] = ["fifo", "lifo", "adaptive_lifo", "codel"];
 
     /// The settings each keyword takes in its `{ ... }` block.
     pub fn settings_of(word: &str) -> &'static [&'static str] {
@@ -54,8 +71,18 @@ impl QueueDiscipline {
                 "lifo_threshold",
                 "lifo_switch_threshold",
             ],
+            "codel" => &["target_delay", "interval"],
             _ => &[],
         }
+    }
+
+    /// True for the disciplines whose CoDel sheds calls (`adaptive_lifo`,
+    /// `codel`).
+    pub fn sheds(&self) -> bool {
+        matches!(
+            self,
+            QueueDiscipline::AdaptiveLifo(_) | QueueDiscipline::Codel(_)
+        )
     }
 
     /// True for the default, FIFO (left out of the model's JSON, so a

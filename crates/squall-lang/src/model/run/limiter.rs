@@ -14,72 +14,90 @@
 
 use serde::Serialize;
 
-/// A node's adaptive concurrency limit on its tries downstream.
+/// A node's adaptive concurrency limit on its tries downstream: one
+/// struct per kind, which the engine's rule for that kind keeps as its
+/// settings.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub enum LimiterSpec {
     /// Netflix `AIMDLimit`: +1 when a success finds the limit half used,
     /// `x backoff_ratio` on a drop or a round trip over `timeout`.
-    Aimd {
-        /// `initialLimit`.
-        initial_limit: u32,
-        /// `minLimit`.
-        min_limit: u32,
-        /// `maxLimit`.
-        max_limit: u32,
-        /// `backoffRatio`.
-        backoff_ratio: f64,
-        /// `timeout` \[ticks\]: a round trip longer counts as a drop.
-        timeout: u64,
-    },
+    Aimd(AimdSpec),
     /// Netflix `VegasLimit`: the queue `limit x (1 - rtt_noload / rtt)`
     /// against log10-scaled thresholds.
-    Vegas {
-        /// `initialLimit`.
-        initial_limit: u32,
-        /// `maxConcurrency`.
-        max_concurrency: u32,
-        /// `smoothing`.
-        smoothing: f64,
-        /// `probeMultiplier`.
-        probe_multiplier: u32,
-    },
+    Vegas(VegasSpec),
     /// Netflix `Gradient2Limit`: the gradient of a long exponential average
     /// of the round trip over the last one, smoothed.
-    Gradient2 {
-        /// `initialLimit`.
-        initial_limit: u32,
-        /// `minLimit`.
-        min_limit: u32,
-        /// `maxConcurrency`.
-        max_concurrency: u32,
-        /// `smoothing`.
-        smoothing: f64,
-        /// `queueSize` (a constant).
-        queue_size: u32,
-        /// `longWindow` (samples).
-        long_window: u32,
-        /// `rttTolerance`.
-        rtt_tolerance: f64,
-    },
+    Gradient2(Gradient2Spec),
     /// Envoy's adaptive concurrency filter, gradient controller.
-    Envoy {
-        /// `concurrency_update_interval` \[ticks\].
-        update_interval: u64,
-        /// `min_rtt_calc_params.interval` \[ticks\].
-        min_rtt_interval: u64,
-        /// `request_count`.
-        request_count: u32,
-        /// `jitter` as a share (0.15 for 15 %).
-        jitter: f64,
-        /// `min_concurrency`.
-        min_concurrency: u32,
-        /// `buffer` as a share (0.25 for 25 %).
-        buffer: f64,
-        /// `sample_aggregate_percentile` as a share (0.5 for p50).
-        percentile: f64,
-        /// `max_concurrency_limit`.
-        max_limit: u32,
-    },
+    Envoy(EnvoySpec),
+}
+
+/// The settings of `limiter aimd`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct AimdSpec {
+    /// `initialLimit`.
+    pub initial_limit: u32,
+    /// `minLimit`.
+    pub min_limit: u32,
+    /// `maxLimit`.
+    pub max_limit: u32,
+    /// `backoffRatio`.
+    pub backoff_ratio: f64,
+    /// `timeout` \[ticks\]: a round trip longer counts as a drop.
+    pub timeout: u64,
+}
+
+/// The settings of `limiter vegas`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct VegasSpec {
+    /// `initialLimit`.
+    pub initial_limit: u32,
+    /// `maxConcurrency`.
+    pub max_concurrency: u32,
+    /// `smoothing`.
+    pub smoothing: f64,
+    /// `probeMultiplier`.
+    pub probe_multiplier: u32,
+}
+
+/// The settings of `limiter gradient2`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Gradient2Spec {
+    /// `initialLimit`.
+    pub initial_limit: u32,
+    /// `minLimit`.
+    pub min_limit: u32,
+    /// `maxConcurrency`.
+    pub max_concurrency: u32,
+    /// `smoothing`.
+    pub smoothing: f64,
+    /// `queueSize` (a constant).
+    pub queue_size: u32,
+    /// `longWindow` (samples).
+    pub long_window: u32,
+    /// `rttTolerance`.
+    pub rtt_tolerance: f64,
+}
+
+/// The settings of `limiter envoy`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EnvoySpec {
+    /// `concurrency_update_interval` \[ticks\].
+    pub update_interval: u64,
+    /// `min_rtt_calc_params.interval` \[ticks\].
+    pub min_rtt_interval: u64,
+    /// `request_count`.
+    pub request_count: u32,
+    /// `jitter` as a share (0.15 for 15 %).
+    pub jitter: f64,
+    /// `min_concurrency`.
+    pub min_concurrency: u32,
+    /// `buffer` as a share (0.25 for 25 %).
+    pub buffer: f64,
+    /// `sample_aggregate_percentile` as a share (0.5 for p50).
+    pub percentile: f64,
+    /// `max_concurrency_limit`.
+    pub max_limit: u32,
 }
 
 impl LimiterSpec {
@@ -143,10 +161,10 @@ impl LimiterSpec {
     /// The kind's word, as written.
     pub fn kind(&self) -> &'static str {
         match self {
-            LimiterSpec::Aimd { .. } => "aimd",
-            LimiterSpec::Vegas { .. } => "vegas",
-            LimiterSpec::Gradient2 { .. } => "gradient2",
-            LimiterSpec::Envoy { .. } => "envoy",
+            LimiterSpec::Aimd(_) => "aimd",
+            LimiterSpec::Vegas(_) => "vegas",
+            LimiterSpec::Gradient2(_) => "gradient2",
+            LimiterSpec::Envoy(_) => "envoy",
         }
     }
 }

@@ -120,6 +120,16 @@ pub struct ServerSpec {
     /// model's JSON when absent, so a model without it serializes as before.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimistic: Option<u32>,
+    /// `optimistic items N`: the versioned items writes spread over, each
+    /// write to one picked uniformly (0 and 1 both mean one item; left out
+    /// of the model's JSON then).
+    #[serde(skip_serializing_if = "one_item")]
+    pub optimistic_items: u32,
+}
+
+/// True for one versioned item (`optimistic` without `items`).
+fn one_item(n: &u32) -> bool {
+    *n <= 1
 }
 
 /// A token bucket in front of a node.

@@ -16,6 +16,7 @@ use crate::policy::retry::{classify, Class};
 use crate::rng::{mix_key, Generator, Purpose, Stream};
 use crate::time::Time;
 
+use super::super::super::clients::Part;
 use super::super::super::{event::Event, runner::Runner, SimError};
 use super::super::calls::{Phase, NONE};
 use super::super::recorder::Count;
@@ -48,8 +49,7 @@ impl Runner<'_, '_> {
                 self.nodes[node].caller.back();
                 if self.nodes[node].caller.has_limiter() {
                     let sent = *self.timed.calls.get(call.child);
-                    let (at, n) = (sent.arrived, sent.limit_inflight);
-                    self.limiter_back(now, node, at, n, Sample::Cancelled);
+                    self.limiter_back(now, node, &sent, Sample::Cancelled);
                 }
             }
             if self.nodes[node].caller.hedge().is_some() {
@@ -101,7 +101,7 @@ impl Runner<'_, '_> {
         self.log_call(now.units(), call.slot, node, call.try_no, answer, latency);
         if self.nodes[node].caller.has_budget() {
             self.close_retry(c, node);
-            let client = self.client_budget(call.slot, node);
+            let client = self.client_part(Part::Budget, call.slot, node);
             let caller = &mut self.nodes[node].caller;
             caller.leave(call.tries > 0, Some(answer), call.grant, client);
         }
@@ -116,7 +116,7 @@ impl Runner<'_, '_> {
             self.timed
                 .recorder
                 .end_to_end(source, now, now.since(started), answer == Answer::Ok);
-            let client = self.requests.client[call.slot as usize];
+            let client = self.requests.client(call.slot);
             self.drop_ref(call.slot);
             self.drop_ref(call.slot);
             let spec = &self.sim.model.sources[source];
@@ -139,8 +139,7 @@ impl Runner<'_, '_> {
         let (pnode, _, _) = self.timed.node_of(p);
         self.nodes[pnode].caller.back();
         if self.nodes[pnode].caller.has_limiter() {
-            let (at, n) = (call.arrived, call.limit_inflight);
-            self.limiter_back(now, pnode, at, n, Sample::of(answer));
+            self.limiter_back(now, pnode, &call, Sample::of(answer));
         }
         if self.nodes[pnode].caller.guarded() {
             let took = self.timed.ticks_since(now, call.arrived);

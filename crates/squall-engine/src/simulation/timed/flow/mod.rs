@@ -11,9 +11,10 @@ use crate::outcome::{fail, Answer, FailKind};
 use crate::policy::limiter::Sample;
 use crate::time::Time;
 
+use super::super::clients::Part;
 use super::super::{event::Event, runner::Runner, SimError};
 use super::arrival::Step;
-use super::calls::{Phase, NONE};
+use super::calls::{Call, Phase, NONE};
 use super::recorder::Count;
 
 /// Events between two looks at the work budget and the queue's stale
@@ -298,13 +299,14 @@ impl Runner<'_, '_> {
     /// node without a limiter pays one test.
     #[inline(never)]
     fn limit_try(&mut self, now: Time, tick: u64, c: u32, node: usize) -> Result<u16, Answer> {
-        let Some(n) = self.nodes[node].caller.acquire(now) else {
+        let client = self.client_part(Part::Limiter, self.timed.calls.get(c).slot, node);
+        let Some(n) = self.nodes[node].caller.acquire(now, client) else {
             self.timed.recorder.count(node, Count::Limited, now, 1);
             return Err(fail(FailKind::Limited));
         };
         if let Some(open) = self.admit_try(tick, c, node) {
             let caller = &mut self.nodes[node].caller;
-            caller.release(now, now, n, Sample::Cancelled);
+            caller.release(now, now, n, Sample::Cancelled, client);
             return Err(open);
         }
         // The limits are at most 65 535 (`resolve/limiters.rs`).
@@ -315,16 +317,11 @@ impl Runner<'_, '_> {
     /// `now` as `sample`: its limiter hears it. Out of line, as
     /// [`Self::limit_try`].
     #[inline(never)]
-    pub(super) fn limiter_back(
-        &mut self,
-        now: Time,
-        node: usize,
-        sent: Time,
-        inflight: u16,
-        sample: Sample,
-    ) {
+    pub(super) fn limiter_back(&mut self, now: Time, node: usize, try_: &Call, sample: Sample) {
+        let client = self.client_part(Part::Limiter, try_.slot, node);
+        let (sent, inflight) = (try_.arrived, u32::from(try_.limit_inflight));
         let caller = &mut self.nodes[node].caller;
-        caller.release(now, sent, u32::from(inflight), sample);
+        caller.release(now, sent, inflight, sample, client);
     }
 
     /// A scheduled event for call `c`, if it is still current.
@@ -420,13 +417,7 @@ impl Runner<'_, '_> {
             self.nodes[node].caller.back();
             if self.nodes[node].caller.has_limiter() {
                 let sent = *self.timed.calls.get(child);
-                self.limiter_back(
-                    now,
-                    node,
-                    sent.arrived,
-                    sent.limit_inflight,
-                    Sample::Dropped,
-                );
+                self.limiter_back(now, node, &sent, Sample::Dropped);
             }
         }
         self.give_up(now, c, child)?;
