@@ -158,6 +158,7 @@ mod finish;
 mod flow;
 mod keys;
 mod ledger;
+mod links;
 mod recorder;
 mod source_events;
 mod sources;
@@ -176,6 +177,7 @@ use super::{event::Event, SimError};
 
 use calls::{Calls, Phase};
 use keys::Keys;
+use links::Links;
 use recorder::Recorder;
 use sources::TimedSources;
 
@@ -247,6 +249,8 @@ pub(super) struct Timed {
     queues: Vec<Option<WorkQueue>>,
     /// The keys of the calls' draws under `draws common` (`keys.rs`).
     keys: Keys,
+    /// Faults on links and on the answer leg (`links.rs`).
+    links: Links,
     /// The events to come: the one calendar queue ([`crate::queue`]),
     /// with buckets sized for nanosecond keys.
     pub(super) events: EventQueue<Event>,
@@ -332,6 +336,7 @@ impl Timed {
             ),
             fetches: Fetches::default(),
             keys: Keys::new(model, seed),
+            links: Links::new(model, seed),
             events: EventQueue::with_width(BucketWidth::NANOSECONDS),
         }
     }
