@@ -196,3 +196,28 @@ fn a_partition_loses_answers_too() {
     assert_eq!(whole(t.failed.run.mean / 1e6), 52.0);
     assert_eq!(t.nodes[1].run.timeouts, 1);
 }
+
+/// A lost try gives its limiter slot back when its timer ends it. api's
+/// AIMD limiter holds one try at a time (`initial_limit`, `min_limit` and
+/// `max_limit` 1): the request at 10 ms loses its one try in the partition
+/// and times out at 10 + 2 + 20 = 32 ms; the request at 500 ms, after the
+/// partition, must get the slot (a leaked slot would refuse it as
+/// limited): db sees one call, and one request completes.
+#[test]
+fn a_lost_try_gives_its_limiter_slot_back() {
+    for cancel in ["", "cancel"] {
+        let obs = run(
+            "source a { at [10ms, 500ms]  enters api }",
+            &format!(
+                "timeout 20ms {cancel}  limiter aimd {{ initial_limit 1  min_limit 1  max_limit 1 }}"
+            ),
+            "fault cut { on api -> db  during 1ms..100ms  partition }",
+            "1s",
+        );
+        let t = timed(&obs);
+        assert_eq!(obs.nodes[2].calls.iter().sum::<u32>(), 1, "{cancel}");
+        assert_eq!(t.nodes[1].run.limited, 0, "{cancel}");
+        assert_eq!(obs.accounting.completed, 1, "{cancel}");
+        assert_eq!(whole(t.failed.run.mean / 1e6), 22.0, "{cancel}");
+    }
+}
