@@ -221,3 +221,22 @@ fn a_lost_try_gives_its_limiter_slot_back() {
         assert_eq!(whole(t.failed.run.mean / 1e6), 22.0, "{cancel}");
     }
 }
+
+/// A hedging api over a partition: both hedged tries (at 4 and 14 ms) are
+/// lost, and the propagated deadline (100 ms after the request entered at
+/// 1 ms) ends the call: the request fails after 100 ms, the hedge's lost
+/// tries are dropped with it, nothing is left in flight.
+#[test]
+fn hedged_tries_lost_on_a_link_go_at_the_deadline() {
+    let obs = run(
+        "source a { at [1ms]  enters edge  deadline 100ms propagate }",
+        "hedge grpc { max_attempts 2  hedging_delay 10ms }",
+        "fault cut { on api -> db  during 1ms..1s  partition }",
+        "1s",
+    );
+    let t = timed(&obs);
+    assert_eq!(whole(t.failed.run.mean / 1e6), 100.0);
+    assert_eq!(obs.nodes[2].calls.iter().sum::<u32>(), 0);
+    assert_eq!((t.calls.link, t.calls.on_link), (2, 0));
+    assert_eq!(obs.accounting.in_flight, 0);
+}

@@ -5,7 +5,7 @@
 
 use squall_lang::RunKey;
 
-use crate::common::one_error;
+use crate::common::{load_text_err, one_error};
 
 const FILE: &str = r#"scenario "links" {
   clock ms
@@ -138,5 +138,23 @@ fn refusals_are_located() {
         &bad,
         "api -> db  during 300ms",
         "a try lost on the link `api -> db` would wait forever",
+    );
+
+    // A hedging api sets no per-try timeout (its timer sends the next
+    // hedge): the help asks for the deadline.
+    let bad = FILE.replace(
+        "service edge, api { timeout 50ms ",
+        "service api { hedge grpc { max_attempts 2  hedging_delay 10ms } }\n  service edge { timeout 50ms ",
+    )
+    .replace("  fault lost { on api -> db  during 700ms..800ms  fail timeout }\n", "");
+    one_error(
+        &bad,
+        "api -> db  during 300ms",
+        "a try lost on the link `api -> db` would wait forever",
+    );
+    let plain = load_text_err(&bad).to_plain();
+    assert!(
+        plain.contains("`api` hedges, so its tries end only at a deadline"),
+        "{plain}"
     );
 }

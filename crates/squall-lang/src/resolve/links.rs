@@ -66,10 +66,17 @@ impl Scenario {
                             span,
                         )
                         .label("its tries are lost here")
-                        .help(format!(
-                            "give `{}` a per-try `timeout`, or every source a `deadline` that `{}` knows (its entry, or `propagate`)",
-                            a.name, a.name
-                        )),
+                        .help(if a.hedge.is_some() {
+                            format!(
+                                "`{}` hedges, so its tries end only at a deadline: give every source a `deadline` that `{}` knows (its entry, or `propagate`)",
+                                a.name, a.name
+                            )
+                        } else {
+                            format!(
+                                "give `{}` a per-try `timeout`, or every source a `deadline` that `{}` knows (its entry, or `propagate`)",
+                                a.name, a.name
+                            )
+                        }),
                     );
                 }
             }
@@ -77,10 +84,12 @@ impl Scenario {
     }
 }
 
-/// True when a try `caller` sends and loses ends: by its per-try timeout,
+/// True when a try `caller` sends and loses ends: by its per-try timeout
+/// (a hedging node has none: its timer sends the next hedge),
 /// or by a deadline it knows on every source's request.
 fn ends_lost_try(model: &Model, caller: usize) -> bool {
-    if model.nodes[caller].caller.timeout.is_some() {
+    let node = &model.nodes[caller];
+    if node.caller.timeout.is_some() && node.hedge.is_none() {
         return true;
     }
     !model.sources.is_empty()
