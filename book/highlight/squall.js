@@ -20,14 +20,14 @@
 
   // The other words of the grammar.
   var KEYWORDS =
-    "after against aimd arrivals as at attempt attempts aws_adaptive " +
+    "after against aimd answer arrivals as at attempt attempts aws_adaptive " +
     "balance batch body_error breaker bucket budget burst call cancel cap capacity " +
     "classified clients column conflict consumers cooldown core date dead_letter " +
     "deadline decorrelated default discipline during end enters entries " +
     "equal_jitter errors every exponential fail failures field fixed from " +
     "full_jitter gate hedge high honor idempotency_key ignore immediately in items " +
     "label latency ledger limit limiter load lognormal low marker max max_receives " +
-    "mean naive network_error none normal of on op optimistic optional path per " +
+    "mean naive network_error none normal of on op optimistic optional partition path per " +
     "phase poison policies priority probes propagate pushback queue rate redeliver " +
     "replicas " +
     "request response retry retry_after route rows sd seconds sequential serial " +

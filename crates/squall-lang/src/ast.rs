@@ -688,19 +688,28 @@ pub struct Target {
     pub node: Ident,
     /// The replica's index as written, and where (from `[` to `]`).
     pub replica: Option<(u64, Span)>,
+    /// `api -> db`: the target is the link from `node` to this callee.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<Ident>,
 }
 
 impl Target {
     /// The target as written: `db` or `api[1]`.
     pub fn text(&self) -> String {
+        if let Some(to) = &self.to {
+            return format!("{} -> {}", self.node.name, to.name);
+        }
         match self.replica {
             None => self.node.name.clone(),
             Some((r, _)) => format!("{}[{r}]", self.node.name),
         }
     }
 
-    /// Where it is, the index included.
+    /// Where it is, the index or the link's callee included.
     pub fn span(&self) -> Span {
+        if let Some(to) = &self.to {
+            return Span::new(self.node.span.start, to.span.end);
+        }
         match self.replica {
             None => self.node.span,
             Some((_, s)) => Span::new(self.node.span.start, s.end),

@@ -26,6 +26,8 @@
 //!   resolved, formatted, refused where written.
 //! - [`replicas`]: `replicas N`, `balance ...` and `on api[1]`, resolved,
 //!   formatted, refused where written.
+//! - [`links`]: faults on a link (`on api -> db`) and on the answer leg,
+//!   resolved, formatted, refused where written.
 //! - [`clients`]: ramps, open and closed loops of clients: what they resolve
 //!   to, their located errors, and `squall fmt` keeping them.
 //! - [`batches`]: a sender's records in bursts (`records N batch B per D`).
@@ -43,6 +45,7 @@ mod errors;
 mod grammar;
 mod kinds;
 mod limiters;
+mod links;
 mod replicas;
 mod resolve;
 mod retry_gate;

@@ -37,6 +37,7 @@ impl Study<'_> {
                 .iter()
                 .filter(|f| {
                     f.fail.is_some()
+                        && f.link.is_none()
                         && f.periodic.is_none()
                         && c.fields.iter().any(|x| x.source == f.node)
                 })

@@ -115,7 +115,7 @@ pub struct TimedSource {
 }
 
 /// Where every call ended up: `arrived = answered + cancelled + queued +
-/// in_service + waiting` at the end of every run.
+/// in_service + waiting + link + on_link` at the end of every run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct CallAccounting {
     /// Calls that reached a node.
@@ -130,12 +130,28 @@ pub struct CallAccounting {
     pub in_service: u64,
     /// Calls waiting for a downstream answer or a retry at the end.
     pub waiting: u64,
+    /// Tries a link fault failed or lost before they reached their node.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub link: u64,
+    /// Tries still on their way down a link at the end.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub on_link: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl CallAccounting {
     /// True when every call is accounted for.
     pub fn balances(&self) -> bool {
         self.arrived
-            == self.answered + self.cancelled + self.queued + self.in_service + self.waiting
+            == self.answered
+                + self.cancelled
+                + self.queued
+                + self.in_service
+                + self.waiting
+                + self.link
+                + self.on_link
     }
 }

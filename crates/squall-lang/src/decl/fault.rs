@@ -8,8 +8,13 @@ use crate::span::Span;
 pub struct FaultDecl {
     /// Name.
     pub name: String,
-    /// The nodes it affects.
+    /// The nodes it affects (for a link, its callee).
     pub nodes: Vec<usize>,
+    /// For each of `nodes`, the caller of a link (`on api -> db`), or none
+    /// for a fault on the node itself.
+    pub callers: Vec<Option<usize>>,
+    /// For each of `nodes`, where its target is written.
+    pub spans: Vec<Span>,
     /// For each of `nodes`, the one replica it strikes (`on api[1]`: the
     /// index as written and where), or none for every replica.
     pub replicas: Vec<Option<(u64, Span)>>,

@@ -508,13 +508,22 @@ fn parse_at_time(pair: Pair<'_, Rule>) -> Result<AtTime> {
     Ok(AtTime { time, count })
 }
 
-/// `db` or `api[1]`: a node a fault strikes, with a replica's index. An
+/// `db`, `api[1]` or `api -> db`: a node a fault strikes, with a
+/// replica's index, or a link from one node to the node it calls. An
 /// index that is not a whole number is refused here, where it is written.
 fn parse_target(pair: Pair<'_, Rule>) -> Result<Target> {
     let mut c = Children::of(pair);
     let node = ident(c.expect(Rule::ident)?);
     let replica = match c.next() {
         None => None,
+        Some(p) if p.as_rule() == Rule::link_to => {
+            let to = ident(Children::of(p).expect(Rule::ident)?);
+            return Ok(Target {
+                node,
+                replica: None,
+                to: Some(to),
+            });
+        }
         Some(p) => {
             let span: Span = p.as_span().into();
             let n = Children::of(p).expect(Rule::number)?;
@@ -528,5 +537,9 @@ fn parse_target(pair: Pair<'_, Rule>) -> Result<Target> {
             Some((v as u64, span))
         }
     };
-    Ok(Target { node, replica })
+    Ok(Target {
+        node,
+        replica,
+        to: None,
+    })
 }

@@ -34,6 +34,8 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::think_prop => "think",
         Rule::serial_prop => "serial",
         Rule::fault_errors => "errors",
+        Rule::fault_answer => "answer",
+        Rule::fault_partition => "partition",
         Rule::series_decl => "series",
         Rule::consumers_prop => "consumers",
         Rule::work_prop => "work",

@@ -47,12 +47,13 @@ impl Scenario {
                     Some(Periodic { every, phase, step })
                 });
                 // A fault on several nodes strikes each of them alike.
-                for &node in &f.nodes {
+                for (k, &node) in f.nodes.iter().enumerate() {
                     faults.push(FaultSpec {
                         periodic,
                         name: f.name.clone(),
                         node,
                         replica: None,
+                        link: f.callers.get(k).copied().flatten(),
                         from,
                         to,
                         capacity,

@@ -34,6 +34,7 @@ mod discipline;
 mod faults;
 mod library_breakers;
 mod limiters;
+mod links;
 mod nodes;
 mod params;
 mod policies;
@@ -152,6 +153,7 @@ impl Scenario {
         };
         self.check_balancers(&model, &mut cx);
         self.check_limiters(&model, &mut cx);
+        self.check_links(&model, &mut cx);
         discipline::check_priorities(self, &model, &mut cx);
         if !errs.is_empty() {
             return Err(errs);

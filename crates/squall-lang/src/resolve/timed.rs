@@ -346,6 +346,8 @@ impl Scenario {
                         out.errors = Some((s / 100.0, t.code().unwrap_or(503)));
                     }
                 }
+                "answer" => out.answer_add = self.duration(t, "+", "an added latency", cx),
+                "partition" => out.partition = true,
                 "workers" => {
                     out.workers = self
                         .whole(t, "", "a number of workers", cx)

@@ -358,6 +358,7 @@ impl Validator {
                     let mut every: Option<EveryAst> = None;
                     let mut timed: Vec<Timed> = Vec::new();
                     let mut node_given = false;
+                    let mut spans = Vec::new();
                     for p in &decl.props {
                         match p {
                             FaultProp::Timed(t) => {
@@ -388,15 +389,9 @@ impl Validator {
                                 }
                                 node_given = true;
                                 self.check_targets(&decl.name.name, ids);
-                                let found: Vec<Option<usize>> = ids
-                                    .iter()
-                                    .map(|id| self.node(&node_names, &id.node))
-                                    .collect();
                                 replicas = ids.iter().map(|t| t.replica).collect();
-                                node = found
-                                    .iter()
-                                    .all(Option::is_some)
-                                    .then(|| found.into_iter().flatten().collect::<Vec<_>>());
+                                spans = ids.iter().map(Target::span).collect();
+                                node = self.fault_targets(&decl.name.name, ids, &node_names);
                             }
                             FaultProp::During(r) => {
                                 if during.is_some() {
@@ -463,9 +458,10 @@ impl Validator {
                             .help("give it an effect, e.g. `capacity 1/round` or `fail 503`"),
                         );
                     }
-                    if let (Some(x), Some(nodes)) = (&every, &node) {
+                    if let (Some(x), Some((nodes, _))) = (&every, &node) {
                         self.check_phase_on_several(x, nodes.len(), &decl.name.name);
                     }
+                    self.check_link_effects(decl);
                     // A periodic fault with no `during` lasts the whole run.
                     let during = during.or_else(|| {
                         every.as_ref().map(|x| {
@@ -483,10 +479,12 @@ impl Validator {
                             }
                         })
                     });
-                    if let (Some(node), Some(during)) = (node, during) {
+                    if let (Some((node, callers)), Some(during)) = (node, during) {
                         faults.push(FaultDecl {
                             name: decl.name.name.clone(),
                             nodes: node,
+                            callers,
+                            spans,
                             replicas,
                             during,
                             capacity,

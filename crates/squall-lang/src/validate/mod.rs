@@ -41,6 +41,7 @@ mod components;
 mod expect;
 mod expr;
 mod kind_block;
+mod links;
 mod names;
 mod report;
 mod runs;

@@ -20,6 +20,7 @@ impl Validator {
         for (k, id) in ids.iter().enumerate() {
             let same = |x: &Target| {
                 x.node.name == id.node.name
+                    && x.to.as_ref().map(|t| &t.name) == id.to.as_ref().map(|t| &t.name)
                     && (x.replica.is_none()
                         || id.replica.is_none()
                         || x.replica.map(|r| r.0) == id.replica.map(|r| r.0))

@@ -36,6 +36,15 @@ pub(super) enum Phase {
     Waiting,
     /// Its node waits before its next try downstream.
     Backoff,
+    /// A try on a faulted link on its way down: reaches its node at its
+    /// wake (`links.rs`).
+    Transit,
+    /// An answer on its way back over a link (or a try a link failed):
+    /// its caller hears `answer` at its wake.
+    Back,
+    /// A try or an answer a link lost: nobody hears it; its caller's timer
+    /// ends the try.
+    Lost,
 }
 
 /// One call in flight.
@@ -73,7 +82,10 @@ pub(super) struct Call {
     /// call of an orphaned chain is detached; the calls below it still
     /// answer to it.
     pub(super) detached: bool,
-    /// When it reached its node, took a worker, became an orphan.
+    /// When it was sent (its caller's side measures its try from here).
+    pub(super) sent: Time,
+    /// When it reached its node (later than `sent` over a link with a
+    /// delay), took a worker, became an orphan.
     pub(super) arrived: Time,
     pub(super) served: Time,
     pub(super) orphaned_at: Time,
@@ -184,6 +196,7 @@ impl Calls {
             holds_worker: false,
             orphan: false,
             detached: false,
+            sent: now,
             arrived: now,
             served: now,
             orphaned_at: Time::NEVER,

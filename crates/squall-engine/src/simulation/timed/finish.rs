@@ -24,6 +24,10 @@ impl Timed {
                 Phase::Queued | Phase::Token | Phase::Shed => acc.queued += 1,
                 Phase::Dequeued | Phase::Service => acc.in_service += 1,
                 Phase::Waiting | Phase::Backoff => acc.waiting += 1,
+                Phase::Transit => acc.on_link += 1,
+                // Counted when the link failed or lost the try, or when its
+                // node answered it.
+                Phase::Back | Phase::Lost => {}
             }
             if c.parent == NONE {
                 open += 1;

@@ -147,6 +147,7 @@
 //! | hedged tries: each hedging call's tries in flight, and what it does when one answers | [`Hedges`] (`caller/hedge.rs`), held here beside the call slab | `sent` (the delay to the next try), `answered` (a `HedgeStep`: finish, send, wait), `take` (the tries to cancel) |
 //! | a node's breakers, budgets, timeout, hedging policy | `CallerSide` (`caller/`) | the same methods as the zero-time path (`caller/mod.rs`) |
 //! | work queues | [`WorkQueue`] (`server/work_queue.rs`), with its calls and levels here | `enqueue_message`, `dispatch_messages`, `message_wake` |
+//! | faults on a link and on the answer leg: what a try sent over a link, or an answer sent back, meets; a call kept on a link | `Links` (`links.rs`), [`Timed`] (`on_link.rs`) | `send_down` (`links.sends`), `link_request`, `link_answer`, `on_link`, `drop_on_link` |
 //! | what is counted in time (as far as [`Observe`] asks) | `Recorder` (`recorder.rs`) | `count`, `latency`, `queue`, `busy`, `end_to_end` |
 //! | the end of a run | [`Timed::finish`] (`finish.rs`) | once, after the last event |
 
@@ -158,6 +159,8 @@ mod finish;
 mod flow;
 mod keys;
 mod ledger;
+mod links;
+mod on_link;
 mod recorder;
 mod source_events;
 mod sources;
@@ -176,6 +179,7 @@ use super::{event::Event, SimError};
 
 use calls::{Calls, Phase};
 use keys::Keys;
+use links::Links;
 use recorder::Recorder;
 use sources::TimedSources;
 
@@ -247,6 +251,8 @@ pub(super) struct Timed {
     queues: Vec<Option<WorkQueue>>,
     /// The keys of the calls' draws under `draws common` (`keys.rs`).
     keys: Keys,
+    /// Faults on links and on the answer leg (`links.rs`).
+    links: Links,
     /// The events to come: the one calendar queue ([`crate::queue`]),
     /// with buckets sized for nanosecond keys.
     pub(super) events: EventQueue<Event>,
@@ -332,6 +338,7 @@ impl Timed {
             ),
             fetches: Fetches::default(),
             keys: Keys::new(model, seed),
+            links: Links::new(model, seed),
             events: EventQueue::with_width(BucketWidth::NANOSECONDS),
         }
     }

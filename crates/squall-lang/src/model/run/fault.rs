@@ -15,6 +15,11 @@ pub struct FaultSpec {
     /// none: every replica (`on api`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replica: Option<u32>,
+    /// A link fault (`on api -> db`): the caller, `node` being the callee.
+    /// It acts on the tries the caller sends the callee and on the answers
+    /// that come back, never at either node.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<usize>,
     /// First tick.
     pub from: u64,
     /// Last tick.
@@ -42,9 +47,16 @@ pub struct Periodic {
 }
 
 impl FaultSpec {
-    /// True when it strikes replica `r` of its node.
+    /// True when it strikes replica `r` of its node (a link fault strikes
+    /// no node).
     pub fn strikes_replica(&self, r: usize) -> bool {
-        self.replica.is_none_or(|x| x as usize == r)
+        self.link.is_none() && self.replica.is_none_or(|x| x as usize == r)
+    }
+
+    /// True when it is in force at tick `t` (for a call made for no
+    /// composite field).
+    pub fn in_force(&self, t: u64) -> bool {
+        self.from <= t && t <= self.to && self.periodic.is_none_or(|p| p.strikes(t, 0))
     }
 }
 

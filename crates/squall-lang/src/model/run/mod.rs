@@ -73,7 +73,9 @@ impl Model {
                 .sources
                 .iter()
                 .any(|s| s.deadline.is_some() || s.closed())
-            || self.faults.iter().any(|f| !f.timed.is_empty())
+            // A link fault does not make a run take time: it needs a run
+            // that does (`resolve/links.rs`).
+            || self.faults.iter().any(|f| f.link.is_none() && !f.timed.is_empty())
             || self.nodes.iter().any(|n| {
                 n.composite
                     .as_ref()

@@ -190,6 +190,13 @@ pub struct TimedFault {
     pub errors: Option<(f64, u32)>,
     /// Workers while in force.
     pub workers: Option<u32>,
+    /// `answer latency + D`: delays every answer the node (or the link's
+    /// callee) sends back \[ticks\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_add: Option<f64>,
+    /// `partition`: a link loses every try and every answer.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partition: bool,
 }
 
 impl TimedFault {

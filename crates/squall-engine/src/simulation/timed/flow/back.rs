@@ -18,7 +18,7 @@ use crate::time::Time;
 
 use super::super::super::clients::Part;
 use super::super::super::{event::Event, runner::Runner, SimError};
-use super::super::calls::{Phase, NONE};
+use super::super::calls::{Call, Phase, NONE};
 use super::super::recorder::Count;
 
 impl Runner<'_, '_> {
@@ -31,6 +31,10 @@ impl Runner<'_, '_> {
     ) -> Result<(), SimError> {
         while c != NONE {
             let call = *self.timed.calls.get(c);
+            if self.timed.drop_on_link(c, &call) {
+                self.drop_ref(call.slot);
+                return Ok(());
+            }
             let (node, _, _) = self.timed.node_of(c);
             let servers = &mut self.nodes[node].servers;
             servers.done(call.replica as usize);
@@ -108,6 +112,16 @@ impl Runner<'_, '_> {
         if call.orphan {
             self.timed.recorder.count(node, Count::WastedCalls, now, 1);
         }
+        if self.timed.links.answers(node) {
+            let faults = &self.sim.model.faults;
+            if self
+                .timed
+                .link_answer(now, c, node, answer, faults)?
+                .is_some()
+            {
+                return Ok(());
+            }
+        }
         self.timed.calls.release(c);
         if call.parent == NONE {
             self.tally_end(tick, call.slot, answer);
@@ -122,6 +136,31 @@ impl Runner<'_, '_> {
             let spec = &self.sim.model.sources[source];
             return self.timed.client_done(now, source, spec, client);
         }
+        self.answer_up(now, tick, c, &call, answer)
+    }
+
+    /// Call `c` (released; a copy of it in `call`), on a link, reaches its
+    /// caller at `now` with its `answer`: a link's failure, or its node's
+    /// answer after the answer leg's delay.
+    pub(super) fn off_link(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+        let call = *self.timed.calls.get(c);
+        self.timed.calls.release(c);
+        let tick = self.timed.res.tick_of(now);
+        self.answer_up(now, tick, c, &call, call.answer)
+    }
+
+    /// The `answer` of call `c` (released; a copy in `call`) goes up to
+    /// its caller at `now` (tick `tick`): a field to its composite, a try
+    /// to its caller side.
+    #[inline(always)]
+    fn answer_up(
+        &mut self,
+        now: Time,
+        tick: u64,
+        c: u32,
+        call: &Call,
+        answer: Answer,
+    ) -> Result<(), SimError> {
         self.drop_ref(call.slot);
         if call.detached {
             return Ok(());
@@ -139,10 +178,10 @@ impl Runner<'_, '_> {
         let (pnode, _, _) = self.timed.node_of(p);
         self.nodes[pnode].caller.back();
         if self.nodes[pnode].caller.has_limiter() {
-            self.limiter_back(now, pnode, &call, Sample::of(answer));
+            self.limiter_back(now, pnode, call, Sample::of(answer));
         }
         if self.nodes[pnode].caller.guarded() {
-            let took = self.timed.ticks_since(now, call.arrived);
+            let took = self.timed.ticks_since(now, call.sent);
             self.guard_heard(tick, p, pnode, answer, took);
         }
         if let Some(spec) = self.nodes[pnode].caller.hedge() {
@@ -222,7 +261,7 @@ impl Runner<'_, '_> {
         let gen = self.timed.calls.enter(c, Phase::Waiting);
         let next = delay.map(|d| now.after(self.timed.res.ticks(d)));
         self.timed.wake_at_first(c, gen, next, deadline)?;
-        self.arrive_timed(now, child)
+        self.send_down(now, node, child)
     }
 
     /// Hedging call `p` answers `answer`: the tries still out are cancelled

@@ -15,6 +15,7 @@ use super::super::clients::Part;
 use super::super::{event::Event, runner::Runner, SimError};
 use super::arrival::Step;
 use super::calls::{Call, Phase, NONE};
+use super::links::Leg;
 use super::recorder::Count;
 
 /// Events between two looks at the work budget and the queue's stale
@@ -259,7 +260,40 @@ impl Runner<'_, '_> {
                 .events
                 .schedule(now.after(b).units(), Event::Wake { call: c, gen })?;
         }
+        self.send_down(now, node, child)
+    }
+
+    /// Try `child` of `node` goes down: over a link with faults
+    /// (`links.rs`), or straight to its node.
+    #[inline(always)]
+    pub(super) fn send_down(&mut self, now: Time, node: usize, child: u32) -> Result<(), SimError> {
+        if self.timed.links.sends(node) {
+            return self.over_link(now, node, child);
+        }
         self.arrive_timed(now, child)
+    }
+
+    /// [`Self::send_down`] from a node with link faults: the try reaches
+    /// its node now or later, its caller hears the link's answer now or
+    /// later, or it is lost. Out of line, so a node without link faults
+    /// pays one test.
+    #[inline(never)]
+    fn over_link(&mut self, now: Time, node: usize, child: u32) -> Result<(), SimError> {
+        let faults = &self.sim.model.faults;
+        match self.timed.link_request(now, node, child, faults) {
+            Leg::After(d) if d.units() == 0 => self.arrive_timed(now, child),
+            Leg::After(d) => self
+                .timed
+                .on_link(child, Phase::Transit, Some(now.after(d))),
+            Leg::Fail(answer, d) => {
+                self.timed.calls.get_mut(child).answer = answer;
+                if d.units() == 0 {
+                    return self.off_link(now, child);
+                }
+                self.timed.on_link(child, Phase::Back, Some(now.after(d)))
+            }
+            Leg::Lost => self.timed.on_link(child, Phase::Lost, None),
+        }
     }
 
     /// The throttle and the breaker of call `c`'s node let its try go
@@ -319,7 +353,7 @@ impl Runner<'_, '_> {
     #[inline(never)]
     pub(super) fn limiter_back(&mut self, now: Time, node: usize, try_: &Call, sample: Sample) {
         let client = self.client_part(Part::Limiter, try_.slot, node);
-        let (sent, inflight) = (try_.arrived, u32::from(try_.limit_inflight));
+        let (sent, inflight) = (try_.sent, u32::from(try_.limit_inflight));
         let caller = &mut self.nodes[node].caller;
         caller.release(now, sent, inflight, sample, client);
     }
@@ -330,7 +364,8 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         let (node, _, _) = self.timed.node_of(c);
-        if self.timed.is_work_queue(node) {
+        let phase = self.timed.calls.get(c).phase;
+        if self.timed.is_work_queue(node) && !matches!(phase, Phase::Transit | Phase::Back) {
             if let Some(answer) = self.timed.message_wake(now, c, node)? {
                 self.complete_call(now, c, answer)?;
                 self.timed.dispatch_messages(now, node)?;
@@ -338,7 +373,7 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         let past_deadline = self.timed.known_deadline(c).is_some_and(|d| now >= d);
-        match self.timed.calls.get(c).phase {
+        match phase {
             Phase::Queued => {
                 if past_deadline {
                     return self.stop_at_deadline(now, c);
@@ -376,6 +411,12 @@ impl Runner<'_, '_> {
             }
             Phase::Waiting => self.time_out(now, c),
             Phase::Backoff => self.send_try(now, c),
+            Phase::Transit => {
+                self.timed.calls.get_mut(c).arrived = now;
+                self.arrive_timed(now, c)
+            }
+            Phase::Back => self.off_link(now, c),
+            Phase::Lost => Ok(()),
         }
     }
 
@@ -411,7 +452,7 @@ impl Runner<'_, '_> {
             NONE => 0,
             child => self
                 .timed
-                .ticks_since(now, self.timed.calls.get(child).arrived),
+                .ticks_since(now, self.timed.calls.get(child).sent),
         };
         if child != NONE {
             self.nodes[node].caller.back();
@@ -433,6 +474,10 @@ impl Runner<'_, '_> {
     fn give_up(&mut self, now: Time, c: u32, child: u32) -> Result<(), SimError> {
         let (node, _, _) = self.timed.node_of(c);
         if self.nodes[node].caller.cancels() || self.timed.propagated_past(now, c) {
+            return self.cancel_chain(now, child);
+        }
+        // A try a link lost has nothing left to do: it goes.
+        if child != NONE && self.timed.calls.get(child).phase == Phase::Lost {
             return self.cancel_chain(now, child);
         }
         if child != NONE {
