@@ -63,7 +63,7 @@ impl Scenario {
         for key in self.all_runs() {
             let o = self.overrides(key, &[]);
             match self.model_list(&o) {
-                Ok(m) => out.extend(self.report_replicas(&m)),
+                Ok(m) => out.extend(self.report_replicas(&m, key)),
                 Err(list) => out.extend(list),
             }
             if let Err(list) = self.sending(&o) {

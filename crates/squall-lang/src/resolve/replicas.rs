@@ -19,7 +19,7 @@ use crate::model::{Balance, FaultSpec, Model, NodeSpec, ReplicaSpec, MAX_REPLICA
 use crate::needs::{Need, Needs};
 use crate::unknown::Unknown;
 
-use super::Cx;
+use super::{Cx, RunKey};
 
 impl Scenario {
     /// A service's `replicas N` and `balance WORD` (none without
@@ -139,9 +139,29 @@ impl Scenario {
     }
 
     /// The replicas report expressions read (`api[1].calls`), checked
-    /// against run `m`'s: an index past the last replica, or on a service
-    /// without `replicas`, is refused at the index.
-    pub(crate) fn report_replicas(&self, m: &Model) -> Vec<Diagnostic> {
+    /// against run `key`'s (`m`): an index past the last replica, or on a
+    /// service without `replicas`, is refused at the index. A variant may
+    /// change a service's replicas, and an expression may be read in any
+    /// run, so an index must hold in every run; the help names the run
+    /// where it does not, unless it is the only one.
+    pub(crate) fn report_replicas(&self, m: &Model, key: RunKey) -> Vec<Diagnostic> {
+        let run = match key {
+            RunKey::Variant(_) if self.implicit_variant => None,
+            RunKey::Variant(v) => self
+                .variants
+                .get(v)
+                .map(|d| format!("variant `{}`", d.name)),
+            RunKey::Point(s, _) | RunKey::Cross(_, s, _) => self
+                .sweeps
+                .get(s)
+                .map(|d| format!("a point of sweep `{}`", d.name)),
+        };
+        let within = |d: Diagnostic| match &run {
+            Some(r) => d.help(format!(
+                "in {r}: an index must name a replica in every run of the file"
+            )),
+            None => d,
+        };
         let mut out = Vec::new();
         for &(node, r, span) in &self.replica_reads {
             let Some(n) = m.nodes.get(node) else {
@@ -149,7 +169,7 @@ impl Scenario {
             };
             match n.replicas {
                 Some(rs) if r < u64::from(rs.count) => {}
-                Some(rs) => out.push(
+                Some(rs) => out.push(within(
                     Diagnostic::new(
                         format!(
                             "`{}` has {} replicas, numbered 0 to {}: there is no replica {r}",
@@ -160,7 +180,7 @@ impl Scenario {
                         span,
                     )
                     .label("index out of range"),
-                ),
+                )),
                 None => out.push(
                     Needs::new("a replica index", Need::Key("replicas"))
                         .because("it names one of a service's replicas")
