@@ -38,7 +38,7 @@ pub(super) enum Step {
 }
 
 impl Timed {
-    /// Call `c` reaches `node` (its replica's server, of `servers`) at `now`: a work queue takes
+    /// Call `c` reaches `node` (its replica `r` of `servers`) at `now`: a work queue takes
     /// it as a message; past the deadline the node knows it fails;
     /// otherwise [`ServerSide::arrive`] decides (a refusal for capacity is
     /// counted in `obs`).
@@ -48,7 +48,7 @@ impl Timed {
         now: Time,
         c: u32,
         node: usize,
-        servers: &mut Replicas,
+        (servers, r): (&mut Replicas, usize),
         faults: &[FaultSpec],
         obs: &mut Observations,
     ) -> Result<Step, SimError> {
@@ -62,7 +62,6 @@ impl Timed {
         }
         let field = self.calls.get(c).field;
         let field = if field == NONE { 0 } else { field as usize };
-        let r = self.calls.get(c).replica as usize;
         Ok(
             match servers
                 .at(r)

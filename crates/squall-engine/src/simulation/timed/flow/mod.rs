@@ -118,7 +118,7 @@ impl Runner<'_, '_> {
         let (servers, faults) = (&mut self.nodes[node].servers, &self.sim.model.faults);
         let step = self
             .timed
-            .arrive(now, c, node, servers, faults, &mut self.obs)?;
+            .arrive(now, c, node, (servers, r), faults, &mut self.obs)?;
         self.go_on(now, c, step)
     }
 
