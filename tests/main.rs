@@ -26,6 +26,7 @@ mod pipeline_robust;
 mod rate_limit;
 mod recovery_paths;
 mod reference;
+mod replica_paths;
 mod replications;
 mod retry_storm;
 mod source_shape;

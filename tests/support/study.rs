@@ -104,6 +104,7 @@ pub fn eval_metric(
         variant: None,
         window: Some(w),
         node,
+        replica: None,
         metric,
     };
     eval_in(study, run, &e)

@@ -108,8 +108,8 @@ pub mod time;
 
 pub use error::SimError;
 pub use observe::{
-    Accounting, CompositeSeries, NodeSeries, Observations, Observe, OpRecord, ReplicaCounts, Slots,
-    TraceRow,
+    Accounting, CompositeSeries, NodeSeries, Observations, Observe, OpRecord, ReplicaCounts,
+    ReplicaWindow, Slots, TraceRow,
 };
 pub use policy::backoff::{sample_wait, BackoffWaits};
 pub use simulation::{Simulation, SimulationBuilder, DEFAULT_WORK};

@@ -1006,6 +1006,17 @@ impl CmpOp {
     }
 }
 
+/// `[1]` in a path: a replica's index after one of its parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PathIndex {
+    /// The part it follows (0: the first).
+    pub after: usize,
+    /// The index as written.
+    pub index: u64,
+    /// Where it is, from `[` to `]`.
+    pub span: Span,
+}
+
 /// A binary operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum BinOp {
@@ -1050,8 +1061,9 @@ pub enum ExprKind {
     Number(f64),
     /// `$attempts`
     Param(String),
-    /// `storm.during.db.call_rate`
-    Path(Vec<Ident>),
+    /// `storm.during.db.call_rate`; `storm.during.api[1].calls` names one
+    /// replica of `api`.
+    Path(Vec<Ident>, Option<PathIndex>),
     /// `recovery(db, brownout, 1.1 * before.db.call_rate)`
     Call(Ident, Vec<Expr>),
     /// `-x`

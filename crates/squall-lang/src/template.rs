@@ -95,9 +95,12 @@ fn shift(e: &mut Expr, by: usize) {
     e.span = Span::new(e.span.start + by, e.span.end + by);
     match &mut e.kind {
         Number(_) | Param(_) => {}
-        Path(ids) => {
+        Path(ids, index) => {
             for id in ids {
                 id.span = Span::new(id.span.start + by, id.span.end + by);
+            }
+            if let Some(x) = index {
+                x.span = Span::new(x.span.start + by, x.span.end + by);
             }
         }
         Call(name, args) => {

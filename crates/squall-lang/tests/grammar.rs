@@ -89,7 +89,7 @@ fn sexpr(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Number(n) => format!("{n}"),
         ExprKind::Param(p) => format!("${p}"),
-        ExprKind::Path(ids) => ids
+        ExprKind::Path(ids, _) => ids
             .iter()
             .map(|i| i.name.as_str())
             .collect::<Vec<_>>()
@@ -196,7 +196,7 @@ fn template_spans_are_file_offsets() {
     let ExprKind::Binary(_, lhs, _) = &e.kind else {
         panic!("expected a sum");
     };
-    let ExprKind::Path(ids) = &lhs.kind else {
+    let ExprKind::Path(ids, _) = &lhs.kind else {
         panic!("expected a path");
     };
     assert_eq!(ids[1].span, Span::new(108, 111));

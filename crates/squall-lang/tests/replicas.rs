@@ -163,3 +163,34 @@ fn a_work_queue_takes_no_replicas() {
         "`replicas` is not a work queue's setting",
     );
 }
+
+/// A report path reads one replica: `all.api[2].calls` resolves to the
+/// metric with its replica, in a line's hole as in an `expect`, and is
+/// listed among the file's replica reads (the run planner keeps counts per
+/// replica only then); `squall fmt` writes the index back.
+#[test]
+fn a_path_reads_one_replica() {
+    let text = FILE.replace(
+        "  variant base",
+        "  window all 1..1s\n  report { line base \"{all.api[2].calls:.0}\" }\n  expect base.all.api[1].served_rate > 0\n  variant base",
+    );
+    let s = squall_lang::load("test.squall", &text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let api = s.nodes.iter().position(|n| n.name == "api").unwrap();
+    let reads: Vec<(usize, u64)> = s.replica_reads.iter().map(|&(n, r, _)| (n, r)).collect();
+    assert_eq!(reads, [(api, 2), (api, 1)]);
+    let squall_lang::RExpr::Metric {
+        node,
+        replica,
+        metric,
+        ..
+    } = &s.report.expects[0].lhs
+    else {
+        panic!("a metric: {:?}", s.report.expects[0].lhs);
+    };
+    assert_eq!((*node, *replica), (Some(api), Some(1)));
+    assert_eq!(*metric, squall_lang::Metric::ServedRate);
+    let pretty = squall_lang::format::format_source(&text).expect("formats");
+    for needle in ["{all.api[2].calls:.0}", "base.all.api[1].served_rate"] {
+        assert!(pretty.contains(needle), "{needle}: {pretty}");
+    }
+}

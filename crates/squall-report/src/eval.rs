@@ -10,6 +10,7 @@ use squall_engine::Observations;
 use squall_lang::ast::BinOp;
 use squall_lang::{Func, Metric, RExpr, RunKey};
 
+pub use crate::call_bound::call_bound;
 use crate::counts::Counter;
 use crate::document::Cell;
 use crate::interval::Interval;
@@ -106,6 +107,7 @@ impl Study<'_> {
                 variant,
                 window,
                 node,
+                replica,
                 metric,
             } => {
                 let key = variant.map_or(ctx.run, RunKey::Variant);
@@ -116,6 +118,9 @@ impl Study<'_> {
                 } else {
                     None
                 };
+                if let (Some(x), Some(n)) = (*replica, n) {
+                    return crate::replica::replica_metric(run, *metric, w, n, x);
+                }
                 run_window_metric(run, *metric, w, n)
             }
             RExpr::Sending {
@@ -234,33 +239,6 @@ impl Study<'_> {
 /// takes no time.
 pub fn bin_ticks(run: &crate::run::Run) -> u64 {
     run.obs.slots.bin.max(1)
-}
-
-/// The most calls one request can make at `node`: the product of the tries
-/// of every service above it on a source's path (the largest over sources).
-pub fn call_bound(model: &squall_lang::Model, node: usize) -> Option<f64> {
-    let mut best: Option<f64> = None;
-    for s in &model.sources {
-        let mut product = 1.0;
-        let mut cur = s.entry;
-        let mut steps = 0;
-        loop {
-            if cur == node {
-                best = Some(best.map_or(product, |b: f64| b.max(product)));
-                break;
-            }
-            let n = model.nodes.get(cur)?;
-            product *= n.retry.as_ref().map_or(1.0, |r| f64::from(r.attempts));
-            match n.downstream {
-                Some(d) if steps < model.nodes.len() => {
-                    cur = d;
-                    steps += 1;
-                }
-                _ => break,
-            }
-        }
-    }
-    best
 }
 
 /// A window metric over ticks `from..=to` of a run's per-tick series: `w`

@@ -68,6 +68,7 @@
 pub mod args;
 pub mod bins;
 pub mod build;
+mod call_bound;
 pub mod chart;
 pub mod client;
 pub mod compare;
@@ -93,6 +94,7 @@ pub mod recovery;
 pub mod refusal;
 pub mod render;
 pub mod replace;
+mod replica;
 pub mod run;
 pub mod saturation;
 pub mod sending;

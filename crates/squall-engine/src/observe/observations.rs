@@ -25,6 +25,11 @@ pub struct ReplicaCounts {
     /// Calls it answered at once without serving them: a failing fault or
     /// error share, no capacity, a throttle, overflow.
     pub refused: Vec<u64>,
+    /// Per named window and replica (`[window][replica]`), when the run
+    /// was asked for them (`SimulationBuilder::replica_windows`) and the
+    /// node has `replicas`; empty otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<Vec<super::replica_windows::ReplicaWindow>>,
 }
 
 /// Everything one run measured.

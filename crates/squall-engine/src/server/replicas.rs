@@ -52,19 +52,34 @@
 //! answered at once without serving them (a failing fault or error share,
 //! no capacity, a throttle, overflow), are kept per run
 //! ([`Replicas::calls`], [`Replicas::refused`]) and reach the
-//! observations as `replica_calls` and `replica_refused`.
+//! observations as [`ReplicaCounts`](crate::ReplicaCounts). When the
+//! run is asked for them ([`Replicas::tally_windows`]), the balancer also
+//! counts each replica's calls, answers and refusals for capacity per
+//! named window ([`ReplicaWindows`]), where the node's own series counts
+//! them: a report that reads `api[1].calls` reads these. The answer of a
+//! call that passed a replica on the zero-time path comes later, up the
+//! path: the balancer remembers each request's replica (`held`, by
+//! request slot; a path passes a node once) until then. A node without
+//! `replicas` pays nothing for any of it.
 //!
 //! **Paths**: on the timed path every balancer works; on the zero-time
 //! path `round_robin` and `random` spread calls over the replicas' own
 //! per-tick capacity windows and failing faults (the language refuses
 //! the two that read outstanding calls there).
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use squall_lang::{Balance, Model};
 
+use crate::observe::replica_windows::{ReplicaCount, ReplicaWindow, ReplicaWindows};
+use crate::outcome::Answer;
+#[cfg(doc)]
+use crate::outcome::FailKind;
 use crate::rng::Stream;
 use crate::time::Resolution;
 
-use super::node::ServerSide;
+use super::node::{ServerSide, REFUSED};
 
 /// A node's replicas and its balancer. Replica 0 is kept inline and the
 /// balancer with the other replicas behind one pointer, so a node without
@@ -97,7 +112,23 @@ struct Balancer {
     outstanding: Vec<u32>,
     /// Calls each replica received over the run.
     calls: Vec<u64>,
+    /// Counts per named window and replica, when the run keeps them.
+    windows: Option<ReplicaWindows>,
+    /// The replica each request's call is held at, by request slot (the
+    /// zero-time path's answers up the path, when `windows` is kept).
+    held: Vec<u16>,
+    /// The tick and request slot of the call being picked for, written by
+    /// the event loop (when `windows` is kept).
+    now: Option<CallNow>,
 }
+
+/// The tick and request slot of the call the event loop is making, shared
+/// by the loop (which writes it once per request, retry or timed call)
+/// and the balancers that count per window (which read it when they
+/// pick). Passing the tick and slot into every pick instead cost the storm
+/// benchmark 71 M instructions (2 %), nodes without `replicas` included;
+/// a test of whether to count, 124 M.
+pub(crate) type CallNow = Rc<Cell<(u64, u32)>>;
 
 impl Replicas {
     /// The replicas of node `i` of `model`; `res` as for [`ServerSide::new`].
@@ -117,6 +148,9 @@ impl Replicas {
                     stream: Stream::new(seed, &format!("balance/{i}")),
                     outstanding: vec![0; count],
                     calls: vec![0; count],
+                    windows: None,
+                    held: Vec::new(),
+                    now: None,
                 })
             }),
         }
@@ -153,6 +187,23 @@ impl Replicas {
         1 + self.more.as_ref().map_or(0, |m| m.rest.len())
     }
 
+    /// Counts each replica's calls, answers and refusals per named window
+    /// with these bounds (ticks, inclusive) from now on, a call at the
+    /// tick and for the request `now` holds: nothing on a node without
+    /// `replicas`.
+    pub(crate) fn tally_windows(&mut self, bounds: &[(u64, u64)], now: &CallNow) {
+        if let Some(more) = &mut self.more {
+            more.windows = Some(ReplicaWindows::new(bounds, more.calls.len()));
+            more.now = Some(Rc::clone(now));
+        }
+    }
+
+    /// The counts per named window and replica (`[window][replica]`), when
+    /// kept.
+    pub(crate) fn windows(&self) -> Option<&[Vec<ReplicaWindow>]> {
+        Some(self.more.as_ref()?.windows.as_ref()?.counts())
+    }
+
     /// The replica a call that arrives now goes to (counted as received,
     /// and as outstanding where the balancer reads that).
     #[inline(always)]
@@ -166,12 +217,34 @@ impl Replicas {
         }
     }
 
-    /// A call at replica `r` answers or is cancelled: it is no longer
-    /// outstanding.
+    /// A call at replica `r` answers `answer` at tick `t`, or is
+    /// cancelled (`None`): it is no longer outstanding, and an answer is
+    /// counted for its replica where the windows are kept.
     #[inline(always)]
-    pub(crate) fn done(&mut self, r: usize) {
+    pub(crate) fn done(&mut self, r: usize, t: u64, answer: Option<Answer>) {
         if let Some(more) = &mut self.more {
-            more.done(r);
+            more.done(r, t, answer);
+        }
+    }
+
+    /// The zero-time path: the node answers `answer` at tick `t` to the
+    /// call of request `slot` (counted for the replica the balancer gave
+    /// it, where the windows are kept). `own`: the replica's own answer,
+    /// where a refusal for capacity (the only [`FailKind::Refused`]) is
+    /// counted as one too; an answer from below is not the replica's
+    /// refusal.
+    #[inline(always)]
+    pub(crate) fn answered_held(&mut self, t: u64, slot: u32, answer: Answer, own: bool) {
+        if let Some(more) = &mut self.more {
+            more.answered_held(t, slot, answer, own);
+        }
+    }
+
+    /// Replica `r` refused a call for capacity at tick `t` (the timed path;
+    /// the zero-time path counts it with the answer, `answered_held`).
+    pub(crate) fn refused_at(&mut self, r: usize, t: u64) {
+        if let Some(w) = self.more.as_mut().and_then(|m| m.windows.as_mut()) {
+            w.count(t, r, ReplicaCount::Refused);
         }
     }
 
@@ -212,7 +285,27 @@ impl Replicas {
     }
 }
 
+/// The count an answer adds to.
+fn answer_count(answer: Answer) -> ReplicaCount {
+    match answer {
+        Answer::Ok => ReplicaCount::Served,
+        Answer::Fail(_) => ReplicaCount::Failed,
+    }
+}
+
 impl Balancer {
+    /// [`Replicas::answered_held`] on a replicated node.
+    #[inline(never)]
+    fn answered_held(&mut self, t: u64, slot: u32, answer: Answer, own: bool) {
+        if let Some(w) = &mut self.windows {
+            let r = self.held.get(slot as usize).map_or(0, |&r| r as usize);
+            w.count(t, r, answer_count(answer));
+            if own && answer == REFUSED {
+                w.count(t, r, ReplicaCount::Refused);
+            }
+        }
+    }
+
     /// [`Replicas::pick`] on a replicated node.
     #[inline(never)]
     fn pick(&mut self) -> usize {
@@ -240,13 +333,25 @@ impl Balancer {
         if self.balance.reads_load() {
             self.outstanding[r] += 1;
         }
+        if let (Some(w), Some(now)) = (&mut self.windows, &self.now) {
+            let (t, slot) = now.get();
+            w.count(t, r, ReplicaCount::Call);
+            let s = slot as usize;
+            if self.held.len() <= s {
+                self.held.resize(s + 1, 0);
+            }
+            self.held[s] = r as u16;
+        }
         r
     }
 
     /// [`Replicas::done`] on a replicated node.
-    fn done(&mut self, r: usize) {
+    fn done(&mut self, r: usize, t: u64, answer: Option<Answer>) {
         if self.balance.reads_load() {
             self.outstanding[r] = self.outstanding[r].saturating_sub(1);
+        }
+        if let (Some(w), Some(a)) = (&mut self.windows, answer) {
+            w.count(t, r, answer_count(a));
         }
     }
 

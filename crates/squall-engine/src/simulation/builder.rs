@@ -37,6 +37,7 @@ pub struct SimulationBuilder<'m> {
     pub(super) work: u64,
     pub(super) call_log: Option<usize>,
     pub(super) breaker_log: bool,
+    pub(super) replica_windows: bool,
     pub(super) memory_mib: Option<u64>,
     pub(super) force_timed: bool,
     pub(super) observe: Observe,
@@ -74,6 +75,16 @@ impl<'m> SimulationBuilder<'m> {
     /// a run whose report draws it keeps it.
     pub fn breaker_log(mut self, keep: bool) -> Self {
         self.breaker_log = keep;
+        self
+    }
+
+    /// Counts each replica of every node with `replicas` per named window
+    /// (calls, served, failed, refused for capacity:
+    /// [`ReplicaCounts::windows`](crate::ReplicaCounts::windows)), for a
+    /// report that reads one replica. Off by default: a run whose report
+    /// reads no replica pays nothing for it.
+    pub fn replica_windows(mut self, keep: bool) -> Self {
+        self.replica_windows = keep;
         self
     }
 
@@ -278,6 +289,7 @@ impl<'m> SimulationBuilder<'m> {
             scope_names: seen,
             call_log: self.call_log,
             breaker_log: self.breaker_log,
+            replica_windows: self.replica_windows,
             force_timed: self.force_timed,
             observe: self.observe,
         })

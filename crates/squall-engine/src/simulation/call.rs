@@ -38,9 +38,8 @@ impl Runner<'_, '_> {
             let leaf = pos + 1 == path.len();
             if let Some(answer) = self.own_answer(t, slot, node, leaf, 0) {
                 self.count_answer(t, node, answer);
-                if self.obs.call_log.is_some() {
-                    let try_no = self.try_at(slot, pos);
-                    self.log_call(t, slot, node, try_no, answer, 0);
+                if self.per_answer {
+                    self.answer_seen(t, slot, pos, node, (answer, true));
                 }
                 return self.deliver(t, slot, pos as isize - 1, answer, true);
             }
@@ -110,6 +109,9 @@ impl Runner<'_, '_> {
                 .own_answer(t, slot, f.source, true, i)
                 .unwrap_or(Answer::Ok);
             self.count_answer(t, f.source, answer);
+            self.nodes[f.source]
+                .servers
+                .answered_held(t, slot, answer, true);
             // Logged at the start of the tick the fetch is made in.
             let at = t.saturating_mul(self.timed.per_tick());
             self.log_call(at, slot, f.source, 1, answer, 0);
@@ -386,7 +388,7 @@ impl Runner<'_, '_> {
 
     /// Which try of its caller the call at path position `pos` is (the
     /// entry call is try 1).
-    fn try_at(&self, slot: u32, pos: usize) -> u32 {
+    pub(super) fn try_at(&self, slot: u32, pos: usize) -> u32 {
         match pos.checked_sub(1) {
             None => 1,
             Some(p) => self.requests.tries[slot as usize * self.requests.depth + p],
@@ -496,9 +498,8 @@ impl Runner<'_, '_> {
                 }
             }
             self.count_answer(t, node, answer);
-            if self.obs.call_log.is_some() {
-                let try_no = self.try_at(slot, pos);
-                self.log_call(t, slot, node, try_no, answer, 0);
+            if self.per_answer {
+                self.answer_seen(t, slot, pos, node, (answer, false));
             }
             if self.nodes[node].caller.has_budget() {
                 self.budget_leave(slot, pos, node, answer);

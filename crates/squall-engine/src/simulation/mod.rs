@@ -182,6 +182,9 @@ pub struct Simulation<'m> {
     call_log: Option<usize>,
     /// Keep every change of breaker state ([`SimulationBuilder::breaker_log`]).
     breaker_log: bool,
+    /// Count each replica per named window
+    /// ([`SimulationBuilder::replica_windows`]).
+    replica_windows: bool,
     /// Run on the timed path even when nothing takes time
     /// ([`SimulationBuilder::force_timed`]).
     force_timed: bool,
@@ -204,6 +207,7 @@ impl<'m> Simulation<'m> {
             work: DEFAULT_WORK,
             call_log: None,
             breaker_log: false,
+            replica_windows: false,
             memory_mib: None,
             force_timed: false,
             observe: crate::observe::Observe::EVERYTHING,

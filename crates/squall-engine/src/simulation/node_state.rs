@@ -50,6 +50,7 @@ pub(super) fn record_servers(nodes: &[NodeState], obs: &mut Observations) {
             .map(|n| ReplicaCounts {
                 calls: n.servers.calls().to_vec(),
                 refused: n.servers.refused(),
+                windows: n.servers.windows().map(<[_]>::to_vec).unwrap_or_default(),
             })
             .collect();
     }

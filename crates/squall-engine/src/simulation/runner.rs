@@ -13,9 +13,11 @@ use squall_lang::Schedule;
 
 use crate::observe::windows::Windows;
 use crate::observe::Observations;
+use crate::outcome::Answer;
 use crate::queue::EventQueue;
 use crate::rng::Generator;
 use crate::sending::{Senders, SendersRef};
+use crate::server::replicas::CallNow;
 
 use super::{
     clients::Clients, event::Event, keep::Keep, node_state::NodeState, operation::Operations,
@@ -64,6 +66,13 @@ pub(super) struct Runner<'s, 'm> {
     /// The senders and providers of a run of senders (`sending/`); none
     /// in a run of services.
     pub(super) senders: SendersRef<'s, 'm>,
+    /// The zero-time walk hands every answer to `answer_seen`: the run
+    /// keeps a call log, or counts each replica's answers per window
+    /// (`SimulationBuilder::replica_windows`, on a model with `replicas`).
+    pub(super) per_answer: bool,
+    /// The tick and request slot of the call being made, for the
+    /// balancers that count per window (`server/replicas.rs`).
+    pub(super) call_now: CallNow,
 }
 
 impl<'s, 'm> Runner<'s, 'm> {
@@ -76,6 +85,14 @@ impl<'s, 'm> Runner<'s, 'm> {
             .map(|i| NodeState::new(m, i, sim.scopes, timed.on, sim.seed))
             .collect();
         let clients = Clients::new(m, sim.seed, &mut nodes);
+        let tally = sim.replica_windows && nodes.iter().any(|n| n.servers.replicated());
+        let call_now = CallNow::default();
+        if tally {
+            let bounds: Vec<(u64, u64)> = m.windows.iter().map(|w| (w.from, w.to)).collect();
+            for n in &mut nodes {
+                n.servers.tally_windows(&bounds, &call_now);
+            }
+        }
         let keep = Keep {
             breakers: nodes.iter().any(|n| n.caller.has_breaker()),
             budgets: nodes.iter().any(|n| n.caller.has_budget()),
@@ -135,6 +152,8 @@ impl<'s, 'm> Runner<'s, 'm> {
             timed,
             clients,
             senders: SendersRef::default(),
+            per_answer: tally || sim.call_log.is_some(),
+            call_now,
         }
     }
 
@@ -258,6 +277,7 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// A new request of `kind` from source `s` enters its entry node.
     pub(super) fn enter(&mut self, t: u64, s: usize, kind: u32) -> Result<(), SimError> {
         let slot = self.new_request(t, s, kind);
+        self.call_now.set((t, slot));
         self.arrive(t, slot, 0)
     }
 
@@ -285,6 +305,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         if self.nodes[node].caller.has_budget() {
             self.nodes[node].caller.retry_closed();
         }
+        self.call_now.set((t, slot));
         self.send(t, slot, pos)
     }
 
@@ -315,5 +336,28 @@ impl<'s, 'm> Runner<'s, 'm> {
                 }
             }
         }
+    }
+
+    /// What a node's answer to the call at `pos` of the request in `slot`
+    /// adds beyond its series on the zero-time path, when the run keeps
+    /// any of it (`per_answer`): the call log's row, and the count of the
+    /// replica the call was held at (`own`: the node's own answer, not
+    /// one from below). A run with neither pays the one test the call log
+    /// always cost.
+    #[inline(never)]
+    pub(super) fn answer_seen(
+        &mut self,
+        t: u64,
+        slot: u32,
+        pos: usize,
+        node: usize,
+        a: (Answer, bool),
+    ) {
+        let (answer, own) = a;
+        if self.obs.call_log.is_some() {
+            let try_no = self.try_at(slot, pos);
+            self.log_call(t, slot, node, try_no, answer, 0);
+        }
+        self.nodes[node].servers.answered_held(t, slot, answer, own);
     }
 }

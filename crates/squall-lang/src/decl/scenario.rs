@@ -8,6 +8,7 @@ use indexmap::IndexMap;
 use super::{FaultDecl, FeedDecl, NodeDecl, SourceDecl, SweepDecl, VariantDecl};
 use crate::ast::{BackoffAst, Range, RetryAst, RngAst, SendBlockAst, Timed, Value};
 use crate::model::{Clock, ReportSpec};
+use crate::span::Span;
 
 /// A validated scenario: names bound, graph checked, report resolved.
 #[derive(Debug, Clone)]
@@ -69,4 +70,8 @@ pub struct Scenario {
     pub providers: Vec<SendBlockAst>,
     /// `sender` blocks, as written.
     pub senders: Vec<SendBlockAst>,
+    /// Every replica a report expression reads (`api[1].calls`): the node,
+    /// the index and where it is written, checked against each run's
+    /// `replicas` (a variant may change them).
+    pub replica_reads: Vec<(usize, u64, Span)>,
 }

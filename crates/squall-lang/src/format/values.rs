@@ -212,7 +212,7 @@ pub(super) fn precedence(e: &Expr) -> u8 {
         ExprKind::Binary(op, _, _) => op_precedence(*op),
         // A leading `-` binds looser than `^`: `-2 ^ 2` is `-(2 ^ 2)`.
         ExprKind::Neg(_) => 3,
-        ExprKind::Number(_) | ExprKind::Param(_) | ExprKind::Path(_) | ExprKind::Call(_, _) => 5,
+        ExprKind::Number(_) | ExprKind::Param(_) | ExprKind::Path(..) | ExprKind::Call(_, _) => 5,
     }
 }
 
@@ -240,9 +240,16 @@ pub(super) fn write_expr(e: &Expr, out: &mut String) {
             out.push('$');
             out.push_str(p);
         }
-        ExprKind::Path(ids) => {
-            let names: Vec<&str> = ids.iter().map(|i| i.name.as_str()).collect();
-            out.push_str(&names.join("."));
+        ExprKind::Path(ids, index) => {
+            for (i, id) in ids.iter().enumerate() {
+                if i > 0 {
+                    out.push('.');
+                }
+                out.push_str(&id.name);
+                if let Some(x) = index.filter(|x| x.after == i) {
+                    out.push_str(&format!("[{}]", x.index));
+                }
+            }
         }
         ExprKind::Call(name, args) => {
             out.push_str(&name.name);
@@ -288,7 +295,7 @@ pub(super) fn bound_text(b: &Bound) -> String {
             // `2 / round` alone would read back as the rate `2/round`.
             let reads_as_rate = matches!(&e.kind, ExprKind::Binary(BinOp::Div, a, b)
                 if matches!(a.kind, ExprKind::Number(_))
-                    && matches!(&b.kind, ExprKind::Path(ids)
+                    && matches!(&b.kind, ExprKind::Path(ids, None)
                         if ids.len() == 1 && ids[0].name.chars().all(|c| c.is_ascii_alphabetic())));
             if reads_as_rate {
                 format!("({})", expr_text(e))

@@ -4,7 +4,6 @@ use pest::iterators::Pair;
 
 use crate::ast::*;
 use crate::diagnostic::{Diagnostic, Result};
-use crate::not_a::NotA;
 use crate::span::Span;
 
 use super::{
@@ -17,7 +16,10 @@ use super::{
     report::parse_report_item,
     sending::parse_send_block,
     timed::{is_timed, parse_timed},
-    values::{parse_expr, parse_pvalue, parse_range, parse_value_inner, parse_value_pair},
+    values::{
+        parse_expr, parse_pvalue, parse_range, parse_replica_index, parse_value_inner,
+        parse_value_pair,
+    },
 };
 
 pub(super) fn parse_scenario(pair: Pair<'_, Rule>) -> Result<ScenarioAst> {
@@ -524,18 +526,7 @@ fn parse_target(pair: Pair<'_, Rule>) -> Result<Target> {
                 to: Some(to),
             });
         }
-        Some(p) => {
-            let span: Span = p.as_span().into();
-            let n = Children::of(p).expect(Rule::number)?;
-            let v = number(&n)?;
-            if v.fract() != 0.0 || v >= u64::MAX as f64 {
-                return Err(
-                    NotA::new(n.as_str(), "a replica index (a whole number from 0)")
-                        .at(n.as_span().into()),
-                );
-            }
-            Some((v as u64, span))
-        }
+        Some(p) => Some(parse_replica_index(p)?),
     };
     Ok(Target {
         node,

@@ -6,6 +6,7 @@ use pest::pratt_parser::{Assoc, Op, PrattParser};
 
 use crate::ast::*;
 use crate::diagnostic::{Diagnostic, Result};
+use crate::not_a::NotA;
 use crate::span::Span;
 
 use super::grammar::Rule;
@@ -251,7 +252,28 @@ pub(super) fn parse_primary(pratt: &PrattParser<Rule>, pair: Pair<'_, Rule>) -> 
         Rule::param_ref => {
             ExprKind::Param(Children::of(pair).expect(Rule::ident)?.as_str().to_string())
         }
-        Rule::path => ExprKind::Path(pair.into_inner().map(ident).collect()),
+        Rule::path => {
+            let mut ids = Vec::new();
+            let mut index: Option<PathIndex> = None;
+            for p in pair.into_inner() {
+                if p.as_rule() != Rule::replica_index {
+                    ids.push(ident(p));
+                    continue;
+                }
+                let (value, at) = parse_replica_index(p)?;
+                if index.is_some() {
+                    return Err(Diagnostic::new("a path names one replica", at)
+                        .label("a second replica index")
+                        .help("e.g. `storm.during.api[1].calls`"));
+                }
+                index = Some(PathIndex {
+                    after: ids.len().saturating_sub(1),
+                    index: value,
+                    span: at,
+                });
+            }
+            ExprKind::Path(ids, index)
+        }
         Rule::call => {
             let mut c = Children::of(pair);
             let name = ident(c.expect(Rule::ident)?);
@@ -269,4 +291,19 @@ pub(super) fn parse_primary(pratt: &PrattParser<Rule>, pair: Pair<'_, Rule>) -> 
         }
     };
     Ok(Expr { kind, span })
+}
+
+/// `[1]`: a replica's index and where it is (from `[` to `]`), in a
+/// fault's `on` and in a report's path. An index that is not a whole
+/// number is refused here, where it is written.
+pub(super) fn parse_replica_index(p: Pair<'_, Rule>) -> Result<(u64, Span)> {
+    let span: Span = p.as_span().into();
+    let n = Children::of(p).expect(Rule::number)?;
+    let v = number(&n)?;
+    if v.fract() != 0.0 || v >= u64::MAX as f64 {
+        return Err(
+            NotA::new(n.as_str(), "a replica index (a whole number from 0)").at(n.as_span().into()),
+        );
+    }
+    Ok((v as u64, span))
 }

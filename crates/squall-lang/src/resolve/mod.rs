@@ -63,8 +63,9 @@ impl Scenario {
         let mut out = Vec::new();
         for key in self.all_runs() {
             let o = self.overrides(key, &[]);
-            if let Err(list) = self.model_list(&o) {
-                out.extend(list);
+            match self.model_list(&o) {
+                Ok(m) => out.extend(self.report_replicas(&m, key)),
+                Err(list) => out.extend(list),
             }
             if let Err(list) = self.sending(&o) {
                 out.extend(list);

@@ -1,11 +1,12 @@
 //! Replicas behind a balancer: a service's `replicas N` and `balance ...`
-//! settings, a fault's `on api[1]`, and the balancers that need calls
-//! that take time.
+//! settings, a fault's `on api[1]`, a report's `api[1].calls`, and the
+//! balancers that need calls that take time.
 //!
 //! Refused, each where it is written: `replicas 0`, more than
 //! [`MAX_REPLICAS`], an unknown balancer (with the nearest one
-//! suggested), a `balance` without `replicas`, a replica index past the
-//! last replica (or on a service without `replicas`), `optimistic` on a
+//! suggested), a `balance` without `replicas`, a replica index (in a
+//! fault's `on` or a report's path) past the last replica of the run (or
+//! on a service without `replicas`), `optimistic` on a
 //! service with more than one replica (each would keep its own item), and
 //! `least_outstanding` or `p2c` in a run where no call takes time (every
 //! call answers in the instant it arrives there, so no replica ever has a
@@ -18,7 +19,7 @@ use crate::model::{Balance, FaultSpec, Model, NodeSpec, ReplicaSpec, MAX_REPLICA
 use crate::needs::{Need, Needs};
 use crate::unknown::Unknown;
 
-use super::Cx;
+use super::{Cx, RunKey};
 
 impl Scenario {
     /// A service's `replicas N` and `balance WORD` (none without
@@ -135,6 +136,63 @@ impl Scenario {
                 ),
             }
         }
+    }
+
+    /// The replicas report expressions read (`api[1].calls`), checked
+    /// against run `key`'s (`m`): an index past the last replica, or on a
+    /// service without `replicas`, is refused at the index. A variant may
+    /// change a service's replicas, and an expression may be read in any
+    /// run, so an index must hold in every run; the help names the run
+    /// where it does not, unless it is the only one.
+    pub(crate) fn report_replicas(&self, m: &Model, key: RunKey) -> Vec<Diagnostic> {
+        let run = match key {
+            RunKey::Variant(_) if self.implicit_variant => None,
+            RunKey::Variant(v) => self
+                .variants
+                .get(v)
+                .map(|d| format!("variant `{}`", d.name)),
+            RunKey::Point(s, _) | RunKey::Cross(_, s, _) => self
+                .sweeps
+                .get(s)
+                .map(|d| format!("a point of sweep `{}`", d.name)),
+        };
+        let within = |d: Diagnostic| match &run {
+            Some(r) => d.help(format!(
+                "in {r}: an index must name a replica in every run of the file"
+            )),
+            None => d,
+        };
+        let mut out = Vec::new();
+        for &(node, r, span) in &self.replica_reads {
+            let Some(n) = m.nodes.get(node) else {
+                continue;
+            };
+            match n.replicas {
+                Some(rs) if r < u64::from(rs.count) => {}
+                Some(rs) => out.push(within(
+                    Diagnostic::new(
+                        format!(
+                            "`{}` has {} replicas, numbered 0 to {}: there is no replica {r}",
+                            n.name,
+                            rs.count,
+                            rs.count - 1
+                        ),
+                        span,
+                    )
+                    .label("index out of range"),
+                )),
+                None => out.push(
+                    Needs::new("a replica index", Need::Key("replicas"))
+                        .because("it names one of a service's replicas")
+                        .help(format!(
+                            "add e.g. `replicas 3` to `{}`, or drop the index to read the whole service",
+                            n.name
+                        ))
+                        .at(span),
+                ),
+            }
+        }
+        out
     }
 
     /// `least_outstanding` and `p2c` read the calls outstanding at each

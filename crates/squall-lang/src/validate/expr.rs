@@ -62,7 +62,7 @@ impl Validator {
                 let ((a, na), (b, nb)) = (a?, b?);
                 (RExpr::Binary(*op, Box::new(a), Box::new(b)), na.or(nb))
             }
-            ExprKind::Path(ids) => return self.path(names, ids, e.span),
+            ExprKind::Path(ids, index) => return self.path(names, ids, *index, e.span),
             ExprKind::Call(name, args) => return self.call(names, name, args, e.span),
         })
     }
@@ -71,17 +71,23 @@ impl Validator {
         &mut self,
         names: &Names<'_>,
         ids: &[Ident],
+        index: Option<PathIndex>,
         span: Span,
     ) -> Option<(RExpr, Needs)> {
         let (last, prefix) = ids.split_last()?;
         if let Some(found) = self.sending_path(names, prefix, last) {
+            if let Some(x) = index {
+                self.err(not_after_a_service(x));
+                return None;
+            }
             return found;
         }
         let mut variant = None;
         let mut window = None;
         let mut node = None;
+        let mut node_at = None;
         let mut stage = 0; // 0: variant allowed, 1: window allowed, 2: node allowed, 3: none
-        for id in prefix {
+        for (at, id) in prefix.iter().enumerate() {
             if stage == 0 {
                 if let Some(i) = names.variants.iter().position(|v| v.name == id.name) {
                     variant = Some(i);
@@ -99,6 +105,7 @@ impl Validator {
             if stage <= 2 {
                 if let Some(i) = names.nodes.iter().position(|n| n.name == id.name) {
                     node = Some(i);
+                    node_at = Some(at);
                     stage = 3;
                     continue;
                 }
@@ -128,7 +135,33 @@ impl Validator {
             self.err(d);
             return None;
         }
+        let replica = match index {
+            None => None,
+            Some(x) if Some(x.after) != node_at => {
+                self.err(not_after_a_service(x));
+                return None;
+            }
+            Some(x) => Some(x),
+        };
         if let Some(metric) = Metric::parse(&last.name) {
+            if let (Some(x), Some(n)) = (replica, node) {
+                if !metric.per_replica() {
+                    self.err(
+                        NotA::new(&last.name, "a value kept per replica")
+                            .label("not kept per replica")
+                            .help(format!(
+                                "per replica: {}; without the index, `{}.{}` reads the whole service `{}`",
+                                Metric::PER_REPLICA.join(", "),
+                                names.nodes[n].name,
+                                last.name,
+                                names.nodes[n].name
+                            ))
+                            .at(last.span),
+                    );
+                    return None;
+                }
+                self.replica_reads.push((n, x.index, x.span));
+            }
             if !metric.needs_node() && node.is_some() {
                 self.err(
                     Diagnostic::new(
@@ -152,6 +185,7 @@ impl Validator {
                     variant,
                     window,
                     node,
+                    replica: replica.map(|x| x.index.min(u64::from(u32::MAX)) as u32),
                     metric,
                 },
                 needs,
@@ -296,7 +330,7 @@ impl Validator {
         };
         let node_arg = |v: &mut Self, e: &Expr| -> Option<usize> {
             match &e.kind {
-                ExprKind::Path(ids) if ids.len() == 1 => {
+                ExprKind::Path(ids, None) if ids.len() == 1 => {
                     let list: Vec<String> = names.nodes.iter().map(|n| n.name.clone()).collect();
                     v.node(&list, &ids[0])
                 }
@@ -317,7 +351,7 @@ impl Validator {
                 }
                 let node = node_arg(self, &args[0]);
                 let fault = match &args[1].kind {
-                    ExprKind::Path(ids) if ids.len() == 1 => {
+                    ExprKind::Path(ids, None) if ids.len() == 1 => {
                         let found = names.faults.iter().position(|f| f.name == ids[0].name);
                         if found.is_none() {
                             self.err(
@@ -415,7 +449,7 @@ impl Validator {
                     return None;
                 }
                 // A metric named in the path must be a rate per tick.
-                if let ExprKind::Path(ids) = &args[0].kind {
+                if let ExprKind::Path(ids, _) = &args[0].kind {
                     if let Some(last) = ids.last() {
                         let rate = matches!(
                             Metric::parse(&last.name),
@@ -447,7 +481,7 @@ impl Validator {
                 }
                 let node = node_arg(self, &args[0])?;
                 let route = match &args[1].kind {
-                    ExprKind::Path(ids) if ids.len() == 1 => {
+                    ExprKind::Path(ids, None) if ids.len() == 1 => {
                         let routes = &names.nodes[node].routes;
                         let found = routes.iter().position(|r| r.name.name == ids[0].name);
                         if found.is_none() {
@@ -523,4 +557,12 @@ impl Validator {
             }
         }
     }
+}
+
+/// A replica index that does not follow a service in a path
+/// (`during[1].calls`, `outbox[1].delivered`).
+fn not_after_a_service(x: PathIndex) -> Diagnostic {
+    Diagnostic::new("a replica index follows a service's name", x.span)
+        .label("not after a service")
+        .help("e.g. `during.api[1].calls`: the calls replica 1 of `api` received")
 }

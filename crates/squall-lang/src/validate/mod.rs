@@ -92,6 +92,8 @@ pub fn load(file: &str, source: &str) -> Result<Scenario, Diagnostics> {
 struct Validator {
     errors: Vec<Diagnostic>,
     source: String,
+    /// The replicas report expressions read (`Scenario::replica_reads`).
+    replica_reads: Vec<(usize, u64, crate::span::Span)>,
 }
 
 /// The names a path may use before its last segment.
@@ -145,6 +147,7 @@ impl Validator {
         Validator {
             errors: Vec::new(),
             source: source.to_string(),
+            replica_reads: Vec::new(),
         }
     }
 
@@ -181,6 +184,7 @@ impl Validator {
             .map(|(name, expr, _)| MeasureSpec { name, expr })
             .collect();
         s.report = report;
+        s.replica_reads = std::mem::take(&mut self.replica_reads);
 
         if !self.errors.is_empty() {
             return None;

@@ -283,6 +283,7 @@ impl Validator {
             variants: Vec::new(),
             sweeps: Vec::new(),
             report: ReportSpec::default(),
+            replica_reads: Vec::new(),
             implicit_variant: false,
             providers: Vec::new(),
             senders: Vec::new(),

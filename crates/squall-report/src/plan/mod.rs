@@ -286,9 +286,12 @@ impl RunPlan {
 /// that takes time whose own estimated peak is past it is refused at the
 /// `run` (or the `sweep`) before anything starts.
 fn builder<'m>(s: &Scenario, m: &'m Model, memory_mib: u64) -> SimulationBuilder<'m> {
+    // A replica's counts per window are kept only when an expression
+    // reads one (`api[1].calls`): the language lists every such read.
     let b = Simulation::builder(m)
         .memory_budget(memory_mib)
-        .breaker_log(draws_breaker_state(s));
+        .breaker_log(draws_breaker_state(s))
+        .replica_windows(!s.replica_reads.is_empty());
     match s.work_budget {
         Some(n) => b.work_budget(n),
         None => b,

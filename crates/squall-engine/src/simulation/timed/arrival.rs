@@ -14,6 +14,7 @@ use squall_lang::{FaultSpec, NodeSpec, RequestSpec};
 use crate::observe::Observations;
 use crate::outcome::{fail, Answer, FailKind};
 use crate::server::node::{Arrival, Join, ServerSide, REFUSED};
+use crate::server::replicas::Replicas;
 use crate::time::Time;
 
 use super::super::{event::Event, SimError};
@@ -37,7 +38,7 @@ pub(super) enum Step {
 }
 
 impl Timed {
-    /// Call `c` reaches `node` (its `server`) at `now`: a work queue takes
+    /// Call `c` reaches `node` (its replica `r` of `servers`) at `now`: a work queue takes
     /// it as a message; past the deadline the node knows it fails;
     /// otherwise [`ServerSide::arrive`] decides (a refusal for capacity is
     /// counted in `obs`).
@@ -47,7 +48,7 @@ impl Timed {
         now: Time,
         c: u32,
         node: usize,
-        server: &mut ServerSide,
+        (servers, r): (&mut Replicas, usize),
         faults: &[FaultSpec],
         obs: &mut Observations,
     ) -> Result<Step, SimError> {
@@ -62,12 +63,16 @@ impl Timed {
         let field = self.calls.get(c).field;
         let field = if field == NONE { 0 } else { field as usize };
         Ok(
-            match server.arrive(faults, now, self.res, field, deadline, self.key(c)) {
+            match servers
+                .at(r)
+                .arrive(faults, now, self.res, field, deadline, self.key(c))
+            {
                 Arrival::Pass => Step::Limit,
                 Arrival::Refused(a) => Step::Answer(a),
                 Arrival::NoCapacity => {
-                    let i = obs.slots.index(self.res.tick_of(now));
-                    obs.nodes[node].refused[i] += 1;
+                    let t = self.res.tick_of(now);
+                    obs.nodes[node].refused[obs.slots.index(t)] += 1;
+                    servers.refused_at(r, t);
                     Step::Answer(REFUSED)
                 }
                 Arrival::Throttled(a) => {

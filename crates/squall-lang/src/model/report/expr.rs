@@ -19,6 +19,10 @@ pub enum RExpr {
         window: Option<usize>,
         /// Which node.
         node: Option<usize>,
+        /// Which replica of the node (`api[1].calls`); `None`: the node,
+        /// the sum over its replicas.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        replica: Option<u32>,
         /// What.
         metric: Metric,
     },

@@ -37,7 +37,7 @@ impl Runner<'_, '_> {
             }
             let (node, _, _) = self.timed.node_of(c);
             let servers = &mut self.nodes[node].servers;
-            servers.done(call.replica as usize);
+            servers.done(call.replica as usize, 0, None);
             let server = servers.at(call.replica as usize);
             if call.phase == Phase::Queued {
                 self.timed.leave_queue(now, node, server);
@@ -88,7 +88,7 @@ impl Runner<'_, '_> {
         let (node, source, _) = self.timed.node_of(c);
         let tick = self.timed.res.tick_of(now);
         let servers = &mut self.nodes[node].servers;
-        servers.done(call.replica as usize);
+        servers.done(call.replica as usize, tick, Some(answer));
         if call.holds_worker {
             self.timed.wasted_busy(now, node, &call);
             let tm = &mut self.timed;

@@ -113,12 +113,13 @@ impl Runner<'_, '_> {
         let ti = self.timed.cursor.index(&self.obs.slots, t);
         self.observe_at(ti, t, slot, node);
         // The balancer picks the replica the call meets (`server/replicas.rs`).
+        self.call_now.set((t, slot));
         let r = self.nodes[node].servers.pick();
         self.timed.calls.get_mut(c).replica = r as u16;
-        let (server, faults) = (self.nodes[node].servers.at(r), &self.sim.model.faults);
+        let (servers, faults) = (&mut self.nodes[node].servers, &self.sim.model.faults);
         let step = self
             .timed
-            .arrive(now, c, node, server, faults, &mut self.obs)?;
+            .arrive(now, c, node, (servers, r), faults, &mut self.obs)?;
         self.go_on(now, c, step)
     }
 
