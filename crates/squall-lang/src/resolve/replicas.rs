@@ -17,6 +17,7 @@ use crate::decl::Scenario;
 use crate::diagnostic::Diagnostic;
 use crate::model::{Balance, FaultSpec, Model, NodeSpec, ReplicaSpec, MAX_REPLICAS};
 use crate::needs::{Need, Needs};
+use crate::span::Span;
 use crate::unknown::Unknown;
 
 use super::{Cx, RunKey};
@@ -108,18 +109,7 @@ impl Scenario {
             let n = &nodes[node];
             match n.replicas {
                 Some(rs) if r < u64::from(rs.count) => spec.replica = Some(r as u32),
-                Some(rs) => cx.errs.push(
-                    Diagnostic::new(
-                        format!(
-                            "`{}` has {} replicas, numbered 0 to {}: there is no replica {r}",
-                            n.name,
-                            rs.count,
-                            rs.count - 1
-                        ),
-                        span,
-                    )
-                    .label("index out of range"),
-                ),
+                Some(rs) => cx.errs.push(out_of_range(&n.name, rs.count, r, span)),
                 // A `replicas` line that did not resolve was refused already.
                 None if self.nodes[node]
                     .timed
@@ -169,18 +159,7 @@ impl Scenario {
             };
             match n.replicas {
                 Some(rs) if r < u64::from(rs.count) => {}
-                Some(rs) => out.push(within(
-                    Diagnostic::new(
-                        format!(
-                            "`{}` has {} replicas, numbered 0 to {}: there is no replica {r}",
-                            n.name,
-                            rs.count,
-                            rs.count - 1
-                        ),
-                        span,
-                    )
-                    .label("index out of range"),
-                )),
+                Some(rs) => out.push(within(out_of_range(&n.name, rs.count, r, span))),
                 None => out.push(
                     Needs::new("a replica index", Need::Key("replicas"))
                         .because("it names one of a service's replicas")
@@ -240,4 +219,16 @@ fn balance(t: &Timed, cx: &mut Cx<'_>) -> Option<Balance> {
         );
     }
     found
+}
+
+/// Replica `r` of `name`, which has `count` (at least one): past the last.
+fn out_of_range(name: &str, count: u32, r: u64, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        format!(
+            "`{name}` has {count} replicas, numbered 0 to {}: there is no replica {r}",
+            count - 1
+        ),
+        span,
+    )
+    .label("index out of range")
 }
