@@ -240,3 +240,34 @@ fn hedged_tries_lost_on_a_link_go_at_the_deadline() {
     assert_eq!((t.calls.link, t.calls.on_link), (2, 0));
     assert_eq!(obs.accounting.in_flight, 0);
 }
+
+/// A periodic link fault strikes a try by the tick it is sent at, as a
+/// node's periodic fault strikes a call (`every P phase F`: the ticks `t`
+/// with `(t + F) % P == 0`; a try on a link is made for no field, `i = 0`).
+/// `a`'s requests enter at 1, 101 and 201 ms; edge serves 1 ms and api 2
+/// ms, so api sends its try to db at 4, 104 and 204 ms. `every 100ms
+/// phase 96ms` strikes all three (4 + 96 = 100, ...): each request takes
+/// 8 + 20 = 28 ms. `every 200ms phase 96ms` strikes only the one sent at
+/// 104 ms (104 + 96 = 200; 100 and 300 are not multiples of 200): the
+/// mean is (8 + 28 + 8) / 3 = 14.67 ms, 15 rounded. `b`, entering db
+/// directly, is never struck (5 ms). A rule that read the arrival tick
+/// (1, 101, 201) instead would strike none of them in either case.
+#[test]
+fn a_periodic_link_fault_strikes_by_the_tick_a_try_is_sent() {
+    let all = run(
+        TWO,
+        "",
+        "fault blips { on api -> db  every 100ms  phase 96ms  latency + 20ms }",
+        "1s",
+    );
+    assert_eq!(means(&all, 0, 2), (28.0, 5.0));
+    assert_eq!(means(&all, 1, 2), (5.0, 5.0));
+    let middle = run(
+        TWO,
+        "",
+        "fault blips { on api -> db  every 200ms  phase 96ms  latency + 20ms }",
+        "1s",
+    );
+    assert_eq!(means(&middle, 0, 2), (15.0, 5.0));
+    assert_eq!(means(&middle, 1, 2), (5.0, 5.0));
+}
