@@ -156,7 +156,7 @@ fn a_lost_try_costs_exactly_the_timeout() {
         assert_eq!(whole(t.failed.run.mean / 1e6), 153.0, "{cancel}");
         assert_eq!(t.nodes[1].run.timeouts, 3);
         assert_eq!(obs.nodes[2].calls.iter().sum::<u32>(), 0);
-        assert_eq!((t.calls.link, t.calls.on_link), (3, 0));
+        assert_eq!((t.calls.link, t.calls.on_link, t.calls.lost), (3, 0, 0));
         assert_eq!(obs.accounting.in_flight, 0);
     }
 }
@@ -237,7 +237,7 @@ fn hedged_tries_lost_on_a_link_go_at_the_deadline() {
     let t = timed(&obs);
     assert_eq!(whole(t.failed.run.mean / 1e6), 100.0);
     assert_eq!(obs.nodes[2].calls.iter().sum::<u32>(), 0);
-    assert_eq!((t.calls.link, t.calls.on_link), (2, 0));
+    assert_eq!((t.calls.link, t.calls.on_link, t.calls.lost), (2, 0, 0));
     assert_eq!(obs.accounting.in_flight, 0);
 }
 
@@ -270,4 +270,23 @@ fn a_periodic_link_fault_strikes_by_the_tick_a_try_is_sent() {
     );
     assert_eq!(means(&middle, 0, 2), (15.0, 5.0));
     assert_eq!(means(&middle, 1, 2), (5.0, 5.0));
+}
+
+/// A lost try stays its caller's until the caller gives up on it, and the
+/// end-of-run accounting shows it: the try api sends at 4 ms is lost, its
+/// 50 ms timeout would end it at 54 ms, but the run ends at 20 ms, so the
+/// try is still live at the end (`lost` 1, counted in `link` too) and its
+/// request in flight. With the run long enough for the timeout (the test
+/// above) `lost` is 0: a lost try its caller never dropped would show.
+#[test]
+fn a_lost_try_its_caller_has_not_given_up_on_is_counted_at_the_end() {
+    let obs = run(
+        "source a { at [1ms]  enters edge }",
+        "timeout 50ms",
+        "fault lost { on api -> db  during 1ms..20ms  fail timeout }",
+        "20ms",
+    );
+    let t = timed(&obs);
+    assert_eq!((t.calls.link, t.calls.on_link, t.calls.lost), (1, 0, 1));
+    assert_eq!(obs.accounting.in_flight, 1);
 }

@@ -136,6 +136,13 @@ pub struct CallAccounting {
     /// Tries still on their way down a link at the end.
     #[serde(skip_serializing_if = "is_zero")]
     pub on_link: u64,
+    /// Of `link`, the tries a link lost (`fail timeout`, `partition`)
+    /// whose caller had not yet given up on them at the end: its timeout
+    /// or deadline was still to come. Not a term of the balance (each is
+    /// counted in `link` already); a run that ends after every caller's
+    /// timeout has 0, so a lost try its caller never dropped shows here.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub lost: u64,
 }
 
 fn is_zero(n: &u64) -> bool {

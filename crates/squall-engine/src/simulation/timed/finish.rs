@@ -26,8 +26,10 @@ impl Timed {
                 Phase::Waiting | Phase::Backoff => acc.waiting += 1,
                 Phase::Transit => acc.on_link += 1,
                 // Counted when the link failed or lost the try, or when its
-                // node answered it.
-                Phase::Back | Phase::Lost => {}
+                // node answered it; a lost try still live is also counted
+                // apart (its caller has not given up on it yet).
+                Phase::Back => {}
+                Phase::Lost => acc.lost += 1,
             }
             if c.parent == NONE {
                 open += 1;
