@@ -290,3 +290,39 @@ fn a_lost_try_its_caller_has_not_given_up_on_is_counted_at_the_end() {
     assert_eq!((t.calls.link, t.calls.on_link, t.calls.lost), (1, 0, 1));
     assert_eq!(obs.accounting.in_flight, 1);
 }
+
+/// Requests of `a` (200/s for 10 s) over a link with `errors 25% as 503`,
+/// api retrying up to 3 tries after a fixed `backoff`, with or without
+/// `draws common`: (requests that failed, tries db saw).
+fn lossy(backoff: &str, common: bool) -> (u64, u32) {
+    let draws = if common { "draws common" } else { "" };
+    let obs = run(
+        "source a { rate 200/s  enters edge }",
+        &format!("timeout 50ms  retry {{ attempts 3  backoff fixed {backoff} }}"),
+        &format!("{draws}\n  fault lossy {{ on api -> db  during 1ms..10s  errors 25% as 503 }}"),
+        "10s",
+    );
+    let failed = obs.accounting.entered - obs.accounting.completed - obs.accounting.in_flight;
+    (failed, obs.nodes[2].calls.iter().sum::<u32>())
+}
+
+/// Under `draws common` a try's draw against a link's error share comes
+/// from the try's key (request, try), as its draws at a node do, so
+/// whether the try errs on the link does not depend on the order tries
+/// are sent. Two runs that differ only in api's backoff (0 ms or 7 ms
+/// between tries: the retries interleave differently with other
+/// requests' first tries) send the same tries, each meeting the same
+/// draw: exactly the same requests fail all three tries, and db sees
+/// exactly the same tries. Drawn in send order from the fault's stream
+/// instead (without `draws common`), the 7 ms backoff reorders the sends
+/// and the draws fall to other tries: with this seed the two runs fail
+/// different numbers of requests (each near 2 000 x 0.25^3 = 31), which is
+/// what the keyed draws remove.
+#[test]
+fn link_error_draws_are_keyed_by_try_under_draws_common() {
+    let (a, b) = (lossy("0ms", true), lossy("7ms", true));
+    assert_eq!(a, b);
+    assert!(a.0 > 10 && a.0 < 60, "{a:?}");
+    let (c, d) = (lossy("0ms", false), lossy("7ms", false));
+    assert_ne!(c, d);
+}

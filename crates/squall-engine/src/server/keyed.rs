@@ -7,10 +7,11 @@
 use super::latency::Latency;
 use crate::rng::{Purpose, Stream};
 
-/// A call's draw against fault `k`'s error share: from the fault's own
-/// stream, or under `draws common` from the call's `key`.
+/// A call's draw against fault `k`'s error share (at its node, or on the
+/// link it is sent over): from the fault's own stream, or under `draws
+/// common` from the call's `key`.
 #[inline(always)]
-pub(super) fn draw(stream: &mut Stream, key: Option<u64>, k: usize) -> f64 {
+pub(crate) fn draw(stream: &mut Stream, key: Option<u64>, k: usize) -> f64 {
     match key {
         None => stream.next_f64(),
         Some(key) => keyed_draw(key, k),

@@ -65,7 +65,7 @@
 pub(crate) mod capacity;
 pub(crate) mod composite;
 pub(crate) mod fault;
-mod keyed;
+pub(crate) mod keyed;
 pub(crate) mod latency;
 pub(crate) mod node;
 pub(crate) mod ordered;

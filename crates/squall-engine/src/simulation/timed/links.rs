@@ -9,7 +9,8 @@
 //!
 //! The faults on the link `api -> db` in force at the tick the try is
 //! sent act in declaration order; every `errors` fault in force draws once
-//! per try from its own stream (`fault/<index>`), and the first fault that
+//! per try from its own stream (`fault/<index>`), or under `draws common`
+//! from the try's key (`server/keyed.rs`), and the first fault that
 //! fails or loses the try decides:
 //!
 //! - `partition` or `fail timeout`: the try is *lost*; the caller hears
@@ -32,6 +33,7 @@ use squall_lang::{FaultSpec, Model, ResponseSpec};
 
 use crate::outcome::{answer_of, Answer, FailKind, Failure};
 use crate::rng::Stream;
+use crate::server::keyed;
 use crate::time::{Duration, Resolution};
 
 /// What a link does to a try or an answer.
@@ -105,6 +107,7 @@ impl Links {
         caller: usize,
         callee: usize,
         res: Resolution,
+        key: Option<u64>,
     ) -> Leg {
         let on_link = |f: &FaultSpec| f.link == Some(caller) && f.node == callee && f.in_force(t);
         let mut delay = 0.0;
@@ -122,7 +125,7 @@ impl Links {
                 continue;
             }
             let hit = f.timed.errors.and_then(|(share, code)| {
-                (stream.next_f64() < share).then_some(Answer::Fail(Failure {
+                (keyed::draw(stream, key, *k) < share).then_some(Answer::Fail(Failure {
                     kind: FailKind::Status(code),
                     not_before: None,
                 }))
@@ -229,11 +232,11 @@ mod tests {
         let mut l = Links::new(&m, 1);
         assert!(l.sends(0) && !l.sends(1) && l.answers(1) && !l.answers(0));
         assert_eq!(
-            l.request(&m.faults, 9, 0, 1, res),
+            l.request(&m.faults, 9, 0, 1, res, None),
             Leg::After(res.duration(0.0))
         );
         assert_eq!(
-            l.request(&m.faults, 10, 0, 1, res),
+            l.request(&m.faults, 10, 0, 1, res, None),
             Leg::After(res.duration(40.0))
         );
         assert_eq!(
@@ -242,7 +245,7 @@ mod tests {
         );
         let m = model(vec![link(cut, None)]);
         let mut l = Links::new(&m, 1);
-        assert_eq!(l.request(&m.faults, 15, 0, 1, res), Leg::Lost);
+        assert_eq!(l.request(&m.faults, 15, 0, 1, res, None), Leg::Lost);
         assert_eq!(l.answer(&m.faults, 15, 0, 1, 0, res), Leg::Lost);
         let fail = Some(ResponseSpec::Status {
             code: 503,
@@ -252,7 +255,7 @@ mod tests {
         let mut l = Links::new(&m, 1);
         assert!(!l.answers(1));
         assert!(matches!(
-            l.request(&m.faults, 15, 0, 1, res),
+            l.request(&m.faults, 15, 0, 1, res, None),
             Leg::Fail(Answer::Fail(_), _)
         ));
     }

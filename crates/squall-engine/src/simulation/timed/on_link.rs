@@ -27,7 +27,10 @@ impl Timed {
     ) -> Leg {
         let (callee, _, _) = self.node_of(child);
         let tick = self.res.tick_of(now);
-        let leg = self.links.request(faults, tick, caller, callee, self.res);
+        let key = self.key(child);
+        let leg = self
+            .links
+            .request(faults, tick, caller, callee, self.res, key);
         if !matches!(leg, Leg::After(_)) {
             self.recorder.calls.link += 1;
         }
