@@ -151,7 +151,7 @@ impl Validator {
                             .label("not kept per replica")
                             .help(format!(
                                 "per replica: {}; without the index, `{}.{}` reads the whole service `{}`",
-                                Metric::PER_REPLICA.join(", "),
+                                Metric::PER_REPLICA.map(Metric::name).join(", "),
                                 names.nodes[n].name,
                                 last.name,
                                 names.nodes[n].name

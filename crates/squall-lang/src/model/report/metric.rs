@@ -248,26 +248,18 @@ impl Metric {
     /// The metrics a path may read of one replica (`api[1].calls`): the
     /// counts a replicated node keeps per replica and named window, and
     /// their rates.
-    pub const PER_REPLICA: [&'static str; 6] = [
-        "calls",
-        "call_rate",
-        "served",
-        "served_rate",
-        "failed",
-        "refused",
+    pub const PER_REPLICA: [Metric; 6] = [
+        Metric::Calls,
+        Metric::CallRate,
+        Metric::Served,
+        Metric::ServedRate,
+        Metric::Failed,
+        Metric::Refused,
     ];
 
     /// True for a metric of [`Self::PER_REPLICA`].
     pub fn per_replica(self) -> bool {
-        matches!(
-            self,
-            Metric::Calls
-                | Metric::CallRate
-                | Metric::Served
-                | Metric::ServedRate
-                | Metric::Failed
-                | Metric::Refused
-        )
+        Self::PER_REPLICA.contains(&self)
     }
 
     /// True for metrics measured at a node; false for whole-system ones.
