@@ -326,3 +326,32 @@ fn link_error_draws_are_keyed_by_try_under_draws_common() {
     let (c, d) = (lossy("0ms", false), lossy("7ms", false));
     assert_ne!(c, d);
 }
+
+/// A periodic fault at a node (not on a link) strikes only the ticks of
+/// its period too, with a latency or an error share as with `fail`
+/// (before, a node's `latency +` and `errors` held over the whole range
+/// and ignored `every`). db starts `a`'s calls at 4, 104 and 204 ms and
+/// `b`'s at 1 and 101 ms; `every 200ms phase 96ms` strikes tick 104
+/// alone (104 + 96 = 200). With `latency + 20ms` the struck call takes
+/// 25 ms at db: `a`'s mean is (8 + 28 + 8) / 3 = 14.67 ms (15 rounded) and
+/// db's mean over its five calls (5 + 25 + 5 + 5 + 5) / 5 = 9 ms. With
+/// `errors 100% as 503` the one struck call fails and its request with
+/// it (api makes one try): 4 of the 5 requests complete.
+#[test]
+fn a_periodic_node_fault_strikes_only_its_ticks() {
+    let slow = run(
+        TWO,
+        "",
+        "fault blips { on db  every 200ms  phase 96ms  latency + 20ms }",
+        "1s",
+    );
+    assert_eq!(means(&slow, 0, 2), (15.0, 9.0));
+    let failing = run(
+        TWO,
+        "",
+        "fault blips { on db  every 200ms  phase 96ms  errors 100% as 503 }",
+        "1s",
+    );
+    assert_eq!(failing.accounting.entered, 5);
+    assert_eq!(failing.accounting.completed, 4);
+}

@@ -304,7 +304,7 @@ impl ServerSide {
         for (k, stream) in &mut self.timed_faults {
             let f = &faults[*k];
             if let Some((share, code)) = f.timed.errors {
-                if f.from <= tick && tick <= f.to && draw(stream, key, *k) < share {
+                if f.in_force_for(tick, field) && draw(stream, key, *k) < share {
                     return Arrival::Refused(Answer::Fail(Failure {
                         kind: FailKind::Status(code),
                         not_before: None,
@@ -545,7 +545,7 @@ impl ServerSide {
         let mut rounded = false;
         for (k, _) in &self.timed_faults {
             let f = &faults[*k];
-            if f.from <= tick && tick <= f.to {
+            if f.in_force(tick) {
                 if !rounded {
                     d = Resolution::TICKS.duration(d).units() as f64;
                     rounded = true;

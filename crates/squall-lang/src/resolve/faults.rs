@@ -23,6 +23,22 @@ impl Scenario {
             });
             let fail = f.fail.as_ref().and_then(|r| self.response(r, cx));
             let timed = self.timed_fault(&f.timed, cx);
+            // A workers fault holds for a stretch (the pool changes at its
+            // first tick and back after its last); a periodic one would
+            // strike single ticks, which a pool's size cannot follow.
+            let workers = f.timed.iter().find(|t| t.key.name == "workers");
+            if let (Some(_), Some(w)) = (&f.every, workers) {
+                cx.errs.push(
+                    Diagnostic::new(
+                        format!("fault `{}` changes `workers` and strikes periodically", f.name),
+                        w.span,
+                    )
+                    .label("holds from the fault's first tick to the end of its last")
+                    .help(
+                        "a periodic fault strikes single ticks, and a pool's workers change for a stretch: give this fault `during` and no `every`",
+                    ),
+                );
+            }
             if let Some((from, to)) = span {
                 let periodic = f.every.as_ref().and_then(|x| {
                     let t = |cx: &mut Cx<'_>, v: &Value, what: &str| {

@@ -56,7 +56,14 @@ impl FaultSpec {
     /// True when it is in force at tick `t` (for a call made for no
     /// composite field).
     pub fn in_force(&self, t: u64) -> bool {
-        self.from <= t && t <= self.to && self.periodic.is_none_or(|p| p.strikes(t, 0))
+        self.in_force_for(t, 0)
+    }
+
+    /// True when it is in force at tick `t` for a call made for composite
+    /// field `field` (0 for other calls): inside its range, and at a tick
+    /// it strikes when it is periodic.
+    pub fn in_force_for(&self, t: u64, field: usize) -> bool {
+        self.from <= t && t <= self.to && self.periodic.is_none_or(|p| p.strikes(t, field))
     }
 }
 
