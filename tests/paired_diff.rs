@@ -32,6 +32,7 @@ fn tries(attempts: u32) -> Result<Report, Box<dyn std::error::Error>> {
       column "e2e p50 [ms]" = during.e2e_p50 :.2
       column "e2e p99 [ms]" = during.e2e_p99 :.1
     }
+    line "e2e p50 during the brownout: {during.e2e_p50:.2} ms"
   }
 }
 "#;
@@ -171,6 +172,24 @@ fn a_policy_change_is_judged_by_its_paired_differences() -> TestResult {
     );
     assert!(verdicts[1].1.ends_with("within noise)"), "{verdicts:?}");
     assert!(paired.beyond_noise);
+    // The same e2e p50 in a `line`: the line keeps its value, so the diff
+    // judges it as the table's cell, word for word, under its `+` line.
+    let note = |c: &Comparison| {
+        let at = c.text.find("+ e2e p50 during the brownout: ")?;
+        c.text[at..].lines().nth(1).map(str::trim).map(String::from)
+    };
+    assert_eq!(
+        note(&paired).as_ref(),
+        Some(&verdicts[1].0),
+        "{}",
+        paired.text
+    );
+    assert_eq!(
+        note(&unpaired).as_ref(),
+        Some(&verdicts[1].1),
+        "{}",
+        unpaired.text
+    );
     Ok(())
 }
 

@@ -29,13 +29,20 @@ impl Report {
         let mut out = Vec::new();
         for b in blocks {
             match b.get("kind").and_then(|k| k.as_str()) {
-                // The text says what the values say; a diff reads the text.
-                Some("line") => out.push(Block::text(
-                    b.get("text")
+                // The text, and the values a `line` item put into it (so a
+                // diff can judge each, paired when the reports pair).
+                Some("line") => out.push(Block::Line {
+                    text: b
+                        .get("text")
                         .and_then(|t| t.as_str())
                         .unwrap_or_default()
                         .to_string(),
-                )),
+                    values: b
+                        .get("values")
+                        .and_then(|v| v.as_array())
+                        .map(|a| a.iter().map(json_cell).collect())
+                        .unwrap_or_default(),
+                }),
                 Some("table") => {
                     let strings = |key: &str| -> Vec<String> {
                         b.get(key)

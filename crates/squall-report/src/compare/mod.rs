@@ -7,18 +7,19 @@
 //! counts); a changed number reads `old → new (+x.x%)`. A mean with an
 //! interval (a report with `replications`) also says whether the change is
 //! `beyond noise` (the two 95 % intervals are apart) or `within noise`.
-//! Tables with no change are listed by name only. Lines of text are
-//! compared as lines; the `file` fact is ignored (two files always differ
+//! Tables with no change are listed by name only. Lines are shown as a
+//! text diff and judged value by value where a `line` item kept its
+//! values ([`lines`]); the `file` fact is ignored (two files always differ
 //! by name).
 //!
 //! What counts as beyond noise ([`Comparison::beyond_noise`]): a changed
 //! text, an added or removed row, table or column, a number of a report
-//! without replications, intervals that are apart, lines that differ in
-//! more than overlapping intervals. Within noise: overlapping intervals,
-//! and under replications a number printed without its interval (a total
-//! or an expectation's value), which the intervals beside it judge. A
-//! changed fact (the seed, say) is shown and weighs nothing by itself: the
-//! numbers it moves decide.
+//! without replications, intervals that are apart, a line whose words
+//! changed or whose values changed beyond noise. Within noise: overlapping
+//! intervals, and under replications a number printed without its
+//! interval (a total or an expectation's value), which the intervals
+//! beside it judge. A changed fact (the seed, say) is shown and weighs
+//! nothing by itself: the numbers it moves decide.
 //!
 //! Paired ([`paired`]): when both reports ran under `draws common` with one
 //! seed and one replication count, a changed mean is judged instead by the
@@ -31,6 +32,7 @@
 
 mod cells;
 mod json;
+mod lines;
 pub mod paired;
 mod render;
 pub mod rows;
@@ -124,17 +126,6 @@ fn facts(r: &Report) -> IndexMap<String, String> {
             .or_insert_with(|| v.clone());
     }
     m
-}
-
-/// The lines of a report, one per line.
-fn lines(r: &Report) -> String {
-    r.blocks
-        .iter()
-        .filter_map(|b| match b {
-            Block::Line { text, .. } => Some(format!("{text}\n")),
-            Block::Table(_) => None,
-        })
-        .collect()
 }
 
 /// The expectations whose `result` changed, from the diff of the
@@ -293,32 +284,11 @@ pub fn compare(old: &Report, new: &Report, style: DiffStyle) -> Comparison {
     }
 
     // Lines.
-    let (la, lb) = (lines(old), lines(new));
-    if la != lb {
+    if let Some((text, weight)) = lines::lines_section(old, new, judge, md, color) {
         changed = true;
-        noise = noise.max(Some(cells::lines_change(&la, &lb)));
+        noise = noise.max(Some(weight));
         heading("lines", &mut out);
-        if md {
-            out.push_str("```diff\n");
-        }
-        for change in similar::TextDiff::from_lines(&la, &lb).iter_all_changes() {
-            let sign = match change.tag() {
-                similar::ChangeTag::Delete => "-",
-                similar::ChangeTag::Insert => "+",
-                similar::ChangeTag::Equal => continue,
-            };
-            let line = format!("{sign} {}", change.value().trim_end());
-            if color && !md {
-                let c = if sign == "-" { "31" } else { "32" };
-                out.push_str(&format!("\x1b[{c}m{line}\x1b[0m\n"));
-            } else {
-                out.push_str(&line);
-                out.push('\n');
-            }
-        }
-        if md {
-            out.push_str("```\n");
-        }
+        out.push_str(&text);
     }
 
     if !unchanged.is_empty() {

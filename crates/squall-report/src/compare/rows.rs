@@ -162,7 +162,7 @@ pub struct Judge {
 
 /// How a changed cell reads and weighs: by its paired difference when the
 /// reports pair and both cells keep their values, else by [`changed_cell`].
-fn judge_cell(o: &Cell, n: &Cell, judge: Judge) -> (String, Noise) {
+pub(super) fn judge_cell(o: &Cell, n: &Cell, judge: Judge) -> (String, Noise) {
     if judge.paired {
         if let Some((d, digits)) = paired::difference(o, n) {
             return paired::paired_change(o, n, &d, digits);
