@@ -338,7 +338,7 @@ impl Timed {
             ),
             fetches: Fetches::default(),
             keys: Keys::new(model, seed),
-            links: Links::new(model, seed),
+            links: Links::new(model, seed, res),
             events: EventQueue::with_width(BucketWidth::NANOSECONDS),
         }
     }
