@@ -33,7 +33,7 @@ fn keyed_draw(key: u64, k: usize) -> f64 {
 /// jitter`, a whole number of ms in `[-jitter, jitter)`, slept with
 /// `time.After`, which waits no time for a negative duration), drawn
 /// continuously in squall's finer time.
-#[inline]
+#[inline(always)]
 pub(crate) fn jittered(
     add: f64,
     jitter: f64,
@@ -44,6 +44,18 @@ pub(crate) fn jittered(
     if jitter <= 0.0 {
         return add;
     }
+    jitter_draw(add, jitter, stream, key, purpose)
+}
+
+/// [`jittered`]'s draw (kept out of line: most faults have no jitter).
+#[inline(never)]
+fn jitter_draw(
+    add: f64,
+    jitter: f64,
+    stream: &mut Stream,
+    key: Option<u64>,
+    purpose: Purpose,
+) -> f64 {
     let u = match key {
         None => stream.next_f64(),
         Some(key) => Stream::keyed(key, purpose).next_f64(),
