@@ -119,6 +119,15 @@ fn refusals_are_located() {
         "latency 3ms",
         "link `api -> db` gives `latency` twice",
     );
+    let bad = FILE.replace(
+        "link edge -> api { answer latency exponential mean 3ms }",
+        "link edge -> api { }",
+    );
+    one_error(
+        &bad,
+        "edge -> api { }",
+        "link `edge -> api` gives no latency",
+    );
     let bad = FILE.replace("latency + 10ms jitter 10ms", "latency x 2 jitter 10ms");
     one_error(
         &bad,
@@ -140,4 +149,24 @@ fn refusals_are_located() {
         "api -> db {",
         "link `api -> db` has a latency, and no call in this run takes time",
     );
+}
+
+/// A variant changes a link through the `$param`s it reads.
+#[test]
+fn a_variant_changes_a_link_through_its_params() {
+    let text = FILE
+        .replace("  clock ms\n", "  clock ms\n  param wire = 2ms\n")
+        .replace("link api -> db { latency 2ms ", "link api -> db { latency $wire ")
+        .replace(
+            "jitter 10ms }\n}",
+            "jitter 10ms }\n  variant base \"as declared\" { }\n  variant far \"a slower wire\" { set wire = 5ms }\n}",
+        );
+    let s = squall_lang::load("test.squall", &text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let wire = |v: usize| {
+        s.model_for(RunKey::Variant(v), &[]).unwrap().links[0]
+            .latency
+            .clone()
+    };
+    assert_eq!(wire(0), Some(LatencySpec::Constant(2.0)));
+    assert_eq!(wire(1), Some(LatencySpec::Constant(5.0)));
 }

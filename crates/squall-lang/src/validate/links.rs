@@ -74,6 +74,19 @@ impl Validator {
                 }
                 *leg = Some(t.clone());
             }
+            if decl.props.is_empty() {
+                self.err(
+                    Diagnostic::new(
+                        format!(
+                            "link `{} -> {}` gives no latency",
+                            decl.from.name, decl.to.name
+                        ),
+                        span,
+                    )
+                    .label("a link that takes no time")
+                    .help("give it `latency 2ms`, `answer latency 2ms` or both (any distribution a service's `latency` takes)"),
+                );
+            }
             s.links.push(link);
         }
     }
