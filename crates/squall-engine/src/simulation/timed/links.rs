@@ -69,14 +69,18 @@ struct Steady {
 }
 
 impl Steady {
-    fn new(spec: Option<&LatencySpec>, res: Resolution, seed: u64, label: String) -> Option<Self> {
-        let purpose = match label.ends_with("/answer") {
-            true => Purpose::LinkAnswer,
-            false => Purpose::LinkRequest,
-        };
+    /// The leg of latency `spec` (none: no leg) at `res`, its stream
+    /// `label` under `seed`, keyed for `purpose` under `draws common`.
+    fn new(
+        spec: Option<&LatencySpec>,
+        res: Resolution,
+        seed: u64,
+        label: &str,
+        purpose: Purpose,
+    ) -> Option<Self> {
         spec.map(|s| Steady {
             latency: Latency::new(s, 0.0, res),
-            stream: Stream::new(seed, &label),
+            stream: Stream::new(seed, label),
             purpose,
         })
     }
@@ -100,9 +104,9 @@ type Link = (usize, usize, Option<Steady>, Option<Steady>);
 /// or answers they touch.
 #[derive(Debug, Default)]
 pub(super) struct Links {
-    /// Per node: some link fault acts on the tries it sends.
+    /// Per node: a link latency or a link fault acts on the tries it sends.
     sends: Vec<bool>,
-    /// Per node: some fault acts on the answers it gives.
+    /// Per node: a link latency or a fault acts on the answers it gives.
     answers: Vec<bool>,
     /// The faults concerned (index in the model's faults) with their
     /// streams (the request leg's, `fault/<k>`, and the answer leg's,
@@ -127,8 +131,14 @@ impl Links {
             links.sends[l.caller] |= l.latency.is_some();
             links.answers[l.callee] |= l.answer.is_some();
             let label = format!("link/{}/{}", l.caller, l.callee);
-            let request = Steady::new(l.latency.as_ref(), res, seed, label.clone());
-            let answer = Steady::new(l.answer.as_ref(), res, seed, format!("{label}/answer"));
+            let request = Steady::new(l.latency.as_ref(), res, seed, &label, Purpose::LinkRequest);
+            let answer = Steady::new(
+                l.answer.as_ref(),
+                res,
+                seed,
+                &format!("{label}/answer"),
+                Purpose::LinkAnswer,
+            );
             links.steady.push((l.caller, l.callee, request, answer));
         }
         for (k, f) in model.faults.iter().enumerate() {
@@ -155,13 +165,13 @@ impl Links {
         links
     }
 
-    /// True when some link fault acts on the tries `node` sends.
+    /// True when a link latency or fault acts on the tries `node` sends.
     #[inline(always)]
     pub(super) fn sends(&self, node: usize) -> bool {
         self.sends.get(node).copied().unwrap_or(false)
     }
 
-    /// True when some fault acts on the answers `node` gives.
+    /// True when a link latency or a fault acts on the answers `node` gives.
     #[inline(always)]
     pub(super) fn answers(&self, node: usize) -> bool {
         self.answers.get(node).copied().unwrap_or(false)
