@@ -205,3 +205,58 @@ fn jittered_delays_are_keyed_by_try_under_draws_common() {
         assert_ne!(c, d, "{link}");
     }
 }
+
+/// The work estimate counts a link's legs. By hand, 100/s into `api ->
+/// db` over ticks 1..=1000 with api's 250 ms timeout and db's 5 ms
+/// (`timed_paths.rs`: 3 events per request) and a link with both legs: one
+/// more event per leg (the try's arrival, the answer's return), 5 per
+/// request, 500 in all. The run makes no more: its requests are sent at
+/// 10, 20, ..., 1000 ms, and those near the end leave events past it (the
+/// run without the link handles 274: 100 sends, 99 services ending by 1000
+/// ms, 75 timers popping by then). The link adds exactly its two legs'
+/// events for the 99 requests whose try arrives within the run (the one
+/// sent at 1000 ms would arrive at 1002): 198. The
+/// time a request spends grows by the legs' means, 5 to 8 ms, and the work
+/// in flight by Little's law with it: at 1000/s (one request a tick, so
+/// that neither count is cut at one request in flight) by 8/5 exactly.
+#[test]
+fn the_estimate_counts_a_links_legs() {
+    let text = |rate: &str, link: &str| {
+        format!(
+            r#"scenario "estimate" {{
+  clock ms
+  run 1s
+  source users {{ rate {rate}  enters api }}
+  chain api -> db
+  service api {{ timeout 250ms }}
+  service db {{ latency 5ms }}
+  {link}
+}}
+"#
+        )
+    };
+    let model = |rate: &str, link: &str| {
+        squall_lang::load("estimate.squall", &text(rate, link))
+            .and_then(|s| s.model(&Overrides::default()))
+            .unwrap_or_else(|d| panic!("{}", d.to_plain()))
+    };
+    let link = "link api -> db { latency 2ms  answer latency 1ms }";
+    let estimate = |rate: &str, link: &str| squall_engine::simulation::estimate(&model(rate, link));
+    let (plain, e) = (estimate("100/s", ""), estimate("100/s", link));
+    assert_eq!((plain.events, e.events), (300.0, 500.0));
+    let (plain, busy) = (estimate("1000/s", ""), estimate("1000/s", link));
+    let ratio = busy.in_flight_bytes as f64 / plain.in_flight_bytes as f64;
+    // Whole bytes: the ratio within a byte's rounding of 8/5.
+    assert!((ratio - 1.6).abs() < 1e-6, "{ratio}");
+    let m = model("100/s", link);
+    let obs = Simulation::builder(&m)
+        .build()
+        .and_then(|s| s.run())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let plain_obs = Simulation::builder(&model("100/s", ""))
+        .build()
+        .and_then(|s| s.run())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(obs.events as f64 <= e.events, "{}", obs.events);
+    assert_eq!(obs.events - plain_obs.events, 198);
+}
