@@ -14,7 +14,7 @@
   // Words that start a declaration or a report item.
   var DECLARATIONS =
     "backoff chain chart clock diagnose draws endpoint epoch expect fault herd " +
-    "isolation line measure operations param policy provider replications " +
+    "isolation line link measure operations param policy provider replications " +
     "report rng run scenario seed sender series service set source sweep " +
     "table trace variant waits warmup window without work_budget";
 
@@ -25,7 +25,7 @@
     "classified clients column conflict consumers cooldown core date dead_letter " +
     "deadline decorrelated default discipline during end enters entries " +
     "equal_jitter errors every exponential fail failures field fixed from " +
-    "full_jitter gate hedge high honor idempotency_key ignore immediately in items " +
+    "full_jitter gate hedge high honor idempotency_key ignore immediately in items jitter " +
     "label latency ledger limit limiter load lognormal low marker max max_receives " +
     "mean naive network_error none normal of on op optimistic optional partition path per " +
     "phase poison policies priority probes propagate pushback queue rate redeliver " +

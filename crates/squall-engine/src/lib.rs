@@ -61,7 +61,7 @@
 //! | work queues: consumers, poison, redelivery | `server/work_queue.rs` (`WorkQueue`)   |
 //! | capacity per tick                         | `server/capacity.rs`                   |
 //! | failing faults                            | `server/fault.rs`                      |
-//! | faults on a link, and on the answer leg (timed path) | `simulation/timed/links.rs` (`Links`: what a link does to a try or an answer), `timed/on_link.rs` (a call on a link) |
+//! | a link's steady latency, faults on a link, and on the answer leg (timed path) | `simulation/timed/links.rs` (`Links`: what a link does to a try or an answer), `timed/on_link.rs` (a call on a link); a fault latency's jitter: `server/keyed.rs` (`jittered`) |
 //! | scripted routes                           | `server/script.rs`                     |
 //! | composite responses and the ledger        | `server/composite.rs` (`Assembly`)     |
 //! | composite responses with time             | `server/composite.rs` (`Fetches`), `simulation/timed/composite.rs` (its wakes) |

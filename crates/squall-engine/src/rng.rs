@@ -72,6 +72,16 @@ pub enum Purpose {
     Fault(usize),
     /// The jittered backoff before a call's next try downstream.
     Jitter,
+    /// A call's `latency + D jitter J` of fault `k`: at its node, or on
+    /// the link it is sent over.
+    Delay(usize),
+    /// A call's `answer latency + D jitter J` of fault `k`, on its way back.
+    AnswerDelay(usize),
+    /// A try's steady latency on the link it is sent over (`link a -> b {
+    /// latency ... }`).
+    LinkRequest,
+    /// An answer's steady latency on the link back (`answer latency ...`).
+    LinkAnswer,
     /// The versioned item a call writes (`optimistic items N`).
     Item,
 }
@@ -95,6 +105,12 @@ impl Stream {
             // 2^63, so no fault's purpose takes this one's value.
             Purpose::Item => u64::MAX,
             Purpose::Fault(k) => 3 + k as u64,
+            // Above every fault's (fewer than 2^61 of them) and apart from
+            // each other; the link's own two just under `Item`.
+            Purpose::Delay(k) => (1 << 62) + k as u64,
+            Purpose::AnswerDelay(k) => (1 << 62) + (1 << 61) + k as u64,
+            Purpose::LinkRequest => u64::MAX - 2,
+            Purpose::LinkAnswer => u64::MAX - 1,
         };
         Stream {
             state: mix_key(key, n),

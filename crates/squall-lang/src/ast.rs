@@ -233,6 +233,8 @@ pub enum Item {
     Provider(SendBlockAst),
     /// `sender name to provider { ... }`
     Sender(SendBlockAst),
+    /// `link api -> db { latency 2ms }`
+    Link(LinkAst),
 }
 
 /// A setting of calls that take time, kept as written: its keyword, then
@@ -678,6 +680,28 @@ pub struct FaultAst {
     pub props: Vec<FaultProp>,
     /// The whole declaration.
     pub span: Span,
+}
+
+/// `link api -> db { latency 2ms  answer latency exponential mean 1ms }`:
+/// the steady latency of a link, each leg's setting kept as written
+/// (`latency ...`, `answer latency ...`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkAst {
+    /// The caller.
+    pub from: Ident,
+    /// The callee.
+    pub to: Ident,
+    /// Its settings.
+    pub props: Vec<Timed>,
+    /// The whole declaration.
+    pub span: Span,
+}
+
+impl LinkAst {
+    /// Where `api -> db` is written.
+    pub fn ends_span(&self) -> Span {
+        Span::new(self.from.span.start, self.to.span.end)
+    }
 }
 
 /// A node a fault strikes: `db`, or one replica of a replicated service,
@@ -1229,6 +1253,7 @@ impl Item {
             Item::Run(v) | Item::Param(_, v) | Item::Warmup(v) => f(v),
             Item::RunRange(r) | Item::Window(_, r) => r.each_value(f),
             Item::Series(t) => t.each_value(f),
+            Item::Link(l) => l.props.iter().for_each(|t| t.each_value(f)),
             Item::Backoff(_, b) => b.each_value(f),
             Item::Policy(_, r) => r.each_value(f),
             Item::Source(s) => {

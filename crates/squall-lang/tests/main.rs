@@ -45,6 +45,7 @@ mod errors;
 mod grammar;
 mod kinds;
 mod limiters;
+mod link_latency;
 mod links;
 mod replicas;
 mod resolve;

@@ -16,7 +16,7 @@
 //! | [`station::Station`] | `station.rs` | workers and the queue, with its [`station::Discipline`] |
 //! | [`ordered::Ordered`] | `ordered.rs` | a queue past one FIFO or LIFO line: priority classes, adaptive LIFO, CoDel's shedding ([`crate::policy::codel`]) |
 //! | [`latency::Latency`] | `latency.rs` | a service-time distribution |
-//! | — | `keyed.rs` | under `draws common`, a call's service time and error-share draws from streams keyed by the call |
+//! | — | `keyed.rs` | under `draws common`, a call's service time and error-share draws from streams keyed by the call; the jitter of a fault's added latency (`jittered`, keyed or not) |
 //! | [`versioned::Versioned`] | `versioned.rs` | an `optimistic` node's item version and the version each call in service read |
 //! | [`work_queue::WorkQueue`] | `work_queue.rs` | a work queue's messages, consumers, poison draws and redeliveries (`receive`, `worked`) |
 //!

@@ -48,9 +48,9 @@ use squall_lang::{
 
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::codel::Codel;
-use crate::rng::Stream;
+use crate::rng::{Purpose, Stream};
 
-use super::keyed::{draw, keyed_service};
+use super::keyed::{draw, jittered, keyed_service};
 use crate::time::{Duration, Resolution, Time, NEVER};
 
 use super::capacity::Capacity;
@@ -543,7 +543,7 @@ impl ServerSide {
         // The draw is rounded to a unit before a fault scales or adds to
         // it; with no fault in force the one rounding below gives the same.
         let mut rounded = false;
-        for (k, _) in &self.timed_faults {
+        for (k, stream) in &mut self.timed_faults {
             let f = &faults[*k];
             if f.in_force(tick) {
                 if !rounded {
@@ -554,6 +554,8 @@ impl ServerSide {
                     d *= x;
                 }
                 if let Some(a) = f.timed.latency_add {
+                    let j = f.timed.latency_jitter.unwrap_or(0.0);
+                    let a = jittered(a, j, stream, key, Purpose::Delay(*k));
                     d += res.duration(a).units() as f64;
                 }
             }

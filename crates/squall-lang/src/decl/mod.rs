@@ -9,6 +9,7 @@
 //! [`crate::resolve`] turns it, with [`Overrides`], into models.
 
 mod fault;
+mod link;
 mod node;
 mod overrides;
 mod scenario;
@@ -17,6 +18,7 @@ mod sweep;
 mod variant;
 
 pub use fault::FaultDecl;
+pub use link::LinkDecl;
 pub use node::NodeDecl;
 pub use overrides::{Overrides, Setting};
 pub use scenario::Scenario;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use super::{FaultDecl, FeedDecl, NodeDecl, SourceDecl, SweepDecl, VariantDecl};
+use super::{FaultDecl, FeedDecl, LinkDecl, NodeDecl, SourceDecl, SweepDecl, VariantDecl};
 use crate::ast::{BackoffAst, Range, RetryAst, RngAst, SendBlockAst, Timed, Value};
 use crate::model::{Clock, ReportSpec};
 use crate::span::Span;
@@ -56,6 +56,8 @@ pub struct Scenario {
     pub feeds: Vec<FeedDecl>,
     /// Faults.
     pub faults: Vec<FaultDecl>,
+    /// Links with a steady latency.
+    pub links: Vec<LinkDecl>,
     /// Windows.
     pub windows: Vec<(String, Range)>,
     /// Variants; when the file declares none, one implicit `base` variant.

@@ -259,6 +259,17 @@ impl Printer<'_> {
             }
             Item::Expect(e) => Self::leaf(expect_text(e), span_at(e.span)),
             Item::Series(t) => Self::leaf(timed_text(t), span_at(t.span)),
+            Item::Link(decl) => {
+                let head = format!("link {} -> {}", decl.from.name, decl.to.name);
+                let mut node = self.block(head, span_at(decl.ends_span()), Inline::IfFits);
+                let children = decl
+                    .props
+                    .iter()
+                    .map(|t| Self::leaf(timed_text(t), span_at(t.span)))
+                    .collect();
+                push_children(&mut node, children);
+                node
+            }
             Item::Provider(b) | Item::Sender(b) => self.send_block(b, Inline::Never),
         }
     }

@@ -264,6 +264,20 @@ pub(super) fn parse_item(pair: Pair<'_, Rule>) -> Result<Item> {
             }
             Item::Fault(FaultAst { name, props, span })
         }
+        Rule::link_decl => {
+            let from = ident(c.expect(Rule::ident)?);
+            let to = ident(c.expect(Rule::ident)?);
+            let mut props = Vec::new();
+            while let Some(p) = c.next() {
+                props.push(parse_timed(p)?);
+            }
+            Item::Link(LinkAst {
+                from,
+                to,
+                props,
+                span,
+            })
+        }
         Rule::window_decl => {
             let name = ident(c.expect(Rule::ident)?);
             Item::Window(name, parse_range(c.expect(Rule::range)?)?)

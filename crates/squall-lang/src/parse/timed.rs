@@ -35,6 +35,7 @@ fn keyword(rule: Rule) -> Option<&'static str> {
         Rule::serial_prop => "serial",
         Rule::fault_errors => "errors",
         Rule::fault_answer => "answer",
+        Rule::link_answer => "answer latency",
         Rule::fault_partition => "partition",
         Rule::series_decl => "series",
         Rule::consumers_prop => "consumers",
@@ -56,9 +57,14 @@ pub(super) fn is_timed(rule: Rule) -> bool {
 pub(super) fn parse_timed(pair: Pair<'_, Rule>) -> Result<Timed> {
     let mut span: Span = pair.as_span().into();
     let key = keyword(pair.as_rule()).ok_or_else(|| internal(span, "not a timed setting"))?;
-    if key == "discipline" {
-        // Without a `{ ... }` the rule's span takes the space the grammar
-        // skipped looking for one: the setting ends at its word.
+    let optional_tail = matches!(
+        pair.as_rule(),
+        Rule::discipline_prop | Rule::fault_latency | Rule::fault_answer
+    );
+    if optional_tail {
+        // A rule ending in an optional part (`discipline` without its `{
+        // ... }`, `latency x 3` without `jitter`) takes the space the
+        // grammar skipped looking for it: the setting ends at its word.
         span = Span::new(span.start, span.start + pair.as_str().trim_end().len());
     }
     let line = pair.as_span().start_pos().line_col().0;

@@ -1,4 +1,5 @@
-//! Link faults (`fault cut { on api -> db ... }`) checked against the
+//! Link faults (`fault cut { on api -> db ... }`) and links' steady
+//! latencies (`link api -> db { latency 2ms }`) checked against the
 //! resolved model: `api` must call `db`, the run must take time (a link's
 //! delay and lost tries are events of the timed path), and a try a link
 //! loses (`fail timeout`, `partition`) must have something that ends it
@@ -8,11 +9,43 @@ use super::Cx;
 use crate::ast::ResponseAst;
 use crate::decl::Scenario;
 use crate::diagnostic::Diagnostic;
-use crate::model::Model;
+use crate::model::{LinkSpec, Model};
+use crate::span::Span;
 
 impl Scenario {
-    /// Every link fault of the run with `model`, checked.
+    /// The links' steady latencies, resolved (checked with the model by
+    /// [`Scenario::check_links`]).
+    pub(super) fn links(&self, cx: &mut Cx<'_>) -> Vec<LinkSpec> {
+        self.links
+            .iter()
+            .map(|l| LinkSpec {
+                caller: l.caller,
+                callee: l.callee,
+                latency: l.latency.as_ref().and_then(|t| self.latency(t, cx)),
+                answer: l.answer.as_ref().and_then(|t| self.latency(t, cx)),
+            })
+            .collect()
+    }
+
+    /// Every link fault and link latency of the run with `model`, checked.
     pub(super) fn check_links(&self, model: &Model, cx: &mut Cx<'_>) {
+        for l in &self.links {
+            if let Some(d) = no_such_call(model, l.caller, l.callee, l.span) {
+                cx.errs.push(d);
+            } else if !model.takes_time() {
+                cx.errs.push(
+                    Diagnostic::new(
+                        format!(
+                            "link `{} -> {}` has a latency, and no call in this run takes time",
+                            model.nodes[l.caller].name, model.nodes[l.callee].name
+                        ),
+                        l.span,
+                    )
+                    .label("a link's latency needs calls that take time")
+                    .help("give a service `latency`, `workers` or a `timeout`; on the round path a call and its answer happen in the same instant"),
+                );
+            }
+        }
         for (i, f) in self.faults.iter().enumerate() {
             if cx.o.without.contains(&i) {
                 continue;
@@ -28,18 +61,8 @@ impl Scenario {
                 let (Some(a), Some(b)) = (model.nodes.get(caller), model.nodes.get(callee)) else {
                     continue;
                 };
-                if a.downstream != Some(callee) {
-                    cx.errs.push(
-                        Diagnostic::new(format!("`{}` does not call `{}`", a.name, b.name), span)
-                            .label("no such link")
-                            .help(match a.downstream.and_then(|d| model.nodes.get(d)) {
-                                Some(d) => format!(
-                                    "a link joins a node to the next in a chain: `{}` calls `{}`",
-                                    a.name, d.name
-                                ),
-                                None => format!("`{}` calls no node", a.name),
-                            }),
-                    );
+                if let Some(d) = no_such_call(model, caller, callee, span) {
+                    cx.errs.push(d);
                     continue;
                 }
                 if !model.takes_time() {
@@ -82,6 +105,25 @@ impl Scenario {
             }
         }
     }
+}
+
+/// `caller` does not call `callee` (written at `span`): the refusal.
+fn no_such_call(model: &Model, caller: usize, callee: usize, span: Span) -> Option<Diagnostic> {
+    let (a, b) = (model.nodes.get(caller)?, model.nodes.get(callee)?);
+    if a.downstream == Some(callee) {
+        return None;
+    }
+    Some(
+        Diagnostic::new(format!("`{}` does not call `{}`", a.name, b.name), span)
+            .label("no such link")
+            .help(match a.downstream.and_then(|d| model.nodes.get(d)) {
+                Some(d) => format!(
+                    "a link joins a node to the next in a chain: `{}` calls `{}`",
+                    a.name, d.name
+                ),
+                None => format!("`{}` calls no node", a.name),
+            }),
+    )
 }
 
 /// True when a try `caller` sends and loses ends: by its per-try timeout

@@ -134,6 +134,7 @@ impl Scenario {
             .collect();
         let mut faults = self.faults(&mut cx);
         self.fault_replicas(&mut faults, &nodes, &mut cx);
+        let links = self.links(&mut cx);
         let windows = self.windows(&mut cx);
         let series_every = self.series_every(&mut cx);
         let model = Model {
@@ -147,6 +148,7 @@ impl Scenario {
             nodes,
             sources,
             faults,
+            links,
             windows,
             rngs,
             backoffs,

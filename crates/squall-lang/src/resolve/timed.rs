@@ -316,8 +316,8 @@ impl Scenario {
         })
     }
 
-    /// A fault's `latency x N`, `latency + D`, `errors P% as CODE` and
-    /// `workers N`.
+    /// A fault's `latency x N`, `latency + D [jitter J]`, `errors P% as
+    /// CODE`, `answer latency + D [jitter J]`, `partition` and `workers N`.
     pub(super) fn timed_fault(&self, timed: &[Timed], cx: &mut Cx<'_>) -> TimedFault {
         let mut out = TimedFault::default();
         for t in timed {
@@ -325,8 +325,18 @@ impl Scenario {
                 "latency" if t.has("x") => {
                     out.latency_factor =
                         self.timed_value(t, "x", cx, |v| units::real(v, "a latency factor"));
+                    if let Some(j) = t.value_after("jitter") {
+                        cx.errs.push(
+                            Diagnostic::new("`jitter` spreads an added latency, not a factor", j.span)
+                                .label("after `latency x`")
+                                .help("write `latency + 20ms jitter 5ms`: each call's addition drawn uniformly in 15..25ms"),
+                        );
+                    }
                 }
-                "latency" => out.latency_add = self.duration(t, "+", "an added latency", cx),
+                "latency" => {
+                    out.latency_add = self.duration(t, "+", "an added latency", cx);
+                    out.latency_jitter = self.duration(t, "jitter", "a jitter", cx);
+                }
                 "errors" => {
                     // `errors 30% as 503`, or `errors $p as 503` with a
                     // percentage param (`param p = 30%`).
@@ -346,7 +356,10 @@ impl Scenario {
                         out.errors = Some((s / 100.0, t.code().unwrap_or(503)));
                     }
                 }
-                "answer" => out.answer_add = self.duration(t, "+", "an added latency", cx),
+                "answer" => {
+                    out.answer_add = self.duration(t, "+", "an added latency", cx);
+                    out.answer_jitter = self.duration(t, "jitter", "a jitter", cx);
+                }
                 "partition" => out.partition = true,
                 "workers" => {
                     out.workers = self

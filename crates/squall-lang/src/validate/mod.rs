@@ -161,6 +161,7 @@ impl Validator {
 
         // Pass 2: services, sources, faults, windows.
         self.components(ast, &mut s);
+        self.link_decls(ast, &mut s);
 
         // Pass 3: variants and sweeps.
         let variant_spans = self.variants(ast, &mut s);

@@ -279,6 +279,7 @@ impl Validator {
             sources: Vec::new(),
             feeds: Vec::new(),
             faults: Vec::new(),
+            links: Vec::new(),
             windows: Vec::new(),
             variants: Vec::new(),
             sweeps: Vec::new(),

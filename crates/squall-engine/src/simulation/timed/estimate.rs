@@ -18,7 +18,9 @@
 //! the node knows): the timer, popped even when the answer came first. A
 //! composite node's call sends one call per field, each costing an event
 //! when the field's node has a latency, and sets one timer per distinct
-//! field limit.
+//! field limit. A try over a [`link`](squall_lang::LinkSpec) with a
+//! latency costs one event per leg that has one (its arrival, its answer's
+//! return), and the legs' means add to the time a request spends.
 //!
 //! # Memory
 //!
@@ -152,9 +154,24 @@ pub fn estimate(m: &Model) -> Estimate {
                 .and_then(|s| s.latency.as_ref())
                 .map_or(0.0, |l| l.mean())
         };
+        // The link from `a` to `b`: its legs' means, and how many have one.
+        let link = |a: usize, b: usize| {
+            let mean = |l: &Option<squall_lang::LatencySpec>| l.as_ref().map(|l| l.mean());
+            m.links
+                .iter()
+                .filter(|l| l.caller == a && l.callee == b)
+                .fold((0.0, 0.0), |(t, legs), l| {
+                    let (r, back) = (mean(&l.latency), mean(&l.answer));
+                    let n = r.is_some() as u8 + back.is_some() as u8;
+                    (
+                        t + r.unwrap_or(0.0) + back.unwrap_or(0.0),
+                        legs + f64::from(n),
+                    )
+                })
+        };
         let mut below = vec![0.0; path.len()];
         for k in (0..path.len().saturating_sub(1)).rev() {
-            below[k] = below[k + 1] + own_mean(path[k + 1]);
+            below[k] = below[k + 1] + own_mean(path[k + 1]) + link(path[k], path[k + 1]).0;
         }
         let mut per = 1.0;
         let mut time = 0.0;
@@ -170,6 +187,11 @@ pub fn estimate(m: &Model) -> Estimate {
             let knows_deadline = deadline.is_some_and(|d| pos == 0 || d.propagate);
             calls += fan;
             worst += worst_fan;
+            if pos > 0 {
+                let (mean, legs) = link(path[pos - 1], i);
+                time += mean;
+                per += fan * legs;
+            }
             let own = n.server.as_ref().and_then(|s| s.latency.as_ref());
             if own.is_some() {
                 per += fan;

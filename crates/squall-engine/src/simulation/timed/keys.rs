@@ -1,7 +1,8 @@
 //! Common random numbers (`draws common`): the keys a run that takes time
 //! draws a call's random numbers by, so that the same request meets the
-//! same service times, error-share draws and backoff jitter in every run
-//! of the file, whatever the policy changed before it.
+//! same service times, error-share draws, backoff jitter, jittered fault
+//! latencies and link latencies in every run of the file, whatever the
+//! policy changed before it.
 //!
 //! A request's key is its source's key (`derive_seed(seed, "draws/<s>")`)
 //! mixed with its place among that source's requests (0, 1, 2, ...); a

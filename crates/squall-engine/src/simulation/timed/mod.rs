@@ -147,7 +147,7 @@
 //! | hedged tries: each hedging call's tries in flight, and what it does when one answers | [`Hedges`] (`caller/hedge.rs`), held here beside the call slab | `sent` (the delay to the next try), `answered` (a `HedgeStep`: finish, send, wait), `take` (the tries to cancel) |
 //! | a node's breakers, budgets, timeout, hedging policy | `CallerSide` (`caller/`) | the same methods as the zero-time path (`caller/mod.rs`) |
 //! | work queues | [`WorkQueue`] (`server/work_queue.rs`), with its calls and levels here | `enqueue_message`, `dispatch_messages`, `message_wake` |
-//! | faults on a link and on the answer leg: what a try sent over a link, or an answer sent back, meets; a call kept on a link | `Links` (`links.rs`), [`Timed`] (`on_link.rs`) | `send_down` (`links.sends`), `link_request`, `link_answer`, `on_link`, `drop_on_link` |
+//! | a link's steady latency, faults on a link and on the answer leg: what a try sent over a link, or an answer sent back, meets; a call kept on a link | `Links` (`links.rs`), [`Timed`] (`on_link.rs`) | `send_down` (`links.sends`), `link_request`, `link_answer`, `on_link`, `drop_on_link` |
 //! | what is counted in time (as far as [`Observe`] asks) | `Recorder` (`recorder.rs`) | `count`, `latency`, `queue`, `busy`, `end_to_end` |
 //! | the end of a run | [`Timed::finish`] (`finish.rs`) | once, after the last event |
 
@@ -338,7 +338,7 @@ impl Timed {
             ),
             fetches: Fetches::default(),
             keys: Keys::new(model, seed),
-            links: Links::new(model, seed),
+            links: Links::new(model, seed, res),
             events: EventQueue::with_width(BucketWidth::NANOSECONDS),
         }
     }

@@ -56,9 +56,10 @@ impl Timed {
         let (caller, _, _) = self.node_of(call.parent);
         let tick = self.res.tick_of(now);
         let replica = call.replica as usize;
+        let key = self.key(c);
         match self
             .links
-            .answer(faults, tick, caller, node, replica, self.res)
+            .answer(faults, tick, caller, node, replica, self.res, key)
         {
             Leg::After(d) if d.units() == 0 => Ok(None),
             Leg::After(d) | Leg::Fail(_, d) => {

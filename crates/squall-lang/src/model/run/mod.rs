@@ -19,6 +19,7 @@ mod hedge;
 mod library_backoff;
 mod library_breaker;
 mod limiter;
+mod link;
 mod node;
 mod replicas;
 mod request;
@@ -43,6 +44,7 @@ pub use hedge::HedgeSpec;
 pub use library_backoff::{LibraryBackoff, Pushback};
 pub use library_breaker::LibraryBreakerSpec;
 pub use limiter::{AimdSpec, EnvoySpec, Gradient2Spec, LimiterSpec, VegasSpec};
+pub use link::LinkSpec;
 pub use node::{NodeSpec, RouteSpec, StepSpec};
 pub use replicas::{Balance, ReplicaSpec, MAX_REPLICAS};
 pub use request::{Method, RequestSpec};
@@ -111,6 +113,10 @@ pub struct Model {
     pub sources: Vec<SourceSpec>,
     /// Faults active in this run.
     pub faults: Vec<FaultSpec>,
+    /// Links with a steady latency (`link a -> b { ... }`), in declaration
+    /// order; left out of the model's JSON when there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkSpec>,
     /// Named windows over which the engine counts unique request ids.
     pub windows: Vec<WindowSpec>,
     /// Named random generators.

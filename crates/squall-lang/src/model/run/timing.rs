@@ -186,6 +186,10 @@ pub struct TimedFault {
     pub latency_factor: Option<f64>,
     /// Adds to the node's service time \[ticks\].
     pub latency_add: Option<f64>,
+    /// `latency + D jitter J`: each call's addition is drawn uniformly in
+    /// `D - J .. D + J`, and never below 0 \[ticks\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_jitter: Option<f64>,
     /// Fails this share of calls (`0..=1`) with this status.
     pub errors: Option<(f64, u32)>,
     /// Workers while in force.
@@ -194,6 +198,10 @@ pub struct TimedFault {
     /// callee) sends back \[ticks\].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub answer_add: Option<f64>,
+    /// `answer latency + D jitter J`: the answer's delay drawn as
+    /// `latency_jitter` draws the addition \[ticks\].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answer_jitter: Option<f64>,
     /// `partition`: a link loses every try and every answer.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub partition: bool,
