@@ -215,20 +215,18 @@ impl Scenario {
             let decl = self.changed_node(i, &self.nodes[i], cx.o);
             let block = decl.as_ref().map_or(&self.nodes[i].limiter, |d| &d.limiter);
             let span = block.as_ref().map_or(self.nodes[i].span, |b| b.span);
-            cx.errs.push(
-                Diagnostic::new(
-                    format!(
-                        "`limiter {}` adapts from each try's round-trip time, and no call in this run takes time",
-                        spec.kind()
-                    ),
-                    span,
-                )
-                .label("every try would answer in the instant it is sent")
-                .help(format!(
+            cx.errs.push(super::untimed::refused(
+                format!(
+                    "`limiter {}` adapts from each try's round-trip time",
+                    spec.kind()
+                ),
+                span,
+                "every try would answer in the instant it is sent",
+                format!(
                     "give `{}`'s callee a service time, e.g. `latency exponential mean 5ms  workers 4`",
                     n.name
-                )),
-            );
+                ),
+            ));
         }
     }
 }

@@ -5,7 +5,7 @@
 //! loses (`fail timeout`, `partition`) must have something that ends it
 //! at the caller: its per-try `timeout`, or a deadline it knows.
 
-use super::Cx;
+use super::{untimed, Cx};
 use crate::ast::ResponseAst;
 use crate::decl::Scenario;
 use crate::diagnostic::Diagnostic;
@@ -33,17 +33,15 @@ impl Scenario {
             if let Some(d) = no_such_call(model, l.caller, l.callee, l.span) {
                 cx.errs.push(d);
             } else if !model.takes_time() {
-                cx.errs.push(
-                    Diagnostic::new(
-                        format!(
-                            "link `{} -> {}` has a latency, and no call in this run takes time",
-                            model.nodes[l.caller].name, model.nodes[l.callee].name
-                        ),
-                        l.span,
-                    )
-                    .label("a link's latency needs calls that take time")
-                    .help("give a service `latency`, `workers` or a `timeout`; on the round path a call and its answer happen in the same instant"),
-                );
+                cx.errs.push(untimed::refused(
+                    format!(
+                        "link `{} -> {}` has a latency",
+                        model.nodes[l.caller].name, model.nodes[l.callee].name
+                    ),
+                    l.span,
+                    "a link's latency needs calls that take time",
+                    untimed::give_time(),
+                ));
             }
         }
         for (i, f) in self.faults.iter().enumerate() {
@@ -66,17 +64,12 @@ impl Scenario {
                     continue;
                 }
                 if !model.takes_time() {
-                    cx.errs.push(
-                        Diagnostic::new(
-                            format!(
-                                "fault `{}` acts on a link, and no call in this run takes time",
-                                f.name
-                            ),
-                            span,
-                        )
-                        .label("a link fault needs calls that take time")
-                        .help("give a service `latency`, `workers` or a `timeout`; on the round path a call and its answer happen in the same instant"),
-                    );
+                    cx.errs.push(untimed::refused(
+                        format!("fault `{}` acts on a link", f.name),
+                        span,
+                        "a link fault needs calls that take time",
+                        untimed::give_time(),
+                    ));
                     continue;
                 }
                 if loses && !ends_lost_try(model, caller) {

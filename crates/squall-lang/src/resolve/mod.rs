@@ -48,6 +48,7 @@ pub mod sweep;
 mod throttle;
 mod time;
 mod timed;
+mod untimed;
 mod work_queue;
 
 use crate::decl::{Overrides, Scenario, Setting};

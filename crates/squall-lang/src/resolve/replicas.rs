@@ -194,14 +194,13 @@ impl Scenario {
                 .iter()
                 .find(|(_, b)| *b == rs.balance)
                 .map_or("", |(w, _)| w);
-            cx.errs.push(
-                Diagnostic::new(
-                    format!("`balance {word}` compares the calls outstanding at each replica, and no call in this run takes time"),
-                    span,
-                )
-                .label("every call answers in the instant it arrives")
-                .help("give a service `latency` or `workers`, or use `balance round_robin` or `random`"),
-            );
+            cx.errs.push(super::untimed::refused(
+                format!("`balance {word}` compares the calls outstanding at each replica"),
+                span,
+                "every call answers in the instant it arrives",
+                "give a service `latency` or `workers`, or use `balance round_robin` or `random`"
+                    .to_string(),
+            ));
         }
     }
 }
