@@ -28,15 +28,16 @@ impl Runner<'_, '_> {
     pub(super) fn arrive(&mut self, t: u64, slot: u32, mut pos: usize) -> Result<(), SimError> {
         let source = self.requests.source[slot as usize] as usize;
         let depth = self.requests.depth;
-        // The path borrows the simulation, not `self`: looked up once, not
-        // at every node the walk passes (the calls below take `&mut self`).
+        // The path's steps borrow the simulation, not `self`: looked up
+        // once, not at every node the walk passes (the calls below take
+        // `&mut self`); each step says what its node holds.
         let sim = self.sim;
-        let path = &sim.paths[source][..];
+        let steps = &sim.steps[source][..];
         loop {
-            let node = path[pos];
+            let step = steps[pos];
+            let node = step.node as usize;
             self.observe(t, slot, node);
-            let leaf = pos + 1 == path.len();
-            if let Some(answer) = self.own_answer(t, slot, node, leaf, 0) {
+            if let Some(answer) = self.own_answer(t, slot, node, step.leaf, 0) {
                 self.count_answer(t, node, answer);
                 if self.per_answer {
                     self.answer_seen(t, slot, pos, node, (answer, true));
@@ -46,12 +47,14 @@ impl Runner<'_, '_> {
             // The node's first try at its downstream.
             let k = slot as usize * depth + pos;
             self.requests.open_loop(k, t);
-            if self.nodes[node].caller.has_budget() {
+            if step.budget {
                 self.first_try(t, slot, node);
                 self.requests.grant[k] = NO_GRANT;
             }
-            if let Some(blocked) = self.admit(t, slot, pos, node) {
-                return self.deliver(t, slot, pos as isize, blocked, false);
+            if step.guarded {
+                if let Some(blocked) = self.admit_guarded(t, slot, pos, node) {
+                    return self.deliver(t, slot, pos as isize, blocked, false);
+                }
             }
             pos += 1;
         }
@@ -120,16 +123,6 @@ impl Runner<'_, '_> {
         }
         let i = self.obs.slots.index(t);
         assembly.finish(spec, i, self.obs.nodes[node].composite.as_mut())
-    }
-
-    /// The service at `pos` sends a try downstream (after its breaker agrees).
-    pub(super) fn send(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
-        let source = self.requests.source[slot as usize] as usize;
-        let node = self.sim.paths[source][pos];
-        if let Some(blocked) = self.admit(t, slot, pos, node) {
-            return self.deliver(t, slot, pos as isize, blocked, false);
-        }
-        self.arrive(t, slot, pos + 1)
     }
 
     /// Which of `node`'s breakers guards the request in `slot`, if any
@@ -319,21 +312,18 @@ impl Runner<'_, '_> {
         d
     }
 
-    /// Asks the throttle and the breaker of the service `node` at `pos`;
-    /// `Some(answer)` when the try fails fast.
-    #[inline]
-    pub(super) fn admit(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
-        if !self.nodes[node].caller.guarded() {
-            return None;
-        }
-        self.admit_guarded(t, slot, pos, node)
-    }
-
-    /// [`Self::admit`] at a node with a throttle or breakers (the language
-    /// gives a node one or the other; a model built by hand with both asks
-    /// the throttle first).
+    /// Asks the throttle and the breaker of the service `node` at `pos`,
+    /// a node with either (its step says so; the language gives a node
+    /// one or the other, and a model built by hand with both asks the
+    /// throttle first); `Some(answer)` when the try fails fast.
     #[inline(never)]
-    fn admit_guarded(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
+    pub(super) fn admit_guarded(
+        &mut self,
+        t: u64,
+        slot: u32,
+        pos: usize,
+        node: usize,
+    ) -> Option<Answer> {
         if self.nodes[node].caller.throttles.is_some() {
             if let Some(rejected) = self.throttle_try(t, slot, node) {
                 return Some(rejected);
@@ -438,14 +428,15 @@ impl Runner<'_, '_> {
         let source = self.requests.source[slot as usize] as usize;
         let depth = self.requests.depth;
         let kind = self.requests.kind[slot as usize] as usize;
-        // As in `arrive`: the path looked up once.
+        // As in `arrive`: the path's steps looked up once.
         let sim = self.sim;
-        let path = &sim.paths[source][..];
+        let steps = &sim.steps[source][..];
         while q >= 0 {
             let pos = q as usize;
-            let node = path[pos];
+            let step = steps[pos];
+            let node = step.node as usize;
             let k = slot as usize * depth + pos;
-            if sent && self.nodes[node].caller.guarded() {
+            if sent && step.guarded {
                 if self.nodes[node].caller.throttles.is_some() {
                     self.throttle_heard(t, slot, node, answer);
                 }
@@ -470,7 +461,7 @@ impl Runner<'_, '_> {
                 let policy = if pos == 0 {
                     sim.kinds[kind].entry_retry.as_ref()
                 } else {
-                    sim.model.nodes[node].retry.as_ref()
+                    step.retry
                 };
                 if let Some(policy) = policy {
                     if let Some(wait) = self.retry_wait(t, slot, pos, node, f, policy, kind) {
@@ -501,7 +492,7 @@ impl Runner<'_, '_> {
             if self.per_answer {
                 self.answer_seen(t, slot, pos, node, (answer, false));
             }
-            if self.nodes[node].caller.has_budget() {
+            if step.budget {
                 self.budget_leave(slot, pos, node, answer);
             }
             q -= 1;

@@ -148,6 +148,7 @@ mod kind;
 mod last_seen;
 mod node_state;
 mod operation;
+mod plan;
 mod requests;
 mod runner;
 mod source;
@@ -172,6 +173,8 @@ pub struct Simulation<'m> {
     /// The run stops with [`SimError::WorkBudget`] past this many events.
     max_events: u64,
     paths: Vec<Vec<usize>>,
+    /// Each path's positions as the zero-time walk reads them.
+    steps: Vec<Vec<plan::Step<'m>>>,
     /// Request kinds, and where each source's kinds start.
     kinds: Vec<Kind>,
     kind_base: Vec<u32>,

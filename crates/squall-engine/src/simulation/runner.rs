@@ -84,6 +84,10 @@ impl<'s, 'm> Runner<'s, 'm> {
         let mut nodes: Vec<NodeState> = (0..m.nodes.len())
             .map(|i| NodeState::new(m, i, sim.scopes, timed.on, sim.seed))
             .collect();
+        for (i, n) in nodes.iter().enumerate() {
+            // The walk's plan reads the model as the node states are built.
+            assert_eq!(n.caller.held(), crate::caller::CallerSide::holds(m, i));
+        }
         let clients = Clients::new(m, sim.seed, &mut nodes);
         let tally = sim.replica_windows && nodes.iter().any(|n| n.servers.replicated());
         let call_now = CallNow::default();
@@ -301,12 +305,20 @@ impl<'s, 'm> Runner<'s, 'm> {
         let depth = self.requests.depth;
         self.requests.tries[slot as usize * depth + pos] += 1;
         let source = self.requests.source[slot as usize] as usize;
-        let node = self.sim.paths[source][pos];
-        if self.nodes[node].caller.has_budget() {
+        let step = self.sim.steps[source][pos];
+        let node = step.node as usize;
+        if step.budget {
             self.nodes[node].caller.retry_closed();
         }
         self.call_now.set((t, slot));
-        self.send(t, slot, pos)
+        // The service at `pos` sends its next try (after its breaker or
+        // throttle agrees).
+        if step.guarded {
+            if let Some(blocked) = self.admit_guarded(t, slot, pos, node) {
+                return self.deliver(t, slot, pos as isize, blocked, false);
+            }
+        }
+        self.arrive(t, slot, pos + 1)
     }
 
     /// Counts a call at `node` from the request in `slot`.
