@@ -342,10 +342,14 @@ impl<'s, 'm> Runner<'s, 'm> {
             if self.obs.slots.is_per_tick() || last == NEVER || self.obs.slots.index(last) != ti {
                 series.unique[ti] += 1;
             }
+            // New to a window when last seen before it began, or never
+            // (NEVER + 1 wraps to 0); the windows come latest first.
+            let seen = last.wrapping_add(1);
             for &(w, from) in self.windows.open_at(t) {
-                if last == NEVER || last < from {
-                    self.obs.window_unique[w][node] += 1;
+                if seen > from {
+                    break;
                 }
+                self.obs.window_unique[w][node] += 1;
             }
         }
     }
