@@ -79,10 +79,8 @@ impl Runner<'_, '_> {
     ) -> Option<Answer> {
         let (sim, requests, obs) = (self.sim, &self.requests, &mut self.obs);
         let request = || &sim.kinds[requests.kind[slot as usize] as usize].request;
-        let count = || {
-            let i = obs.slots.index(t);
-            obs.nodes[node].refused[i] += 1;
-        };
+        // Per tick, as `observe`.
+        let count = || obs.nodes[node].refused[t as usize] += 1;
         let (spec, faults) = (&sim.model.nodes[node], &sim.model.faults);
         let servers = &mut self.nodes[node].servers;
         let r = servers.pick();
@@ -385,14 +383,15 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// Counts `node`'s answer at tick `t` (and, on a run counted in bins,
-    /// the last tick it answered with success). Inlined: it runs for every
-    /// answer of both paths, and a call to it cost more than its work
-    /// (issue 18's instruction counts).
+    /// Counts `node`'s answer at tick `t` on the zero-time path (and, on
+    /// a run counted in bins, the last tick it answered with success).
+    /// Inlined: it runs for every answer, and a call to it cost more than
+    /// its work (issue 18's instruction counts).
     #[inline(always)]
     pub(super) fn count_answer(&mut self, t: u64, node: usize, answer: Answer) {
-        let i = self.obs.slots.index(t);
-        self.count_answer_at(i, t, node, answer);
+        // Per tick, as `observe`.
+        debug_assert!(self.obs.slots.is_per_tick());
+        self.count_answer_at(t as usize, t, node, answer);
     }
 
     /// [`Runner::count_answer`] with the slot `i` of tick `t` already found

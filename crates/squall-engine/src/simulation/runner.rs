@@ -321,11 +321,22 @@ impl<'s, 'm> Runner<'s, 'm> {
         self.arrive(t, slot, pos + 1)
     }
 
-    /// Counts a call at `node` from the request in `slot`.
+    /// Counts a call at `node` from the request in `slot` on the
+    /// zero-time path, whose series are per tick (a model that takes no
+    /// time is counted per tick, `timed::slots`): slot `t` is tick `t`,
+    /// and a tick the request was not seen in is a slot it was not.
     #[inline(always)]
     pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize) {
-        let ti = self.obs.slots.index(t);
-        self.observe_at(ti, t, slot, node);
+        debug_assert!(self.obs.slots.is_per_tick());
+        let ti = t as usize;
+        let series = &mut self.obs.nodes[node];
+        series.calls[ti] += 1;
+        let k = slot as usize * self.requests.nodes + node;
+        let last = self.requests.last_seen.replace(k, t);
+        if last != t {
+            series.unique[ti] += 1;
+            self.window_new(t, node, last);
+        }
     }
 
     /// [`Runner::observe`] with the slot `ti` of tick `t` already found
@@ -342,15 +353,22 @@ impl<'s, 'm> Runner<'s, 'm> {
             if self.obs.slots.is_per_tick() || last == NEVER || self.obs.slots.index(last) != ti {
                 series.unique[ti] += 1;
             }
-            // New to a window when last seen before it began, or never
-            // (NEVER + 1 wraps to 0); the windows come latest first.
-            let seen = last.wrapping_add(1);
-            for &(w, from) in self.windows.open_at(t) {
-                if seen > from {
-                    break;
-                }
-                self.obs.window_unique[w][node] += 1;
+            self.window_new(t, node, last);
+        }
+    }
+
+    /// A call at `node` at tick `t` from a request last seen there at
+    /// `last` (not `t`; [`NEVER`]: never) counts for every window it is
+    /// new to: those it was last seen before the beginning of, or never
+    /// (NEVER + 1 wraps to 0). The windows come latest first.
+    #[inline(always)]
+    fn window_new(&mut self, t: u64, node: usize, last: u64) {
+        let seen = last.wrapping_add(1);
+        for &(w, from) in self.windows.open_at(t) {
+            if seen > from {
+                break;
             }
+            self.obs.window_unique[w][node] += 1;
         }
     }
 
