@@ -436,25 +436,7 @@ impl Runner<'_, '_> {
             let node = step.node as usize;
             let k = slot as usize * depth + pos;
             if sent && step.guarded {
-                if self.nodes[node].caller.throttles.is_some() {
-                    self.throttle_heard(t, slot, node, answer);
-                }
-                if let Some(scope) = self.breaker_scope(slot, node) {
-                    let epoch = self.requests.admitted_epoch[k];
-                    let failed = counts_against_dependency(answer);
-                    // A call here takes no time: duration 0.
-                    let after = self.breaker_record(node, scope, failed, 0, t, epoch);
-                    let scope = self.scope_of(slot, node);
-                    let (time, before) = (self.requests.sent_at[k], self.requests.admitted[k]);
-                    self.trace(node, || TraceRow {
-                        time,
-                        sent: true,
-                        scope,
-                        before,
-                        answer,
-                        after,
-                    });
-                }
+                self.heard_guarded(t, slot, node, k, answer);
             }
             if let Answer::Fail(f) = answer {
                 let policy = if pos == 0 {
@@ -498,6 +480,32 @@ impl Runner<'_, '_> {
             sent = true;
         }
         self.finish(t, slot, answer)
+    }
+
+    /// The throttle or breaker of `node` hears `answer` to the try it let
+    /// go of the request in `slot` (`k`: its index in the slab); out of
+    /// line, so the walk up a path of plain nodes keeps its registers.
+    #[inline(never)]
+    fn heard_guarded(&mut self, t: u64, slot: u32, node: usize, k: usize, answer: Answer) {
+        if self.nodes[node].caller.throttles.is_some() {
+            self.throttle_heard(t, slot, node, answer);
+        }
+        if let Some(scope) = self.breaker_scope(slot, node) {
+            let epoch = self.requests.admitted_epoch[k];
+            let failed = counts_against_dependency(answer);
+            // A call here takes no time: duration 0.
+            let after = self.breaker_record(node, scope, failed, 0, t, epoch);
+            let scope = self.scope_of(slot, node);
+            let (time, before) = (self.requests.sent_at[k], self.requests.admitted[k]);
+            self.trace(node, || TraceRow {
+                time,
+                sent: true,
+                scope,
+                before,
+                answer,
+                after,
+            });
+        }
     }
 
     /// The wait before the next try of the service `node` at `pos` under

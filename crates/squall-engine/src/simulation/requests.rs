@@ -185,7 +185,7 @@ impl Requests {
     }
 
     /// Where the retry loop at index `k` stands.
-    #[inline]
+    #[inline(always)]
     pub(super) fn retry_loop(&self, k: usize) -> RetryLoop {
         if !self.loop_extras {
             return RetryLoop {
