@@ -48,8 +48,7 @@ impl Runner<'_, '_> {
             let k = slot as usize * depth + pos;
             self.requests.open_loop(k, t);
             if step.budget {
-                self.first_try(t, slot, node);
-                self.requests.grant[k] = NO_GRANT;
+                self.open_budget(t, slot, node, k);
             }
             if step.guarded {
                 if let Some(blocked) = self.admit_guarded(t, slot, pos, node) {
@@ -58,6 +57,14 @@ impl Runner<'_, '_> {
             }
             pos += 1;
         }
+    }
+
+    /// The request in `slot` opens its retry loop (`k` in the slab) at
+    /// `node`, which has a budget: out of line, as `heard_guarded`.
+    #[inline(never)]
+    fn open_budget(&mut self, t: u64, slot: u32, node: usize, k: usize) {
+        self.first_try(t, slot, node);
+        self.requests.grant[k] = NO_GRANT;
     }
 
     /// The answer a node gives by itself, without calling downstream
