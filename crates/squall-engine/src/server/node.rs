@@ -241,13 +241,13 @@ impl ServerSide {
     /// path: a refusal ([`refuse`](Self::refuse); `no_capacity` counts
     /// one for capacity), or at the bottom of a path (`leaf`) its
     /// composite response or the answer its scripted routes give the
-    /// request (`request`, asked only then). `field`: the composite field
-    /// the call fetches, 0 otherwise.
+    /// request (`spec` and `request`, asked only then). `field`: the
+    /// composite field the call fetches, 0 otherwise.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn own_answer<'r>(
         &mut self,
-        spec: &NodeSpec,
+        spec: impl FnOnce() -> &'r NodeSpec,
         faults: &[FaultSpec],
         t: u64,
         field: usize,
@@ -262,6 +262,7 @@ impl ServerSide {
         if !leaf {
             return Own::Pass;
         }
+        let spec = spec();
         if spec.composite.is_some() {
             return Own::Assemble;
         }

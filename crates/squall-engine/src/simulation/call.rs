@@ -88,7 +88,7 @@ impl Runner<'_, '_> {
         let request = || &sim.kinds[requests.kind[slot as usize] as usize].request;
         // Per tick, as `observe`.
         let count = || obs.nodes[node].refused[t as usize] += 1;
-        let (spec, faults) = (&sim.model.nodes[node], &sim.model.faults);
+        let (spec, faults) = (|| &sim.model.nodes[node], &sim.model.faults);
         let servers = &mut self.nodes[node].servers;
         let r = servers.pick();
         match servers
