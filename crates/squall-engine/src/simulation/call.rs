@@ -390,15 +390,19 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// Counts `node`'s answer at tick `t` on the zero-time path (and, on
-    /// a run counted in bins, the last tick it answered with success).
-    /// Inlined: it runs for every answer, and a call to it cost more than
-    /// its work (issue 18's instruction counts).
+    /// Counts `node`'s answer at tick `t` on the zero-time path, whose
+    /// series are per tick (as `observe`'s): no last success per bin is
+    /// kept there (`last_ok` is empty). Inlined: it runs for every answer,
+    /// and a call to it cost more than its work (issue 18's instruction
+    /// counts).
     #[inline(always)]
     pub(super) fn count_answer(&mut self, t: u64, node: usize, answer: Answer) {
-        // Per tick, as `observe`.
         debug_assert!(self.obs.slots.is_per_tick());
-        self.count_answer_at(t as usize, t, node, answer);
+        let s = &mut self.obs.nodes[node];
+        match answer {
+            Answer::Ok => s.ok[t as usize] += 1,
+            Answer::Fail(_) => s.failed[t as usize] += 1,
+        }
     }
 
     /// [`Runner::count_answer`] with the slot `i` of tick `t` already found
