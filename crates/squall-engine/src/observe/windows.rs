@@ -50,7 +50,7 @@ impl Windows {
                 self.open.push((w, from));
             }
         }
-        self.open.sort_by(|a, b| b.1.cmp(&a.1));
+        self.open.sort_by_key(|&(_, from)| std::cmp::Reverse(from));
         self.open_at = t;
     }
 }

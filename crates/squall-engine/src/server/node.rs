@@ -262,15 +262,12 @@ impl ServerSide {
         if !leaf {
             return Own::Pass;
         }
-        let spec = spec();
-        if spec.composite.is_some() {
-            return Own::Assemble;
-        }
-        if spec.routes.is_empty() {
-            // No script: success, without looking the request up.
-            return Own::Answer(Answer::Ok);
-        }
-        Own::Answer(self.script.answer(&spec.routes, request(), t))
+        // Without routes, success: the request is not looked up.
+        Own::Answer(match spec() {
+            s if s.composite.is_some() => return Own::Assemble,
+            s if s.routes.is_empty() => Answer::Ok,
+            s => self.script.answer(&s.routes, request(), t),
+        })
     }
 
     /// A call arrives at `now` (`deadline`: the one the node knows):

@@ -381,15 +381,6 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// Which try of its caller the call at path position `pos` is (the
-    /// entry call is try 1).
-    pub(super) fn try_at(&self, slot: u32, pos: usize) -> u32 {
-        match pos.checked_sub(1) {
-            None => 1,
-            Some(p) => self.requests.tries[slot as usize * self.requests.depth + p],
-        }
-    }
-
     /// Counts `node`'s answer at tick `t` on the zero-time path, whose
     /// series are per tick (as `observe`'s): no last success per bin is
     /// kept there (`last_ok` is empty). Inlined: it runs for every answer,

@@ -394,4 +394,13 @@ impl<'s, 'm> Runner<'s, 'm> {
         }
         self.nodes[node].servers.answered_held(t, slot, answer, own);
     }
+
+    /// Which try of its caller the call at path position `pos` is (the
+    /// entry call is try 1).
+    fn try_at(&self, slot: u32, pos: usize) -> u32 {
+        match pos.checked_sub(1) {
+            None => 1,
+            Some(p) => self.requests.tries[slot as usize * self.requests.depth + p],
+        }
+    }
 }
