@@ -2,8 +2,11 @@
 //!
 //! Calls take no time: a call made in tick `t` is answered in tick `t`.
 //! [`Runner::arrive`] walks down the path until a node answers by itself
-//! ([`Runner::own_answer`]: the server side's answer), opening each service's retry loop and asking its breaker
-//! ([`Runner::admit`]) on the way. [`Runner::deliver`] carries the answer
+//! ([`Runner::own_answer`]: the server side's answer), opening each
+//! service's retry loop and asking its breaker or throttle
+//! ([`Runner::admit_guarded`]) on the way; each path position's step
+//! (`plan.rs`) says which of these its node holds, so a plain node pays
+//! one test for each it lacks. [`Runner::deliver`] carries the answer
 //! back up: each service with a breaker records it (one [`TraceRow`]), and
 //! the first service whose retry policy allows another try
 //! ([`retry::next_wait`]) schedules it and the request waits. When the

@@ -124,6 +124,8 @@
 //!   node's own answer (the server side's `own_answer`, and a composite
 //!   response's fields fetched and assembled), admit, deliver, retry waits,
 //!   finish; and the caller-side helpers both paths call;
+//! * `plan` — each path position as the zero-time walk reads it: its
+//!   node and which of the caller side's components it holds (`Step`);
 //! * `requests` — the per-request slab (`keep`: which of its arrays a
 //!   model needs; `last_seen`: the last tick per request and node);
 //! * `node_state` — per-node state, one field per component (its caller
