@@ -37,7 +37,7 @@
 //! |-------------------------------------------|----------------------------------------|
 //! | building and running a simulation         | [`simulation`] (`builder.rs`, `runner.rs`) |
 //! | a node's caller side: breakers (own, per path, per client), retry budgets (own, per client) and the counts Envoy reads, per-try timeout, cancel, hedging | `caller/` (`CallerSide`, `Breakers`, `Budgets`) |
-//! | a call down the path and back up          | `simulation/call.rs` (a node's own answer: `ServerSide::own_answer`) |
+//! | a call down the path and back up          | `simulation/call.rs` (a node's own answer: `ServerSide::own_answer`; what each path position holds: `simulation/plan.rs`) |
 //! | the same on a run that takes time         | `simulation/timed/` (`flow/` the loop; `arrival.rs`, `composite.rs`: the `Timed` side of the server's stage; map in `timed/mod.rs`) |
 //! | hedged tries                              | `caller/hedge.rs` (`Hedges`)           |
 //! | retry gates (own, per client)             | `caller/gate.rs` (`Gates`); the rule in `policy/gate.rs` |

@@ -105,7 +105,37 @@ pub(crate) struct CallerSide {
     limiter: PerClient<Limiter>,
 }
 
+/// Which of the caller side's optional components a node holds
+/// ([`CallerSide::holds`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Holds {
+    /// A breaker or a throttle ([`CallerSide::guarded`]).
+    pub(crate) guarded: bool,
+    /// A retry budget or gate ([`CallerSide::has_budget`]).
+    pub(crate) budget: bool,
+}
+
 impl CallerSide {
+    /// Which optional components the caller side of node `i` of `model`
+    /// holds, read from the model alone (the zero-time walk's plan,
+    /// `simulation/plan.rs`); [`CallerSide::new`] builds exactly these.
+    pub(crate) fn holds(model: &Model, i: usize) -> Holds {
+        let n = &model.nodes[i];
+        Holds {
+            guarded: n.breaker.is_some() || n.library_breaker.is_some() || n.throttle.is_some(),
+            budget: n.budget.is_some() || gate::Gates::new(model, i).is_some(),
+        }
+    }
+
+    /// What this caller side holds (as [`CallerSide::holds`] reads the
+    /// model).
+    pub(crate) fn held(&self) -> Holds {
+        Holds {
+            guarded: self.guarded,
+            budget: self.has_budget(),
+        }
+    }
+
     /// The caller side of node `i` of `model` before the run, with
     /// `scopes` distinct request paths for a `per path` breaker. `timed`:
     /// the run takes time (tries can be in flight while others decide);

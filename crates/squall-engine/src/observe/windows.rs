@@ -29,7 +29,10 @@ impl Windows {
         }
     }
 
-    /// The windows that hold tick `t`: (window, first tick).
+    /// The windows that hold tick `t`: (window, first tick), latest
+    /// first tick first, so that a request seen since a window began,
+    /// seen since every window after it in the list began too, ends the
+    /// walk over them (`Runner::observe_at`).
     #[inline]
     pub(crate) fn open_at(&mut self, t: u64) -> &[(usize, u64)] {
         if self.open_at != t {
@@ -47,6 +50,7 @@ impl Windows {
                 self.open.push((w, from));
             }
         }
+        self.open.sort_by_key(|&(_, from)| std::cmp::Reverse(from));
         self.open_at = t;
     }
 }

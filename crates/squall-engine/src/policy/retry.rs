@@ -42,7 +42,7 @@ use squall_lang::{RequestSpec, RetrySpec};
 use crate::outcome::{FailKind, Failure};
 use crate::rng::Generator;
 
-use squall_lang::Pushback;
+use squall_lang::{Backoff, Pushback};
 
 use super::backoff::{pushback, sample_wait};
 use super::budget::{Budget, Grant, Load};
@@ -106,6 +106,7 @@ pub struct RetryLoop {
 /// `None` when the service makes no more tries. `generators` are the run's
 /// named generators, then its default one; a jittered backoff draws from
 /// the one it names (the default when it names none).
+#[inline]
 pub fn next_wait(
     policy: &RetrySpec,
     request: &RequestSpec,
@@ -114,7 +115,48 @@ pub fn next_wait(
     state: &mut RetryLoop,
     generators: &mut [Generator],
 ) -> Option<u64> {
+    if let Backoff::Fixed { wait } = policy.backoff {
+        if policy.pushback.is_none() && policy.deadline.is_none() {
+            return fixed_wait(policy, request, failure, now, state, wait);
+        }
+    }
     next_wait_gated(policy, request, failure, now, state, generators, || true)
+}
+
+/// [`next_wait_gated`]'s rule, ungated, for a `fixed` backoff of `wait`
+/// without pushback or deadline: the steps that apply to it alone (no
+/// generator to pick and nothing to draw, no pushback, no deadline to
+/// check), so a plain retry storm's decision pays for none of them
+/// (issue 23). `tests::fixed_wait_is_the_general_rule` holds the two to
+/// the same answers.
+#[inline(always)]
+fn fixed_wait(
+    policy: &RetrySpec,
+    request: &RequestSpec,
+    failure: Failure,
+    now: u64,
+    state: &mut RetryLoop,
+    wait: u64,
+) -> Option<u64> {
+    if state.tries >= try_limit(policy, failure, request)? {
+        return None;
+    }
+    state.previous = Some(wait);
+    Some(match failure.not_before {
+        Some(nb) if policy.honor_retry_after => wait.max(nb.saturating_sub(now)),
+        _ => wait,
+    })
+}
+
+/// The tries `policy` allows after `failure` of `request` (by its
+/// class), or `None` for a terminal failure.
+#[inline(always)]
+fn try_limit(policy: &RetrySpec, failure: Failure, request: &RequestSpec) -> Option<u32> {
+    match classify(failure.kind, request) {
+        Class::Retryable => Some(policy.attempts),
+        Class::Unknown => Some(policy.attempts.min(policy.unknown_attempts)),
+        Class::Terminal => None,
+    }
 }
 
 /// [`next_wait`] with a retry budget's say: once the class and the try
@@ -131,12 +173,7 @@ pub fn next_wait_gated(
     generators: &mut [Generator],
     gate: impl FnOnce() -> bool,
 ) -> Option<u64> {
-    let limit = match classify(failure.kind, request) {
-        Class::Retryable => policy.attempts,
-        Class::Unknown => policy.attempts.min(policy.unknown_attempts),
-        Class::Terminal => return None,
-    };
-    if state.tries >= limit {
+    if state.tries >= try_limit(policy, failure, request)? {
         return None;
     }
     if !gate() {
@@ -277,6 +314,77 @@ mod tests {
             Class::Terminal
         );
         assert_eq!(classify(FailKind::Refused, &post), Class::Retryable);
+    }
+
+    /// `next_wait`'s short way for a `fixed` backoff without pushback or
+    /// deadline gives what the general rule gives, answer and loop state,
+    /// for every class of failure, try count, Retry-After (before, at and
+    /// after the wait) and honouring or not. By hand, wait 4 at tick 100,
+    /// 3 attempts (2 for an unknown status): a 503 after 1 or 2 tries
+    /// waits 4, after 3 none; a 404 none; a Retry-After at 107 waits 7
+    /// when honoured, 4 when not; status 0x58 (unknown) waits after 1
+    /// try, not after 2.
+    #[test]
+    fn fixed_wait_is_the_general_rule() {
+        let (now, wait) = (100, 4);
+        let kinds = [
+            FailKind::Status(503),
+            FailKind::Status(404),
+            FailKind::Status(0x58),
+            FailKind::Refused,
+            FailKind::Timeout,
+        ];
+        let mut by_hand = Vec::new();
+        for honor in [false, true] {
+            let mut policy = RetrySpec::new(3, squall_lang::Backoff::Fixed { wait });
+            policy.unknown_attempts = 2;
+            policy.honor_retry_after = honor;
+            for request in [req(Method::Get, false), req(Method::Post, false)] {
+                for kind in kinds {
+                    for not_before in [None, Some(90), Some(104), Some(107)] {
+                        for tries in 1..=4 {
+                            let f = Failure { kind, not_before };
+                            let start = RetryLoop {
+                                tries,
+                                started: 0,
+                                previous: None,
+                                skip: 0,
+                            };
+                            let (mut fast, mut general) = (start, start);
+                            let mut gens = vec![Generator::default_for(1)];
+                            let a = next_wait(&policy, &request, f, now, &mut fast, &mut gens);
+                            let b = next_wait_gated(
+                                &policy,
+                                &request,
+                                f,
+                                now,
+                                &mut general,
+                                &mut gens,
+                                || true,
+                            );
+                            assert_eq!((a, fast), (b, general), "{kind:?} {not_before:?} {tries}");
+                            if request.method == Method::Get {
+                                by_hand.push(((honor, kind, not_before, tries), a));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let answer = |key| by_hand.iter().find(|(k, _)| *k == key).map(|(_, a)| *a);
+        let s503 = FailKind::Status(503);
+        assert_eq!(answer((false, s503, None, 1)), Some(Some(4)));
+        assert_eq!(answer((false, s503, None, 2)), Some(Some(4)));
+        assert_eq!(answer((false, s503, None, 3)), Some(None));
+        assert_eq!(answer((false, FailKind::Status(404), None, 1)), Some(None));
+        assert_eq!(answer((true, s503, Some(107), 1)), Some(Some(7)));
+        assert_eq!(answer((false, s503, Some(107), 1)), Some(Some(4)));
+        assert_eq!(answer((true, s503, Some(90), 1)), Some(Some(4)));
+        assert_eq!(
+            answer((false, FailKind::Status(0x58), None, 1)),
+            Some(Some(4))
+        );
+        assert_eq!(answer((false, FailKind::Status(0x58), None, 2)), Some(None));
     }
 
     fn with_pushback(backoff: squall_lang::Backoff, pushback: Pushback) -> RetrySpec {

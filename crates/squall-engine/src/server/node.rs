@@ -241,13 +241,13 @@ impl ServerSide {
     /// path: a refusal ([`refuse`](Self::refuse); `no_capacity` counts
     /// one for capacity), or at the bottom of a path (`leaf`) its
     /// composite response or the answer its scripted routes give the
-    /// request (`request`, asked only then). `field`: the composite field
-    /// the call fetches, 0 otherwise.
+    /// request (`spec` and `request`, asked only then). `field`: the
+    /// composite field the call fetches, 0 otherwise.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn own_answer<'r>(
         &mut self,
-        spec: &NodeSpec,
+        spec: impl FnOnce() -> &'r NodeSpec,
         faults: &[FaultSpec],
         t: u64,
         field: usize,
@@ -262,10 +262,12 @@ impl ServerSide {
         if !leaf {
             return Own::Pass;
         }
-        if spec.composite.is_some() {
-            return Own::Assemble;
-        }
-        Own::Answer(self.script.answer(&spec.routes, request(), t))
+        // Without routes, success: the request is not looked up.
+        Own::Answer(match spec() {
+            s if s.composite.is_some() => return Own::Assemble,
+            s if s.routes.is_empty() => Answer::Ok,
+            s => self.script.answer(&s.routes, request(), t),
+        })
     }
 
     /// A call arrives at `now` (`deadline`: the one the node knows):

@@ -282,6 +282,7 @@ impl<'m> SimulationBuilder<'m> {
             model: m,
             seed: self.seed,
             max_events,
+            steps: paths.iter().map(|p| super::plan::steps(m, p)).collect(),
             paths,
             kinds,
             kind_base,

@@ -2,8 +2,11 @@
 //!
 //! Calls take no time: a call made in tick `t` is answered in tick `t`.
 //! [`Runner::arrive`] walks down the path until a node answers by itself
-//! ([`Runner::own_answer`]: the server side's answer), opening each service's retry loop and asking its breaker
-//! ([`Runner::admit`]) on the way. [`Runner::deliver`] carries the answer
+//! ([`Runner::own_answer`]: the server side's answer), opening each
+//! service's retry loop and asking its breaker or throttle
+//! ([`Runner::admit_guarded`]) on the way; each path position's step
+//! (`plan.rs`) says which of these its node holds, so a plain node pays
+//! one test for each it lacks. [`Runner::deliver`] carries the answer
 //! back up: each service with a breaker records it (one [`TraceRow`]), and
 //! the first service whose retry policy allows another try
 //! ([`retry::next_wait`]) schedules it and the request waits. When the
@@ -28,15 +31,16 @@ impl Runner<'_, '_> {
     pub(super) fn arrive(&mut self, t: u64, slot: u32, mut pos: usize) -> Result<(), SimError> {
         let source = self.requests.source[slot as usize] as usize;
         let depth = self.requests.depth;
-        // The path borrows the simulation, not `self`: looked up once, not
-        // at every node the walk passes (the calls below take `&mut self`).
+        // The path's steps borrow the simulation, not `self`: looked up
+        // once, not at every node the walk passes (the calls below take
+        // `&mut self`); each step says what its node holds.
         let sim = self.sim;
-        let path = &sim.paths[source][..];
+        let steps = &sim.steps[source][..];
         loop {
-            let node = path[pos];
+            let step = steps[pos];
+            let node = step.node as usize;
             self.observe(t, slot, node);
-            let leaf = pos + 1 == path.len();
-            if let Some(answer) = self.own_answer(t, slot, node, leaf, 0) {
+            if let Some(answer) = self.own_answer(t, slot, node, step.leaf, 0) {
                 self.count_answer(t, node, answer);
                 if self.per_answer {
                     self.answer_seen(t, slot, pos, node, (answer, true));
@@ -46,15 +50,24 @@ impl Runner<'_, '_> {
             // The node's first try at its downstream.
             let k = slot as usize * depth + pos;
             self.requests.open_loop(k, t);
-            if self.nodes[node].caller.has_budget() {
-                self.first_try(t, slot, node);
-                self.requests.grant[k] = NO_GRANT;
+            if step.budget {
+                self.open_budget(t, slot, node, k);
             }
-            if let Some(blocked) = self.admit(t, slot, pos, node) {
-                return self.deliver(t, slot, pos as isize, blocked, false);
+            if step.guarded {
+                if let Some(blocked) = self.admit_guarded(t, slot, pos, node) {
+                    return self.deliver(t, slot, pos as isize, blocked, false);
+                }
             }
             pos += 1;
         }
+    }
+
+    /// The request in `slot` opens its retry loop (`k` in the slab) at
+    /// `node`, which has a budget: out of line, as `heard_guarded`.
+    #[inline(never)]
+    fn open_budget(&mut self, t: u64, slot: u32, node: usize, k: usize) {
+        self.first_try(t, slot, node);
+        self.requests.grant[k] = NO_GRANT;
     }
 
     /// The answer a node gives by itself, without calling downstream
@@ -76,11 +89,9 @@ impl Runner<'_, '_> {
     ) -> Option<Answer> {
         let (sim, requests, obs) = (self.sim, &self.requests, &mut self.obs);
         let request = || &sim.kinds[requests.kind[slot as usize] as usize].request;
-        let count = || {
-            let i = obs.slots.index(t);
-            obs.nodes[node].refused[i] += 1;
-        };
-        let (spec, faults) = (&sim.model.nodes[node], &sim.model.faults);
+        // Per tick, as `observe`.
+        let count = || obs.nodes[node].refused[t as usize] += 1;
+        let (spec, faults) = (|| &sim.model.nodes[node], &sim.model.faults);
         let servers = &mut self.nodes[node].servers;
         let r = servers.pick();
         match servers
@@ -120,16 +131,6 @@ impl Runner<'_, '_> {
         }
         let i = self.obs.slots.index(t);
         assembly.finish(spec, i, self.obs.nodes[node].composite.as_mut())
-    }
-
-    /// The service at `pos` sends a try downstream (after its breaker agrees).
-    pub(super) fn send(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
-        let source = self.requests.source[slot as usize] as usize;
-        let node = self.sim.paths[source][pos];
-        if let Some(blocked) = self.admit(t, slot, pos, node) {
-            return self.deliver(t, slot, pos as isize, blocked, false);
-        }
-        self.arrive(t, slot, pos + 1)
     }
 
     /// Which of `node`'s breakers guards the request in `slot`, if any
@@ -319,21 +320,18 @@ impl Runner<'_, '_> {
         d
     }
 
-    /// Asks the throttle and the breaker of the service `node` at `pos`;
-    /// `Some(answer)` when the try fails fast.
-    #[inline]
-    pub(super) fn admit(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
-        if !self.nodes[node].caller.guarded() {
-            return None;
-        }
-        self.admit_guarded(t, slot, pos, node)
-    }
-
-    /// [`Self::admit`] at a node with a throttle or breakers (the language
-    /// gives a node one or the other; a model built by hand with both asks
-    /// the throttle first).
+    /// Asks the throttle and the breaker of the service `node` at `pos`,
+    /// a node with either (its step says so; the language gives a node
+    /// one or the other, and a model built by hand with both asks the
+    /// throttle first); `Some(answer)` when the try fails fast.
     #[inline(never)]
-    fn admit_guarded(&mut self, t: u64, slot: u32, pos: usize, node: usize) -> Option<Answer> {
+    pub(super) fn admit_guarded(
+        &mut self,
+        t: u64,
+        slot: u32,
+        pos: usize,
+        node: usize,
+    ) -> Option<Answer> {
         if self.nodes[node].caller.throttles.is_some() {
             if let Some(rejected) = self.throttle_try(t, slot, node) {
                 return Some(rejected);
@@ -386,23 +384,19 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// Which try of its caller the call at path position `pos` is (the
-    /// entry call is try 1).
-    pub(super) fn try_at(&self, slot: u32, pos: usize) -> u32 {
-        match pos.checked_sub(1) {
-            None => 1,
-            Some(p) => self.requests.tries[slot as usize * self.requests.depth + p],
-        }
-    }
-
-    /// Counts `node`'s answer at tick `t` (and, on a run counted in bins,
-    /// the last tick it answered with success). Inlined: it runs for every
-    /// answer of both paths, and a call to it cost more than its work
-    /// (issue 18's instruction counts).
+    /// Counts `node`'s answer at tick `t` on the zero-time path, whose
+    /// series are per tick (as `observe`'s): no last success per bin is
+    /// kept there (`last_ok` is empty). Inlined: it runs for every answer,
+    /// and a call to it cost more than its work (issue 18's instruction
+    /// counts).
     #[inline(always)]
     pub(super) fn count_answer(&mut self, t: u64, node: usize, answer: Answer) {
-        let i = self.obs.slots.index(t);
-        self.count_answer_at(i, t, node, answer);
+        debug_assert!(self.obs.slots.is_per_tick());
+        let s = &mut self.obs.nodes[node];
+        match answer {
+            Answer::Ok => s.ok[t as usize] += 1,
+            Answer::Fail(_) => s.failed[t as usize] += 1,
+        }
     }
 
     /// [`Runner::count_answer`] with the slot `i` of tick `t` already found
@@ -438,39 +432,22 @@ impl Runner<'_, '_> {
         let source = self.requests.source[slot as usize] as usize;
         let depth = self.requests.depth;
         let kind = self.requests.kind[slot as usize] as usize;
-        // As in `arrive`: the path looked up once.
+        // As in `arrive`: the path's steps looked up once.
         let sim = self.sim;
-        let path = &sim.paths[source][..];
+        let steps = &sim.steps[source][..];
         while q >= 0 {
             let pos = q as usize;
-            let node = path[pos];
+            let step = steps[pos];
+            let node = step.node as usize;
             let k = slot as usize * depth + pos;
-            if sent && self.nodes[node].caller.guarded() {
-                if self.nodes[node].caller.throttles.is_some() {
-                    self.throttle_heard(t, slot, node, answer);
-                }
-                if let Some(scope) = self.breaker_scope(slot, node) {
-                    let epoch = self.requests.admitted_epoch[k];
-                    let failed = counts_against_dependency(answer);
-                    // A call here takes no time: duration 0.
-                    let after = self.breaker_record(node, scope, failed, 0, t, epoch);
-                    let scope = self.scope_of(slot, node);
-                    let (time, before) = (self.requests.sent_at[k], self.requests.admitted[k]);
-                    self.trace(node, || TraceRow {
-                        time,
-                        sent: true,
-                        scope,
-                        before,
-                        answer,
-                        after,
-                    });
-                }
+            if sent && step.guarded {
+                self.heard_guarded(t, slot, node, k, answer);
             }
             if let Answer::Fail(f) = answer {
                 let policy = if pos == 0 {
                     sim.kinds[kind].entry_retry.as_ref()
                 } else {
-                    sim.model.nodes[node].retry.as_ref()
+                    step.retry
                 };
                 if let Some(policy) = policy {
                     if let Some(wait) = self.retry_wait(t, slot, pos, node, f, policy, kind) {
@@ -501,13 +478,39 @@ impl Runner<'_, '_> {
             if self.per_answer {
                 self.answer_seen(t, slot, pos, node, (answer, false));
             }
-            if self.nodes[node].caller.has_budget() {
+            if step.budget {
                 self.budget_leave(slot, pos, node, answer);
             }
             q -= 1;
             sent = true;
         }
         self.finish(t, slot, answer)
+    }
+
+    /// The throttle or breaker of `node` hears `answer` to the try it let
+    /// go of the request in `slot` (`k`: its index in the slab); out of
+    /// line, so the walk up a path of plain nodes keeps its registers.
+    #[inline(never)]
+    fn heard_guarded(&mut self, t: u64, slot: u32, node: usize, k: usize, answer: Answer) {
+        if self.nodes[node].caller.throttles.is_some() {
+            self.throttle_heard(t, slot, node, answer);
+        }
+        if let Some(scope) = self.breaker_scope(slot, node) {
+            let epoch = self.requests.admitted_epoch[k];
+            let failed = counts_against_dependency(answer);
+            // A call here takes no time: duration 0.
+            let after = self.breaker_record(node, scope, failed, 0, t, epoch);
+            let scope = self.scope_of(slot, node);
+            let (time, before) = (self.requests.sent_at[k], self.requests.admitted[k]);
+            self.trace(node, || TraceRow {
+                time,
+                sent: true,
+                scope,
+                before,
+                answer,
+                after,
+            });
+        }
     }
 
     /// The wait before the next try of the service `node` at `pos` under

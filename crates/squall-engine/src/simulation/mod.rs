@@ -124,6 +124,8 @@
 //!   node's own answer (the server side's `own_answer`, and a composite
 //!   response's fields fetched and assembled), admit, deliver, retry waits,
 //!   finish; and the caller-side helpers both paths call;
+//! * `plan` — each path position as the zero-time walk reads it: its
+//!   node and which of the caller side's components it holds (`Step`);
 //! * `requests` — the per-request slab (`keep`: which of its arrays a
 //!   model needs; `last_seen`: the last tick per request and node);
 //! * `node_state` — per-node state, one field per component (its caller
@@ -148,6 +150,7 @@ mod kind;
 mod last_seen;
 mod node_state;
 mod operation;
+mod plan;
 mod requests;
 mod runner;
 mod source;
@@ -172,6 +175,8 @@ pub struct Simulation<'m> {
     /// The run stops with [`SimError::WorkBudget`] past this many events.
     max_events: u64,
     paths: Vec<Vec<usize>>,
+    /// Each path's positions as the zero-time walk reads them.
+    steps: Vec<Vec<plan::Step<'m>>>,
     /// Request kinds, and where each source's kinds start.
     kinds: Vec<Kind>,
     kind_base: Vec<u32>,

@@ -72,6 +72,10 @@ pub(super) struct Requests {
     /// True once any node on the request's path has retried it.
     pub(super) retried: Vec<bool>,
     keep: Keep,
+    /// The retry loops keep more than their tries (a deadline's first
+    /// try, a previous wait or pushback skips): one test for the three
+    /// where a plain storm keeps none.
+    loop_extras: bool,
 }
 
 impl Requests {
@@ -98,6 +102,7 @@ impl Requests {
             live: 0,
             retried: Vec::new(),
             keep,
+            loop_extras: keep.deadlines || keep.previous || keep.pushback,
         }
     }
 
@@ -165,6 +170,9 @@ impl Requests {
     #[inline]
     pub(super) fn open_loop(&mut self, k: usize, t: u64) {
         self.tries[k] = 1;
+        if !self.loop_extras {
+            return;
+        }
         if self.keep.deadlines {
             self.started[k] = t;
         }
@@ -177,8 +185,16 @@ impl Requests {
     }
 
     /// Where the retry loop at index `k` stands.
-    #[inline]
+    #[inline(always)]
     pub(super) fn retry_loop(&self, k: usize) -> RetryLoop {
+        if !self.loop_extras {
+            return RetryLoop {
+                tries: self.tries[k],
+                started: 0,
+                previous: None,
+                skip: 0,
+            };
+        }
         let keep = self.keep;
         RetryLoop {
             tries: self.tries[k],
@@ -195,6 +211,9 @@ impl Requests {
     /// Keeps what a wait drawn for the retry loop at index `k` changed.
     #[inline]
     pub(super) fn save_loop(&mut self, k: usize, state: &RetryLoop) {
+        if !self.loop_extras {
+            return;
+        }
         if self.keep.previous {
             self.prev_wait[k] = state.previous.unwrap_or(NEVER);
         }

@@ -84,6 +84,10 @@ impl<'s, 'm> Runner<'s, 'm> {
         let mut nodes: Vec<NodeState> = (0..m.nodes.len())
             .map(|i| NodeState::new(m, i, sim.scopes, timed.on, sim.seed))
             .collect();
+        for (i, n) in nodes.iter().enumerate() {
+            // The walk's plan reads the model as the node states are built.
+            assert_eq!(n.caller.held(), crate::caller::CallerSide::holds(m, i));
+        }
         let clients = Clients::new(m, sim.seed, &mut nodes);
         let tally = sim.replica_windows && nodes.iter().any(|n| n.servers.replicated());
         let call_now = CallNow::default();
@@ -301,19 +305,38 @@ impl<'s, 'm> Runner<'s, 'm> {
         let depth = self.requests.depth;
         self.requests.tries[slot as usize * depth + pos] += 1;
         let source = self.requests.source[slot as usize] as usize;
-        let node = self.sim.paths[source][pos];
-        if self.nodes[node].caller.has_budget() {
+        let step = self.sim.steps[source][pos];
+        let node = step.node as usize;
+        if step.budget {
             self.nodes[node].caller.retry_closed();
         }
         self.call_now.set((t, slot));
-        self.send(t, slot, pos)
+        // The service at `pos` sends its next try (after its breaker or
+        // throttle agrees).
+        if step.guarded {
+            if let Some(blocked) = self.admit_guarded(t, slot, pos, node) {
+                return self.deliver(t, slot, pos as isize, blocked, false);
+            }
+        }
+        self.arrive(t, slot, pos + 1)
     }
 
-    /// Counts a call at `node` from the request in `slot`.
+    /// Counts a call at `node` from the request in `slot` on the
+    /// zero-time path, whose series are per tick (a model that takes no
+    /// time is counted per tick, `timed::slots`): slot `t` is tick `t`,
+    /// and a tick the request was not seen in is a slot it was not.
     #[inline(always)]
     pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize) {
-        let ti = self.obs.slots.index(t);
-        self.observe_at(ti, t, slot, node);
+        debug_assert!(self.obs.slots.is_per_tick());
+        let ti = t as usize;
+        let series = &mut self.obs.nodes[node];
+        series.calls[ti] += 1;
+        let k = slot as usize * self.requests.nodes + node;
+        let last = self.requests.last_seen.replace(k, t);
+        if last != t {
+            series.unique[ti] += 1;
+            self.window_new(t, node, last);
+        }
     }
 
     /// [`Runner::observe`] with the slot `ti` of tick `t` already found
@@ -330,11 +353,22 @@ impl<'s, 'm> Runner<'s, 'm> {
             if self.obs.slots.is_per_tick() || last == NEVER || self.obs.slots.index(last) != ti {
                 series.unique[ti] += 1;
             }
-            for &(w, from) in self.windows.open_at(t) {
-                if last == NEVER || last < from {
-                    self.obs.window_unique[w][node] += 1;
-                }
+            self.window_new(t, node, last);
+        }
+    }
+
+    /// A call at `node` at tick `t` from a request last seen there at
+    /// `last` (not `t`; [`NEVER`]: never) counts for every window it is
+    /// new to: those it was last seen before the beginning of, or never
+    /// (NEVER + 1 wraps to 0). The windows come latest first.
+    #[inline(always)]
+    fn window_new(&mut self, t: u64, node: usize, last: u64) {
+        let seen = last.wrapping_add(1);
+        for &(w, from) in self.windows.open_at(t) {
+            if seen > from {
+                break;
             }
+            self.obs.window_unique[w][node] += 1;
         }
     }
 
@@ -359,5 +393,14 @@ impl<'s, 'm> Runner<'s, 'm> {
             self.log_call(t, slot, node, try_no, answer, 0);
         }
         self.nodes[node].servers.answered_held(t, slot, answer, own);
+    }
+
+    /// Which try of its caller the call at path position `pos` is (the
+    /// entry call is try 1).
+    fn try_at(&self, slot: u32, pos: usize) -> u32 {
+        match pos.checked_sub(1) {
+            None => 1,
+            Some(p) => self.requests.tries[slot as usize * self.requests.depth + p],
+        }
     }
 }
