@@ -42,12 +42,9 @@
 //! and its keyword in the language; nothing here or in the event loops
 //! changes.
 
-use squall_lang::{
-    FaultSpec, Model, NodeSpec, QueueDiscipline, RateLimitSpec, RequestSpec, RouteSpec, ServerSpec,
-};
+use squall_lang::{FaultSpec, Model, NodeSpec, RateLimitSpec, RequestSpec, RouteSpec};
 
 use crate::outcome::{Answer, FailKind, Failure};
-use crate::policy::codel::Codel;
 use crate::rng::{Purpose, Stream};
 
 use super::keyed::{draw, jittered, keyed_service};
@@ -56,9 +53,8 @@ use crate::time::{Duration, Resolution, Time, NEVER};
 use super::capacity::Capacity;
 use super::fault::Failing;
 use super::latency::Latency;
-use super::ordered::{Order, Ordered};
 use super::script::Script;
-use super::station::{Admission, Discipline, Station};
+use super::station::{Admission, Station};
 use super::token_bucket::TokenBucket;
 use super::versioned::Versioned;
 
@@ -192,7 +188,7 @@ impl ServerSide {
         };
         let s = n.server.clone().unwrap_or_default();
         side.latency = s.latency.as_ref().map(|l| Latency::new(l, s.per_call, res));
-        side.pool = s.workers.map(|w| station(w, &s, model, res));
+        side.pool = s.workers.map(|w| Station::for_server(w, &s, model, res));
         side.sheds = side.pool.is_some() && s.discipline.sheds();
         side.workers = s.workers.unwrap_or(u32::MAX);
         side.queue_timeout = s.queue_timeout.map(|q| res.duration(q));
@@ -564,38 +560,4 @@ impl ServerSide {
         }
         Resolution::TICKS.duration(d)
     }
-}
-
-/// The workers and queue of a node with `w` workers and server spec `s`:
-/// one plain line for FIFO or LIFO when the model's sources have one
-/// priority among them, else an [`Ordered`] queue (a class per priority,
-/// the discipline's order in each, CoDel with adaptive LIFO or `codel`).
-fn station(w: u32, s: &ServerSpec, model: &Model, res: Resolution) -> Station<Handle> {
-    let room = s.queue.unwrap_or(0);
-    let priorities: Vec<u32> = model.sources.iter().map(|src| src.priority).collect();
-    let classes = priorities.iter().any(|&p| p != priorities[0]);
-    let (order, codel) = match &s.discipline {
-        QueueDiscipline::Fifo if !classes => return Station::new(w, room, Discipline::Fifo),
-        QueueDiscipline::Lifo if !classes => return Station::new(w, room, Discipline::Lifo),
-        QueueDiscipline::Fifo => (Order::Fifo, None),
-        QueueDiscipline::Lifo => (Order::Lifo, None),
-        QueueDiscipline::AdaptiveLifo(a) => (
-            Order::Adaptive {
-                lifo_above: a.lifo_above,
-            },
-            Some(Codel::new(
-                res.duration(a.target_delay),
-                res.duration(a.interval),
-            )),
-        ),
-        // fbthrift's ThreadManager: FIFO, CoDel asked of each call taken.
-        QueueDiscipline::Codel(c) => (
-            Order::Fifo,
-            Some(Codel::new(
-                res.duration(c.target_delay),
-                res.duration(c.interval),
-            )),
-        ),
-    };
-    Station::ordered(w, room, Ordered::new(&priorities, order, codel))
 }

@@ -36,9 +36,12 @@
 
 use std::collections::VecDeque;
 
-use crate::time::Time;
+use squall_lang::{Model, QueueDiscipline, ServerSpec};
 
-use super::ordered::Ordered;
+use crate::policy::codel::Codel;
+use crate::time::{Resolution, Time};
+
+use super::ordered::{Order, Ordered};
 
 /// Dead entries kept before a LIFO queue is swept, at the least.
 const SWEEP_FLOOR: usize = 64;
@@ -305,6 +308,43 @@ impl<T: Copy> Station<T> {
             }
         }
         None
+    }
+}
+
+impl<T: Copy> Station<T> {
+    /// The workers and queue of a node with `w` workers and server spec
+    /// `s`: one plain line for FIFO or LIFO when the model's sources have
+    /// one priority among them, else an [`Ordered`] queue (a class per
+    /// priority, the discipline's order in each, CoDel with adaptive LIFO
+    /// or `codel`).
+    pub(crate) fn for_server(w: u32, s: &ServerSpec, model: &Model, res: Resolution) -> Station<T> {
+        let room = s.queue.unwrap_or(0);
+        let priorities: Vec<u32> = model.sources.iter().map(|src| src.priority).collect();
+        let classes = priorities.iter().any(|&p| p != priorities[0]);
+        let (order, codel) = match &s.discipline {
+            QueueDiscipline::Fifo if !classes => return Station::new(w, room, Discipline::Fifo),
+            QueueDiscipline::Lifo if !classes => return Station::new(w, room, Discipline::Lifo),
+            QueueDiscipline::Fifo => (Order::Fifo, None),
+            QueueDiscipline::Lifo => (Order::Lifo, None),
+            QueueDiscipline::AdaptiveLifo(a) => (
+                Order::Adaptive {
+                    lifo_above: a.lifo_above,
+                },
+                Some(Codel::new(
+                    res.duration(a.target_delay),
+                    res.duration(a.interval),
+                )),
+            ),
+            // fbthrift's ThreadManager: FIFO, CoDel asked of each call taken.
+            QueueDiscipline::Codel(c) => (
+                Order::Fifo,
+                Some(Codel::new(
+                    res.duration(c.target_delay),
+                    res.duration(c.interval),
+                )),
+            ),
+        };
+        Station::ordered(w, room, Ordered::new(&priorities, order, codel))
     }
 }
 
