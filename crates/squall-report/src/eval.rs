@@ -524,7 +524,7 @@ fn quantile_metric(q: &Quantiles, metric: Metric, per_tick: u64) -> Option<f64> 
 }
 
 /// A node's timed metric over one stretch of time, `span` ticks long.
-fn stretch_metric(s: &Stretch, metric: Metric, per_tick: u64, span: f64) -> Option<f64> {
+pub(crate) fn stretch_metric(s: &Stretch, metric: Metric, per_tick: u64, span: f64) -> Option<f64> {
     let per = per_tick as f64;
     let ticks = |units: u64| units as f64 / per;
     let l = &s.latency;

@@ -185,6 +185,9 @@ pub struct Simulation<'m> {
     /// Count each replica per named window
     /// ([`SimulationBuilder::replica_windows`]).
     replica_windows: bool,
+    /// Record each replica's latency per named window as well
+    /// ([`SimulationBuilder::replica_latency`]).
+    replica_latency: bool,
     /// Run on the timed path even when nothing takes time
     /// ([`SimulationBuilder::force_timed`]).
     force_timed: bool,
@@ -208,6 +211,7 @@ impl<'m> Simulation<'m> {
             call_log: None,
             breaker_log: false,
             replica_windows: false,
+            replica_latency: false,
             memory_mib: None,
             force_timed: false,
             observe: crate::observe::Observe::EVERYTHING,

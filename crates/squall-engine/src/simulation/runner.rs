@@ -85,12 +85,14 @@ impl<'s, 'm> Runner<'s, 'm> {
             .map(|i| NodeState::new(m, i, sim.scopes, timed.on, sim.seed))
             .collect();
         let clients = Clients::new(m, sim.seed, &mut nodes);
-        let tally = sim.replica_windows && nodes.iter().any(|n| n.servers.replicated());
+        let tally = (sim.replica_windows || sim.replica_latency)
+            && nodes.iter().any(|n| n.servers.replicated());
         let call_now = CallNow::default();
         if tally {
             let bounds: Vec<(u64, u64)> = m.windows.iter().map(|w| (w.from, w.to)).collect();
             for n in &mut nodes {
-                n.servers.tally_windows(&bounds, &call_now);
+                n.servers
+                    .tally_windows(&bounds, &call_now, sim.replica_latency);
             }
         }
         let keep = Keep {
