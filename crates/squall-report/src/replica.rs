@@ -19,8 +19,8 @@
 use squall_engine::observe::timed::Stretch;
 use squall_lang::Metric;
 
-use crate::eval::stretch_metric;
 use crate::run::Run;
+use crate::stretch::stretch_metric;
 
 /// Metric `metric` of replica `r` of `node` in named window `w` of `run`:
 /// a count, a count over the window's ticks for a rate, a share, or a
