@@ -1,8 +1,9 @@
 //! Report paths that read one replica (`during.api[1].calls`,
-//! `during.api[1].p99`): tables, lines, measures and `expect` lines read
-//! the counts and latency the engine keeps per replica and window, with
-//! replications as any metric, and a report that reads no replica keeps
-//! none (nor latency, when it reads no replica's latency).
+//! `during.api[1].p99`, `during.api[1].queue_mean`): tables, lines,
+//! measures and `expect` lines read the counts, latency and queue the
+//! engine keeps per replica and window, with replications as any metric,
+//! and a report that reads no replica keeps none (nor latency or queue,
+//! when it reads no replica's).
 
 use squall_lang::RunKey;
 use squall_report::{Study, StudyOptions};
@@ -211,5 +212,52 @@ fn a_report_that_reads_no_replica_keeps_no_counts_per_window() -> TestResult {
     let st = Study::run(&s, StudyOptions::default())?;
     let obs = &st.runs[&RunKey::Variant(0)].obs;
     assert!(obs.replicas[0].windows.is_empty());
+    Ok(())
+}
+
+/// One replica's queue: a single worker per replica, every replica served
+/// in 2 ms, replica 1 in 6 ms in `slow` (500..999 ms), round robin at
+/// 2 calls a ms evenly spaced, so each replica receives a call every
+/// 2 ms. The fast replicas finish each call as the next arrives: their
+/// queue stays empty (0 exactly). Replica 1 in the fault takes a call
+/// every 6 ms and receives one every 2 ms: its queue grows by 2 calls per
+/// 6 ms, 1/3 a ms, from 0 to about 166 at 999 ms; its mean over `slow`
+/// is near half that (83), its largest about 166. The service's queue is
+/// replica 1's.
+#[test]
+fn a_replicas_queue_read_in_a_table_and_expects() -> TestResult {
+    let text = r#"scenario "queue" {
+  clock ms
+  run 1500ms
+  source users { rate 2/ms  enters api }
+  chain api
+  service api { latency 2ms  workers 1  queue unbounded  replicas 4 }
+  fault slow { on api[1]  during 500..999  latency x 3 }
+  window slow 500..999
+  report {
+    table "replica queue" {
+      rows windows
+      at api
+      column "Lq 0" = api[0].queue_mean :.2
+      column "max 0" = api[0].queue_max :.0
+      column "Lq" = queue_mean :.2
+    }
+  }
+  expect slow.api[0].queue_max == 0
+  expect slow.api[1].queue_mean == 83 within 3%
+  expect slow.api[1].queue_max == 166 within 2%
+  expect slow.api[1].queue_mean == slow.api.queue_mean within 0.000001
+}"#;
+    let ran = crate::support::run("queue.squall", text);
+    // 82.83: the sawtooth of whole calls just under the line from 0 to
+    // 166 (its mean 83).
+    ran.assert_table(
+        "replica queue",
+        &["window", "Lq 0", "max 0", "Lq"],
+        &[&["slow", "0.00", "0", "82.83"]],
+    );
+    let obs = &ran.runs[0].obs;
+    assert_eq!(obs.replicas[0].queue.len(), 1, "kept: the report reads it");
+    assert!(obs.replicas[0].latency.is_empty(), "no latency read");
     Ok(())
 }

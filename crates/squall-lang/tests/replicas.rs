@@ -195,15 +195,16 @@ fn a_path_reads_one_replica() {
     }
 }
 
-/// A replica's latency and share of successes are read as its counts
-/// are: `api[1].p99`, `latency_mean` and `success_rate` resolve, and each
-/// read is listed with its metric (the planner records a replica's
-/// latency only for a report that reads one).
+/// A replica's latency, queue and share of successes are read as its
+/// counts are: `api[1].p99`, `latency_mean`, `queue_mean` and
+/// `success_rate` resolve, and each read is listed with its metric (the
+/// planner records a replica's latency or queue only for a report that
+/// reads one).
 #[test]
 fn a_path_reads_one_replicas_latency() {
     let text = FILE.replace(
         "  variant base",
-        "  window all 1..1s\n  report { line base \"{all.api[2].p99:.1} {all.api[0].latency_mean:.1}\" }\n  expect base.all.api[1].success_rate > 0.9\n  variant base",
+        "  window all 1..1s\n  report { line base \"{all.api[2].p99:.1} {all.api[0].latency_mean:.1} {all.api[0].queue_mean:.1}\" }\n  expect base.all.api[1].success_rate > 0.9\n  variant base",
     );
     let s = squall_lang::load("test.squall", &text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
     let api = s.nodes.iter().position(|n| n.name == "api").unwrap();
@@ -212,9 +213,14 @@ fn a_path_reads_one_replicas_latency() {
         .iter()
         .map(|&(n, r, _, m)| (n, r, m))
         .collect();
-    use squall_lang::Metric::{LatencyMean, SuccessRate, P99};
+    use squall_lang::Metric::{LatencyMean, QueueMean, SuccessRate, P99};
     assert_eq!(
         reads,
-        [(api, 2, P99), (api, 0, LatencyMean), (api, 1, SuccessRate)]
+        [
+            (api, 2, P99),
+            (api, 0, LatencyMean),
+            (api, 0, QueueMean),
+            (api, 1, SuccessRate)
+        ]
     );
 }

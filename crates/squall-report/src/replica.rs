@@ -3,16 +3,19 @@
 //! ([`ReplicaCounts::windows`](squall_engine::ReplicaCounts::windows)),
 //! and `during.api[1].p99` the latency it recorded for the replica
 //! ([`ReplicaCounts::latency`](squall_engine::ReplicaCounts::latency)),
+//! and `during.api[1].queue_mean` its queue
+//! ([`ReplicaCounts::queue`](squall_engine::ReplicaCounts::queue)),
 //! where the run was asked for them (the planner asks when the language
-//! lists a replica read, and for latency when one reads latency). Only
-//! the metrics a replica keeps are read here (`Metric::PER_REPLICA`; the
-//! language refuses the others): a replica's queue is not kept, and is
-//! never the service's total.
+//! lists a replica read, and for latency or the queue when one reads
+//! them). Only the metrics a replica keeps are read here
+//! (`Metric::PER_REPLICA`; the language refuses the others): a replica's
+//! distinct ids and calls in service are not kept, and are never the
+//! service's total.
 //!
 //! Each is computed as the service's is from the same kind of record:
-//! the latency metrics by the service's own rule from the replica's
-//! quantiles ([`stretch_metric`]: n/a when the replica served nothing in
-//! the window), `success_rate` as the service's (on a run that takes time
+//! the latency and queue metrics by the service's own rule from the
+//! replica's quantiles and queue levels ([`stretch_metric`]: latency n/a
+//! when the replica served nothing in the window), `success_rate` as the service's (on a run that takes time
 //! the answers with success to the window's calls, over its calls; else
 //! `served` over `calls`; n/a without calls).
 
@@ -40,6 +43,17 @@ pub(crate) fn replica_metric(
         let t = run.obs.timed.as_ref()?;
         let stretch = Stretch {
             latency: *kept.latency.get(w)?.get(r as usize)?,
+            ..Stretch::default()
+        };
+        return stretch_metric(&stretch, metric, t.units_per_tick, ticks);
+    }
+    if Metric::REPLICA_QUEUE.contains(&metric) {
+        let t = run.obs.timed.as_ref()?;
+        let q = kept.queue.get(w)?.get(r as usize)?;
+        let stretch = Stretch {
+            queue_mean: q.mean,
+            queue_max: q.max,
+            queue_end: q.end,
             ..Stretch::default()
         };
         return stretch_metric(&stretch, metric, t.units_per_tick, ticks);

@@ -36,6 +36,12 @@ pub struct ReplicaCounts {
     /// otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub latency: Vec<Vec<super::histogram::Quantiles>>,
+    /// Each replica's queue per named window and replica
+    /// (`[window][replica]`), when the run was asked for it
+    /// (`SimulationBuilder::replica_queue`) and took time; empty
+    /// otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queue: Vec<Vec<super::replica_queues::ReplicaQueue>>,
 }
 
 /// Everything one run measured.

@@ -39,6 +39,7 @@ pub struct SimulationBuilder<'m> {
     pub(super) breaker_log: bool,
     pub(super) replica_windows: bool,
     pub(super) replica_latency: bool,
+    pub(super) replica_queue: bool,
     pub(super) memory_mib: Option<u64>,
     pub(super) force_timed: bool,
     pub(super) observe: Observe,
@@ -97,6 +98,17 @@ impl<'m> SimulationBuilder<'m> {
     /// whose report reads no replica's latency records none.
     pub fn replica_latency(mut self, keep: bool) -> Self {
         self.replica_latency = keep;
+        self
+    }
+
+    /// Records, on a run that takes time, each replica's queue length per
+    /// named window, time-weighted
+    /// ([`ReplicaCounts::queue`](crate::ReplicaCounts::queue): the calls
+    /// waiting for one of its workers, changed where the node's queue
+    /// changes). Off by default: a run whose report reads no replica's
+    /// queue pays one test per change of a queue.
+    pub fn replica_queue(mut self, keep: bool) -> Self {
+        self.replica_queue = keep;
         self
     }
 
@@ -303,6 +315,7 @@ impl<'m> SimulationBuilder<'m> {
             breaker_log: self.breaker_log,
             replica_windows: self.replica_windows,
             replica_latency: self.replica_latency,
+            replica_queue: self.replica_queue,
             force_timed: self.force_timed,
             observe: self.observe,
         })

@@ -188,6 +188,9 @@ pub struct Simulation<'m> {
     /// Record each replica's latency per named window as well
     /// ([`SimulationBuilder::replica_latency`]).
     replica_latency: bool,
+    /// Record each replica's queue per named window
+    /// ([`SimulationBuilder::replica_queue`]).
+    replica_queue: bool,
     /// Run on the timed path even when nothing takes time
     /// ([`SimulationBuilder::force_timed`]).
     force_timed: bool,
@@ -212,6 +215,7 @@ impl<'m> Simulation<'m> {
             breaker_log: false,
             replica_windows: false,
             replica_latency: false,
+            replica_queue: false,
             memory_mib: None,
             force_timed: false,
             observe: crate::observe::Observe::EVERYTHING,

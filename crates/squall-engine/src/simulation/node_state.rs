@@ -52,6 +52,7 @@ pub(super) fn record_servers(nodes: &[NodeState], obs: &mut Observations) {
                 refused: n.servers.refused(),
                 windows: n.servers.windows().map(<[_]>::to_vec).unwrap_or_default(),
                 latency: n.servers.latency(),
+                queue: Vec::new(),
             })
             .collect();
     }

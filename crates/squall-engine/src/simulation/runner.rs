@@ -80,7 +80,10 @@ impl<'s, 'm> Runner<'s, 'm> {
         let m = sim.model;
         let depth = sim.paths.iter().map(Vec::len).max().unwrap_or(1).max(1);
         let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
-        let timed = Timed::new(m, sim.seed, sim.force_timed, sim.observe);
+        let mut timed = Timed::new(m, sim.seed, sim.force_timed, sim.observe);
+        if sim.replica_queue {
+            timed.keep_replica_queues(m);
+        }
         let mut nodes: Vec<NodeState> = (0..m.nodes.len())
             .map(|i| NodeState::new(m, i, sim.scopes, timed.on, sim.seed))
             .collect();

@@ -287,17 +287,16 @@ impl RunPlan {
 /// `run` (or the `sweep`) before anything starts.
 fn builder<'m>(s: &Scenario, m: &'m Model, memory_mib: u64) -> SimulationBuilder<'m> {
     // A replica's counts per window are kept only when an expression
-    // reads one (`api[1].calls`), and its latency only when one reads
-    // that (`api[1].p99`): the language lists every such read.
-    let latency = s
-        .replica_reads
-        .iter()
-        .any(|r| Metric::REPLICA_LATENCY.contains(&r.3));
+    // reads one (`api[1].calls`), its latency and queue only when one
+    // reads them (`api[1].p99`, `api[1].queue_mean`): the language lists
+    // every such read.
+    let reads = |of: &[Metric]| s.replica_reads.iter().any(|r| of.contains(&r.3));
     let b = Simulation::builder(m)
         .memory_budget(memory_mib)
         .breaker_log(draws_breaker_state(s))
         .replica_windows(!s.replica_reads.is_empty())
-        .replica_latency(latency);
+        .replica_latency(reads(&Metric::REPLICA_LATENCY))
+        .replica_queue(reads(&Metric::REPLICA_QUEUE));
     match s.work_budget {
         Some(n) => b.work_budget(n),
         None => b,

@@ -247,9 +247,10 @@ impl Metric {
 
     /// The metrics a path may read of one replica (`api[1].calls`): the
     /// counts a replicated node keeps per replica and named window, their
-    /// rates, its share of answers with success, and the latency of the
-    /// calls it served ([`Self::REPLICA_LATENCY`]).
-    pub const PER_REPLICA: [Metric; 13] = [
+    /// rates, its share of answers with success, the latency of the
+    /// calls it served ([`Self::REPLICA_LATENCY`]) and its queue
+    /// ([`Self::REPLICA_QUEUE`]).
+    pub const PER_REPLICA: [Metric; 16] = [
         Metric::Calls,
         Metric::CallRate,
         Metric::Served,
@@ -263,7 +264,14 @@ impl Metric {
         Metric::P999,
         Metric::LatencyMax,
         Metric::LatencyMean,
+        Metric::QueueMean,
+        Metric::QueueMax,
+        Metric::QueueEnd,
     ];
+
+    /// The metrics of [`Self::PER_REPLICA`] read from the replica's queue
+    /// gauge, which a run records only when a report reads one of them.
+    pub const REPLICA_QUEUE: [Metric; 3] = [Metric::QueueMean, Metric::QueueMax, Metric::QueueEnd];
 
     /// The metrics of [`Self::PER_REPLICA`] read from the replica's
     /// latency histograms, which a run records only when a report reads

@@ -40,7 +40,7 @@ impl Runner<'_, '_> {
             servers.done(call.replica as usize, 0, None);
             let server = servers.at(call.replica as usize);
             if call.phase == Phase::Queued {
-                self.timed.leave_queue(now, node, server);
+                self.timed.leave_queue(now, (node, c), server);
             }
             if call.holds_worker {
                 self.timed.wasted_busy(now, node, &call);
