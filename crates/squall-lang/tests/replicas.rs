@@ -176,7 +176,7 @@ fn a_path_reads_one_replica() {
     );
     let s = squall_lang::load("test.squall", &text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
     let api = s.nodes.iter().position(|n| n.name == "api").unwrap();
-    let reads: Vec<(usize, u64)> = s.replica_reads.iter().map(|&(n, r, _)| (n, r)).collect();
+    let reads: Vec<(usize, u64)> = s.replica_reads.iter().map(|&(n, r, _, _)| (n, r)).collect();
     assert_eq!(reads, [(api, 2), (api, 1)]);
     let squall_lang::RExpr::Metric {
         node,
@@ -193,4 +193,34 @@ fn a_path_reads_one_replica() {
     for needle in ["{all.api[2].calls:.0}", "base.all.api[1].served_rate"] {
         assert!(pretty.contains(needle), "{needle}: {pretty}");
     }
+}
+
+/// A replica's latency, queue and share of successes are read as its
+/// counts are: `api[1].p99`, `latency_mean`, `queue_mean` and
+/// `success_rate` resolve, and each read is listed with its metric (the
+/// planner records a replica's latency or queue only for a report that
+/// reads one).
+#[test]
+fn a_path_reads_one_replicas_latency() {
+    let text = FILE.replace(
+        "  variant base",
+        "  window all 1..1s\n  report { line base \"{all.api[2].p99:.1} {all.api[0].latency_mean:.1} {all.api[0].queue_mean:.1}\" }\n  expect base.all.api[1].success_rate > 0.9\n  variant base",
+    );
+    let s = squall_lang::load("test.squall", &text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
+    let api = s.nodes.iter().position(|n| n.name == "api").unwrap();
+    let reads: Vec<(usize, u64, squall_lang::Metric)> = s
+        .replica_reads
+        .iter()
+        .map(|&(n, r, _, m)| (n, r, m))
+        .collect();
+    use squall_lang::Metric::{LatencyMean, QueueMean, SuccessRate, P99};
+    assert_eq!(
+        reads,
+        [
+            (api, 2, P99),
+            (api, 0, LatencyMean),
+            (api, 0, QueueMean),
+            (api, 1, SuccessRate)
+        ]
+    );
 }

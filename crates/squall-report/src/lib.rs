@@ -100,6 +100,7 @@ pub mod saturation;
 pub mod sending;
 pub mod series;
 pub mod shed;
+mod stretch;
 pub mod study;
 pub mod sweep;
 pub mod table;

@@ -20,7 +20,8 @@
 //!   bounded relative error), [`binned_latency`] (its quantiles per bin)
 //!   and [`gauge`] (time-weighted levels in bins).
 //! * [`replica_windows`] — a replicated node's counts per named window
-//!   and replica ([`ReplicaWindow`]), when a report reads one replica.
+//!   and replica ([`ReplicaWindow`]), when a report reads one replica;
+//!   [`replica_queues`] its replicas' queues, when it reads one's queue.
 //! * [`observed`] — which of those timed measures a run records
 //!   ([`Observe`]: everything by default).
 //! * `windows` — which named windows hold the current tick, for counting
@@ -39,6 +40,7 @@ pub mod histogram;
 pub mod observations;
 pub mod observed;
 pub mod operation;
+pub mod replica_queues;
 pub mod replica_windows;
 pub mod series;
 pub mod slots;
@@ -54,6 +56,7 @@ pub use call_log::{CallLog, CallRow};
 pub use observations::{Observations, ReplicaCounts};
 pub use observed::Observe;
 pub use operation::OpRecord;
+pub use replica_queues::ReplicaQueue;
 pub use replica_windows::ReplicaWindow;
 pub use series::{CompositeSeries, NodeSeries};
 pub use slots::Slots;

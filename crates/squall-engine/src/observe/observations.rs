@@ -18,7 +18,7 @@ use super::slots::Slots;
 use super::trace::TraceRow;
 
 /// One node's counts per replica (index `r`: replica `r`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 pub struct ReplicaCounts {
     /// Calls the replica received (its balancer's picks).
     pub calls: Vec<u64>,
@@ -30,6 +30,18 @@ pub struct ReplicaCounts {
     /// node has `replicas`; empty otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub windows: Vec<Vec<super::replica_windows::ReplicaWindow>>,
+    /// The latency of the calls each replica served, per named window and
+    /// replica (`[window][replica]`, engine units), when the run was asked
+    /// for it (`SimulationBuilder::replica_latency`) and took time; empty
+    /// otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub latency: Vec<Vec<super::histogram::Quantiles>>,
+    /// Each replica's queue per named window and replica
+    /// (`[window][replica]`), when the run was asked for it
+    /// (`SimulationBuilder::replica_queue`) and took time; empty
+    /// otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queue: Vec<Vec<super::replica_queues::ReplicaQueue>>,
 }
 
 /// Everything one run measured.

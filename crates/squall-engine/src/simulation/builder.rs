@@ -38,6 +38,8 @@ pub struct SimulationBuilder<'m> {
     pub(super) call_log: Option<usize>,
     pub(super) breaker_log: bool,
     pub(super) replica_windows: bool,
+    pub(super) replica_latency: bool,
+    pub(super) replica_queue: bool,
     pub(super) memory_mib: Option<u64>,
     pub(super) force_timed: bool,
     pub(super) observe: Observe,
@@ -85,6 +87,28 @@ impl<'m> SimulationBuilder<'m> {
     /// reads no replica pays nothing for it.
     pub fn replica_windows(mut self, keep: bool) -> Self {
         self.replica_windows = keep;
+        self
+    }
+
+    /// Records, on a run that takes time, each replica's latency per named
+    /// window ([`ReplicaCounts::latency`](crate::ReplicaCounts::latency):
+    /// the time at the replica of each call it served, in the same
+    /// histograms the node's latency is kept in), and keeps its counts per
+    /// window as [`Self::replica_windows`] does. Off by default: a run
+    /// whose report reads no replica's latency records none.
+    pub fn replica_latency(mut self, keep: bool) -> Self {
+        self.replica_latency = keep;
+        self
+    }
+
+    /// Records, on a run that takes time, each replica's queue length per
+    /// named window, time-weighted
+    /// ([`ReplicaCounts::queue`](crate::ReplicaCounts::queue): the calls
+    /// waiting for one of its workers, changed where the node's queue
+    /// changes). Off by default: a run whose report reads no replica's
+    /// queue pays one test per change of a queue.
+    pub fn replica_queue(mut self, keep: bool) -> Self {
+        self.replica_queue = keep;
         self
     }
 
@@ -291,6 +315,8 @@ impl<'m> SimulationBuilder<'m> {
             call_log: self.call_log,
             breaker_log: self.breaker_log,
             replica_windows: self.replica_windows,
+            replica_latency: self.replica_latency,
+            replica_queue: self.replica_queue,
             force_timed: self.force_timed,
             observe: self.observe,
         })

@@ -190,6 +190,12 @@ pub struct Simulation<'m> {
     /// Count each replica per named window
     /// ([`SimulationBuilder::replica_windows`]).
     replica_windows: bool,
+    /// Record each replica's latency per named window as well
+    /// ([`SimulationBuilder::replica_latency`]).
+    replica_latency: bool,
+    /// Record each replica's queue per named window
+    /// ([`SimulationBuilder::replica_queue`]).
+    replica_queue: bool,
     /// Run on the timed path even when nothing takes time
     /// ([`SimulationBuilder::force_timed`]).
     force_timed: bool,
@@ -213,6 +219,8 @@ impl<'m> Simulation<'m> {
             call_log: None,
             breaker_log: false,
             replica_windows: false,
+            replica_latency: false,
+            replica_queue: false,
             memory_mib: None,
             force_timed: false,
             observe: crate::observe::Observe::EVERYTHING,

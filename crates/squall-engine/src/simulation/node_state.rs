@@ -51,6 +51,8 @@ pub(super) fn record_servers(nodes: &[NodeState], obs: &mut Observations) {
                 calls: n.servers.calls().to_vec(),
                 refused: n.servers.refused(),
                 windows: n.servers.windows().map(<[_]>::to_vec).unwrap_or_default(),
+                latency: n.servers.latency(),
+                queue: Vec::new(),
             })
             .collect();
     }

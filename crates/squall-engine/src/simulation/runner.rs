@@ -80,7 +80,10 @@ impl<'s, 'm> Runner<'s, 'm> {
         let m = sim.model;
         let depth = sim.paths.iter().map(Vec::len).max().unwrap_or(1).max(1);
         let names: Vec<&str> = m.nodes.iter().map(|n| n.name.as_str()).collect();
-        let timed = Timed::new(m, sim.seed, sim.force_timed, sim.observe);
+        let mut timed = Timed::new(m, sim.seed, sim.force_timed, sim.observe);
+        if sim.replica_queue {
+            timed.keep_replica_queues(m);
+        }
         let mut nodes: Vec<NodeState> = (0..m.nodes.len())
             .map(|i| NodeState::new(m, i, sim.scopes, timed.on, sim.seed))
             .collect();
@@ -89,12 +92,14 @@ impl<'s, 'm> Runner<'s, 'm> {
             assert_eq!(n.caller.held(), crate::caller::CallerSide::holds(m, i));
         }
         let clients = Clients::new(m, sim.seed, &mut nodes);
-        let tally = sim.replica_windows && nodes.iter().any(|n| n.servers.replicated());
+        let tally = (sim.replica_windows || sim.replica_latency)
+            && nodes.iter().any(|n| n.servers.replicated());
         let call_now = CallNow::default();
         if tally {
             let bounds: Vec<(u64, u64)> = m.windows.iter().map(|w| (w.from, w.to)).collect();
             for n in &mut nodes {
-                n.servers.tally_windows(&bounds, &call_now);
+                n.servers
+                    .tally_windows(&bounds, &call_now, sim.replica_latency);
             }
         }
         let keep = Keep {

@@ -73,7 +73,7 @@ pub struct Scenario {
     /// `sender` blocks, as written.
     pub senders: Vec<SendBlockAst>,
     /// Every replica a report expression reads (`api[1].calls`): the node,
-    /// the index and where it is written, checked against each run's
-    /// `replicas` (a variant may change them).
-    pub replica_reads: Vec<(usize, u64, Span)>,
+    /// the index, where it is written (checked against each run's
+    /// `replicas`: a variant may change them) and the metric read.
+    pub replica_reads: Vec<(usize, u64, Span, crate::Metric)>,
 }

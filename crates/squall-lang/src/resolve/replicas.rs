@@ -153,7 +153,7 @@ impl Scenario {
             None => d,
         };
         let mut out = Vec::new();
-        for &(node, r, span) in &self.replica_reads {
+        for &(node, r, span, _) in &self.replica_reads {
             let Some(n) = m.nodes.get(node) else {
                 continue;
             };

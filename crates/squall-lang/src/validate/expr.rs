@@ -160,7 +160,7 @@ impl Validator {
                     );
                     return None;
                 }
-                self.replica_reads.push((n, x.index, x.span));
+                self.replica_reads.push((n, x.index, x.span, metric));
             }
             if !metric.needs_node() && node.is_some() {
                 self.err(

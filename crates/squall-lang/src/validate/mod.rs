@@ -93,7 +93,7 @@ struct Validator {
     errors: Vec<Diagnostic>,
     source: String,
     /// The replicas report expressions read (`Scenario::replica_reads`).
-    replica_reads: Vec<(usize, u64, crate::span::Span)>,
+    replica_reads: Vec<(usize, u64, crate::span::Span, crate::Metric)>,
 }
 
 /// The names a path may use before its last segment.

@@ -64,7 +64,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 
 use squall_engine::{Simulation, SimulationBuilder};
-use squall_lang::{LinePart, Model, Overrides, ReportItemSpec, RunKey, Scenario, Setting};
+use squall_lang::{LinePart, Metric, Model, Overrides, ReportItemSpec, RunKey, Scenario, Setting};
 
 use crate::error::StudyError;
 use crate::run::Run;
@@ -287,11 +287,16 @@ impl RunPlan {
 /// `run` (or the `sweep`) before anything starts.
 fn builder<'m>(s: &Scenario, m: &'m Model, memory_mib: u64) -> SimulationBuilder<'m> {
     // A replica's counts per window are kept only when an expression
-    // reads one (`api[1].calls`): the language lists every such read.
+    // reads one (`api[1].calls`), its latency and queue only when one
+    // reads them (`api[1].p99`, `api[1].queue_mean`): the language lists
+    // every such read.
+    let reads = |of: &[Metric]| s.replica_reads.iter().any(|r| of.contains(&r.3));
     let b = Simulation::builder(m)
         .memory_budget(memory_mib)
         .breaker_log(draws_breaker_state(s))
-        .replica_windows(!s.replica_reads.is_empty());
+        .replica_windows(!s.replica_reads.is_empty())
+        .replica_latency(reads(&Metric::REPLICA_LATENCY))
+        .replica_queue(reads(&Metric::REPLICA_QUEUE));
     match s.work_budget {
         Some(n) => b.work_budget(n),
         None => b,

@@ -64,6 +64,11 @@ pub fn observes(s: &Scenario) -> Observe {
 /// What expression `e` reads of a run's timed measures.
 fn expr_needs(e: &RExpr) -> Observe {
     match e {
+        // One replica's metrics are kept apart, on the run's own request
+        // (`builder` in `plan/mod.rs`): not the service's measures.
+        RExpr::Metric {
+            replica: Some(_), ..
+        } => Observe::COUNTS,
         RExpr::Metric { metric, .. } => needs(*metric),
         RExpr::Call(_, args) => args
             .iter()

@@ -124,7 +124,7 @@ impl Timed {
                 self.start_service(now, c, server, faults)
             }
             Join::Queued { until } => {
-                self.recorder.queue(node, now, 1);
+                self.queue_change(node, c, now, 1);
                 // One wake: the queue timeout or the deadline, whichever
                 // comes first.
                 self.wake_at_first(c, gen, until, deadline)?;
@@ -198,7 +198,7 @@ impl Timed {
         server: &mut ServerSide,
     ) -> Result<(), SimError> {
         while let Some((q, _)) = server.take_shed() {
-            self.recorder.queue(node, now, -1);
+            self.queue_change(node, q, now, -1);
             let gen = self.calls.enter(q, Phase::Shed);
             self.events
                 .schedule(now.units(), Event::Wake { call: q, gen })?;
@@ -210,7 +210,7 @@ impl Timed {
     /// it, and starts at a wake at `now` (not inline, so a long queue never
     /// deepens the stack).
     fn hand_worker(&mut self, now: Time, q: u32, node: usize) -> Result<(), SimError> {
-        self.recorder.queue(node, now, -1);
+        self.queue_change(node, q, now, -1);
         self.worker_taken(now, q, node);
         let gen = self.calls.enter(q, Phase::Dequeued);
         self.events
@@ -218,11 +218,16 @@ impl Timed {
         Ok(())
     }
 
-    /// A queued call leaves `node`'s queue (its `server`'s) at `now`
+    /// Queued call `c` leaves `node`'s queue (its `server`'s) at `now`
     /// without service.
-    pub(super) fn leave_queue(&mut self, now: Time, node: usize, server: &mut ServerSide) {
+    pub(super) fn leave_queue(
+        &mut self,
+        now: Time,
+        (node, c): (usize, u32),
+        server: &mut ServerSide,
+    ) {
         server.leave_queue();
-        self.recorder.queue(node, now, -1);
+        self.queue_change(node, c, now, -1);
     }
 
     /// Call `c` holds one of `node`'s workers from `now`.

@@ -37,6 +37,11 @@ impl Timed {
         }
         obs.accounting.in_flight = open;
         super::super::node_state::record_servers(nodes, obs);
+        if let Some(q) = self.replica_queues.take() {
+            for (kept, queue) in obs.replicas.iter_mut().zip(q.finish(self.end)) {
+                kept.queue = queue;
+            }
+        }
         let end = self.end;
         let recorder = std::mem::take(&mut self.recorder);
         obs.timed = Some(recorder.finish(end));

@@ -168,6 +168,7 @@ mod sources;
 use squall_lang::Model;
 
 use crate::caller::Hedges;
+use crate::observe::replica_queues::ReplicaQueues;
 use crate::observe::{Observations, Observe, Slots};
 use crate::outcome::Answer;
 use crate::queue::{BucketWidth, EventQueue};
@@ -253,6 +254,9 @@ pub(super) struct Timed {
     keys: Keys,
     /// Faults on links and on the answer leg (`links.rs`).
     links: Links,
+    /// Each replica's queue, when a report reads one
+    /// ([`Timed::keep_replica_queues`]).
+    replica_queues: Option<Box<ReplicaQueues>>,
     /// The events to come: the one calendar queue ([`crate::queue`]),
     /// with buckets sized for nanosecond keys.
     pub(super) events: EventQueue<Event>,
@@ -299,13 +303,7 @@ impl Timed {
             return Timed::default();
         }
         let res = Resolution::fine(model.clock);
-        let start = res.at_tick(model.start);
-        let end = res.at_tick(model.ticks.saturating_add(1));
-        let windows: Vec<(Time, Time)> = model
-            .windows
-            .iter()
-            .map(|w| (res.at_tick(w.from), res.at_tick(w.to.saturating_add(1))))
-            .collect();
+        let (start, end, windows) = span_and_windows(model, res);
         let queues = WorkQueue::for_model(model, seed, res, &windows);
         let bin = series_bin(model);
         Timed {
@@ -339,9 +337,51 @@ impl Timed {
             fetches: Fetches::default(),
             keys: Keys::new(model, seed),
             links: Links::new(model, seed, res),
+            replica_queues: None,
             events: EventQueue::with_width(BucketWidth::NANOSECONDS),
         }
     }
+
+    /// Records each replica's queue per named window from now on
+    /// ([`ReplicaQueues`]), on a run that takes time and a `model` with
+    /// `replicas`.
+    pub(super) fn keep_replica_queues(&mut self, model: &Model) {
+        if !self.on || model.nodes.iter().all(|n| n.replicas.is_none()) {
+            return;
+        }
+        let replicas: Vec<usize> = model
+            .nodes
+            .iter()
+            .map(|n| n.replicas.map_or(0, |_| n.replica_count()))
+            .collect();
+        let (start, end, windows) = span_and_windows(model, self.res);
+        self.replica_queues = Some(Box::new(ReplicaQueues::new(
+            &replicas, start, end, &windows,
+        )));
+    }
+
+    /// The queue of `node` changes by `delta` at `now`, for call `c`: the
+    /// node's gauge, and its replica's where kept.
+    #[inline(always)]
+    fn queue_change(&mut self, node: usize, c: u32, now: Time, delta: i64) {
+        self.recorder.queue(node, now, delta);
+        if let Some(q) = &mut self.replica_queues {
+            q.add(node, self.calls.get(c).replica as usize, now, delta);
+        }
+    }
+}
+
+/// A run's start and end and its named windows (`from..to`, end
+/// excluded) at resolution `res`: what the recorder's windows are.
+fn span_and_windows(model: &Model, res: Resolution) -> (Time, Time, Vec<(Time, Time)>) {
+    let start = res.at_tick(model.start);
+    let end = res.at_tick(model.ticks.saturating_add(1));
+    let windows = model
+        .windows
+        .iter()
+        .map(|w| (res.at_tick(w.from), res.at_tick(w.to.saturating_add(1))))
+        .collect();
+    (start, end, windows)
 }
 
 /// The event loop's side of the work queues: the component decides, this

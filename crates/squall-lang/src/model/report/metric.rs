@@ -246,15 +246,43 @@ impl Metric {
     }
 
     /// The metrics a path may read of one replica (`api[1].calls`): the
-    /// counts a replicated node keeps per replica and named window, and
-    /// their rates.
-    pub const PER_REPLICA: [Metric; 6] = [
+    /// counts a replicated node keeps per replica and named window, their
+    /// rates, its share of answers with success, the latency of the
+    /// calls it served ([`Self::REPLICA_LATENCY`]) and its queue
+    /// ([`Self::REPLICA_QUEUE`]).
+    pub const PER_REPLICA: [Metric; 16] = [
         Metric::Calls,
         Metric::CallRate,
         Metric::Served,
         Metric::ServedRate,
         Metric::Failed,
         Metric::Refused,
+        Metric::SuccessRate,
+        Metric::P50,
+        Metric::P90,
+        Metric::P99,
+        Metric::P999,
+        Metric::LatencyMax,
+        Metric::LatencyMean,
+        Metric::QueueMean,
+        Metric::QueueMax,
+        Metric::QueueEnd,
+    ];
+
+    /// The metrics of [`Self::PER_REPLICA`] read from the replica's queue
+    /// gauge, which a run records only when a report reads one of them.
+    pub const REPLICA_QUEUE: [Metric; 3] = [Metric::QueueMean, Metric::QueueMax, Metric::QueueEnd];
+
+    /// The metrics of [`Self::PER_REPLICA`] read from the replica's
+    /// latency histograms, which a run records only when a report reads
+    /// one of them.
+    pub const REPLICA_LATENCY: [Metric; 6] = [
+        Metric::P50,
+        Metric::P90,
+        Metric::P99,
+        Metric::P999,
+        Metric::LatencyMax,
+        Metric::LatencyMean,
     ];
 
     /// True for a metric of [`Self::PER_REPLICA`].

@@ -40,7 +40,7 @@ impl Runner<'_, '_> {
             servers.done(call.replica as usize, 0, None);
             let server = servers.at(call.replica as usize);
             if call.phase == Phase::Queued {
-                self.timed.leave_queue(now, node, server);
+                self.timed.leave_queue(now, (node, c), server);
             }
             if call.holds_worker {
                 self.timed.wasted_busy(now, node, &call);
@@ -88,12 +88,13 @@ impl Runner<'_, '_> {
         let (node, source, _) = self.timed.node_of(c);
         let tick = self.timed.res.tick_of(now);
         let servers = &mut self.nodes[node].servers;
-        servers.done(call.replica as usize, tick, Some(answer));
+        let r = call.replica as usize;
+        servers.answered(r, tick, answer, (now, call.arrived), call.holds_worker);
         if call.holds_worker {
             self.timed.wasted_busy(now, node, &call);
             let tm = &mut self.timed;
             tm.recorder.latency(node, now, now.since(call.arrived));
-            tm.free_worker(now, node, servers.at(call.replica as usize))?;
+            tm.free_worker(now, node, servers.at(r))?;
         }
         self.timed.recorder.calls.answered += 1;
         if answer == Answer::Ok {

@@ -381,7 +381,7 @@ impl Runner<'_, '_> {
                 }
                 let r = self.timed.calls.get(c).replica as usize;
                 self.timed
-                    .leave_queue(now, node, self.nodes[node].servers.at(r));
+                    .leave_queue(now, (node, c), self.nodes[node].servers.at(r));
                 self.timed.recorder.count(node, Count::QueueTimeout, now, 1);
                 self.complete_call(now, c, fail(FailKind::QueueTimeout))
             }
@@ -434,7 +434,7 @@ impl Runner<'_, '_> {
         if call.phase == Phase::Queued {
             let (node, _, _) = self.timed.node_of(c);
             let server = self.nodes[node].servers.at(call.replica as usize);
-            self.timed.leave_queue(now, node, server);
+            self.timed.leave_queue(now, (node, c), server);
         }
         self.complete_call(now, c, fail(FailKind::Deadline))
     }
