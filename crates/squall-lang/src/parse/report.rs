@@ -47,7 +47,7 @@ pub(super) fn parse_report_item(pair: Pair<'_, Rule>) -> Result<ReportItem> {
                             }
                         }
                     }
-                    Rule::at_prop => table.at = Some(ident(Children::of(p).expect(Rule::ident)?)),
+                    Rule::at_prop => table.at = Some(at_node(p, "a table")?),
                     Rule::label_prop => table.labels = p.into_inner().map(string).collect(),
                     Rule::column_decl => {
                         let mut col = Children::of(p);
@@ -161,7 +161,7 @@ pub(super) fn parse_report_item(pair: Pair<'_, Rule>) -> Result<ReportItem> {
                 match p.as_rule() {
                     Rule::string => title = Some(string(p)),
                     Rule::ident => metric = Some(ident(p)),
-                    Rule::chart_at => at = Some(ident(Children::of(p).expect(Rule::ident)?)),
+                    Rule::chart_at => at = Some(at_node(p, "a chart")?),
                     _ => {}
                 }
             }
@@ -247,4 +247,27 @@ pub(super) fn parse_axis(pair: Pair<'_, Rule>) -> Result<AxisAst> {
         Rule::axis_sweep => AxisAst::Sweep(ident(c.expect(Rule::ident)?)),
         other => return Err(internal(span, &format!("unexpected axis {other:?}"))),
     })
+}
+
+/// The node of `at NODE` on a table or a chart (`what`). A replica's index
+/// (`at api[1]`) is refused where written: the table or chart would read
+/// the whole service's values for it, so one replica is read through its
+/// paths instead (`api[1].p99`).
+fn at_node(p: Pair<'_, Rule>, what: &str) -> Result<Ident> {
+    let mut c = Children::of(p);
+    let node = ident(c.expect(Rule::ident)?);
+    if let Some(x) = c.optional(Rule::replica_index) {
+        let (index, span) = super::values::parse_replica_index(x)?;
+        return Err(Diagnostic::new(
+            format!("{what}'s `at` names a whole service, not one replica"),
+            span,
+        )
+        .label("one replica")
+        .help(format!(
+            "write `at {n}`{}, and read the replica in a table's or a line's path: `{n}[{index}].p99`, `{n}[{index}].calls`",
+            if what == "a chart" { " (a chart draws the whole service's series)" } else { "" },
+            n = node.name
+        )));
+    }
+    Ok(node)
 }
