@@ -77,7 +77,9 @@ impl Timed {
         }
         let call = self.calls.get_mut(child);
         call.field = i as u32;
-        call.field_node = source as u32;
+        // A field's node answers by itself (`node_of`).
+        call.node = source as u32;
+        call.leaf = true;
         self.fetches.sent(c, i, child);
     }
 

@@ -14,7 +14,7 @@ use crate::time::Time;
 use super::super::clients::Part;
 use super::super::{event::Event, runner::Runner, SimError};
 use super::arrival::Step;
-use super::calls::{Call, Phase, NONE};
+use super::calls::{Phase, NONE};
 use super::links::Leg;
 use super::recorder::Count;
 
@@ -348,11 +348,12 @@ impl Runner<'_, '_> {
         Ok(n as u16)
     }
 
-    /// A try of `node` sent at `sent` with `inflight` tries out ended at
-    /// `now` as `sample`: its limiter hears it. Out of line, as
-    /// [`Self::limit_try`].
+    /// Try `t` of `node` (its record, live or just released), sent at
+    /// `sent` with `inflight` tries out, ended at `now` as `sample`: its
+    /// limiter hears it. Out of line, as [`Self::limit_try`].
     #[inline(never)]
-    pub(super) fn limiter_back(&mut self, now: Time, node: usize, try_: &Call, sample: Sample) {
+    pub(super) fn limiter_back(&mut self, now: Time, node: usize, t: u32, sample: Sample) {
+        let try_ = *self.timed.calls.get(t);
         let client = self.client_part(Part::Limiter, try_.slot, node);
         let (sent, inflight) = (try_.sent, u32::from(try_.limit_inflight));
         let caller = &mut self.nodes[node].caller;
@@ -458,8 +459,7 @@ impl Runner<'_, '_> {
         if child != NONE {
             self.nodes[node].caller.back();
             if self.nodes[node].caller.has_limiter() {
-                let sent = *self.timed.calls.get(child);
-                self.limiter_back(now, node, &sent, Sample::Dropped);
+                self.limiter_back(now, node, child, Sample::Dropped);
             }
         }
         self.give_up(now, c, child)?;
