@@ -115,7 +115,7 @@ impl Timed {
         obs: &mut Observations,
     ) -> Option<Answer> {
         let spec = spec.composite.as_ref()?;
-        let tick = self.res.tick_of(now);
+        let tick = self.tick_of(now);
         let ti = obs.slots.index(tick);
         let series = obs.nodes[node].composite.as_mut();
         self.fetches

@@ -114,6 +114,20 @@ impl Timed {
         self.recorder.count(node, Count::WastedBusy, now, busy);
     }
 
+    /// The tick that holds `now`. Every step of an event asks for the
+    /// tick of the same moment, so the last answer is kept: one division
+    /// per moment, not one per step.
+    #[inline]
+    pub(super) fn tick_of(&self, now: Time) -> u64 {
+        let (at, tick) = self.tick.get();
+        if at == now.units() {
+            return tick;
+        }
+        let tick = self.res.tick_of(now);
+        self.tick.set((now.units(), tick));
+        tick
+    }
+
     /// The node of call `c`, its source, and whether the node answers by
     /// itself (the bottom of the path, or a composite field's node: set
     /// when the field is sent, `composite.rs`).

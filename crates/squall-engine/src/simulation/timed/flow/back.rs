@@ -88,7 +88,7 @@ impl Runner<'_, '_> {
         let call = self.timed.calls.get(c);
         let (slot, parent, arrived) = (call.slot, call.parent, call.arrived);
         let (r, holds_worker) = (call.replica as usize, call.holds_worker);
-        let tick = self.timed.res.tick_of(now);
+        let tick = self.timed.tick_of(now);
         let servers = &mut self.nodes[node].servers;
         servers.answered(r, tick, answer, (now, arrived), holds_worker);
         if holds_worker {
@@ -150,7 +150,7 @@ impl Runner<'_, '_> {
     pub(super) fn off_link(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let answer = self.timed.calls.get(c).answer;
         self.timed.calls.release(c);
-        let tick = self.timed.res.tick_of(now);
+        let tick = self.timed.tick_of(now);
         self.answer_up(now, tick, c, answer)
     }
 
@@ -237,7 +237,7 @@ impl Runner<'_, '_> {
         let Some(spec) = self.nodes[node].caller.hedge() else {
             return Ok(());
         };
-        let tick = self.timed.res.tick_of(now);
+        let tick = self.timed.tick_of(now);
         let deadline = self.timed.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {
             return self.finish_hedged(now, c, fail(FailKind::Deadline));
@@ -303,7 +303,7 @@ impl Runner<'_, '_> {
         let Some(policy) = policy else {
             return self.complete_call(now, c, answer);
         };
-        let tick = self.timed.res.tick_of(now);
+        let tick = self.timed.tick_of(now);
         let Some(wait) = self.timed_wait(tick, c, f, policy, kind) else {
             return self.complete_call(now, c, answer);
         };
@@ -374,7 +374,7 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         let tries = sim.model.nodes[sim.paths[s][0]].downstream.map(|_| tries);
-        let (spec, t) = (&sim.model.sources[s], self.timed.res.tick_of(now));
+        let (spec, t) = (&sim.model.sources[s], self.timed.tick_of(now));
         if let Some((record, next)) = self.operations.ended(s, spec, kind, t, tries, answer) {
             self.obs.ops[s].push(record);
             if let Some(index) = next {
