@@ -42,6 +42,11 @@ impl Capacity {
         }
     }
 
+    /// No capacity of its own and no capacity fault: every call is taken.
+    pub(crate) fn unlimited(&self) -> bool {
+        self.base.is_none() && self.faults.is_empty()
+    }
+
     /// Takes one unit of capacity at tick `t`; false when none is left.
     #[inline]
     pub(crate) fn take(&mut self, t: u64, faults: &[FaultSpec]) -> bool {

@@ -34,6 +34,11 @@ impl Failing {
         }
     }
 
+    /// No failing fault on this replica.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.faults.is_empty()
+    }
+
     /// The answer of the failing fault active at tick `t` (for composite
     /// field `field`; 0 otherwise), if any.
     #[inline]

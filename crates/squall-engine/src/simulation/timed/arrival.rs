@@ -70,7 +70,7 @@ impl Timed {
                 Arrival::Pass => Step::Limit,
                 Arrival::Refused(a) => Step::Answer(a),
                 Arrival::NoCapacity => {
-                    let t = self.res.tick_of(now);
+                    let t = self.tick_of(now);
                     obs.nodes[node].refused[obs.slots.index(t)] += 1;
                     servers.refused_at(r, t);
                     Step::Answer(REFUSED)
@@ -107,7 +107,7 @@ impl Timed {
     ) -> Result<Step, SimError> {
         let (node, _, leaf) = self.node_of(c);
         if leaf && spec.composite.is_none() {
-            let tick = self.res.tick_of(now);
+            let tick = self.tick_of(now);
             self.calls.get_mut(c).answer = server.answer(&spec.routes, request(), tick);
         }
         let deadline = self.known_deadline(c);
@@ -171,7 +171,7 @@ impl Timed {
         server: &mut ServerSide,
         faults: &[FaultSpec],
     ) -> Result<(), SimError> {
-        server.set_workers(faults, self.res.tick_of(now));
+        server.set_workers(faults, self.tick_of(now));
         loop {
             let calls = &self.calls;
             let next = server.take_free(now, |(q, g)| calls.current(q, g));

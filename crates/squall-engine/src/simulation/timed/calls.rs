@@ -108,12 +108,12 @@ pub(super) struct Call {
     /// In use (not on the free list).
     pub(super) live: bool,
     /// For a call fetching a field of its caller's composite response:
-    /// the field's index and node (`NONE` for a call down the path).
+    /// the field's index (`NONE` for a call down the path).
     pub(super) field: u32,
-    pub(super) field_node: u32,
     /// Its request's source, the node at `pos` on that source's path
-    /// (`NONE` past its end) and whether that node is the path's last:
-    /// looked up once, when the call is made (`node_of`).
+    /// (`NONE` past its end) and whether that node answers by itself (the
+    /// path's last, or a field's node): looked up once, when the call is
+    /// made or sent for a field (`node_of`).
     pub(super) source: u32,
     pub(super) node: u32,
     pub(super) leaf: bool,
@@ -169,6 +169,21 @@ impl Call {
     }
 }
 
+/// Where a new call is and what it inherits (`Timed::new_call`): its
+/// request, path position, caller, source, node and whether that node
+/// answers by itself, its try number and orphanhood.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct New {
+    pub(super) slot: u32,
+    pub(super) pos: u32,
+    pub(super) parent: u32,
+    pub(super) source: u32,
+    pub(super) node: u32,
+    pub(super) leaf: bool,
+    pub(super) try_no: u32,
+    pub(super) orphan: bool,
+}
+
 /// The slab.
 #[derive(Debug, Default)]
 pub(super) struct Calls {
@@ -178,28 +193,30 @@ pub(super) struct Calls {
 }
 
 impl Calls {
-    /// A new call of request `slot` at path position `pos` from `parent`.
-    pub(super) fn alloc(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
+    /// A new call `at` its place, made at `now` (an orphan from then on
+    /// when its caller is one), written once.
+    #[inline]
+    pub(super) fn alloc(&mut self, at: New, now: Time) -> u32 {
         self.live += 1;
         let fresh = Call {
-            slot,
-            pos,
-            parent,
+            slot: at.slot,
+            pos: at.pos,
+            parent: at.parent,
             child: NONE,
             gen: 0,
             phase: Phase::Service,
             tries: 0,
-            try_no: 1,
+            try_no: at.try_no,
             first_try: 0,
             prev_wait: u64::MAX,
             skip: 0,
             holds_worker: false,
-            orphan: false,
+            orphan: at.orphan,
             detached: false,
             sent: now,
             arrived: now,
             served: now,
-            orphaned_at: Time::NEVER,
+            orphaned_at: if at.orphan { now } else { Time::NEVER },
             service_end: Time::NEVER,
             answer: Answer::Ok,
             admitted_epoch: 0,
@@ -211,10 +228,9 @@ impl Calls {
             replica: 0,
             limit_inflight: 0,
             field: NONE,
-            field_node: NONE,
-            source: 0,
-            node: NONE,
-            leaf: false,
+            source: at.source,
+            node: at.node,
+            leaf: at.leaf,
         };
         if let Some(c) = self.free.pop() {
             let gen = self.calls[c as usize].gen;
@@ -256,10 +272,12 @@ impl Calls {
         }
     }
 
+    #[inline]
     pub(super) fn get(&self, c: u32) -> &Call {
         &self.calls[c as usize]
     }
 
+    #[inline]
     pub(super) fn get_mut(&mut self, c: u32) -> &mut Call {
         &mut self.calls[c as usize]
     }

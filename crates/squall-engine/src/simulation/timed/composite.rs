@@ -77,7 +77,9 @@ impl Timed {
         }
         let call = self.calls.get_mut(child);
         call.field = i as u32;
-        call.field_node = source as u32;
+        // A field's node answers by itself (`node_of`).
+        call.node = source as u32;
+        call.leaf = true;
         self.fetches.sent(c, i, child);
     }
 
@@ -113,7 +115,7 @@ impl Timed {
         obs: &mut Observations,
     ) -> Option<Answer> {
         let spec = spec.composite.as_ref()?;
-        let tick = self.res.tick_of(now);
+        let tick = self.tick_of(now);
         let ti = obs.slots.index(tick);
         let series = obs.nodes[node].composite.as_mut();
         self.fetches

@@ -9,7 +9,7 @@ use squall_lang::DeadlineSpec;
 use crate::time::Time;
 
 use super::super::{event::Event, SimError};
-use super::calls::{Call, NONE};
+use super::calls::{New, NONE};
 use super::keys::Keys;
 use super::recorder::Count;
 use super::Timed;
@@ -46,20 +46,26 @@ impl Timed {
     ) -> u32 {
         self.refs[slot as usize] += 1;
         self.recorder.calls.arrived += 1;
-        let c = self.calls.alloc(slot, pos, parent, now);
-        let call = self.calls.get_mut(c);
-        call.source = source;
-        call.node = path.get(pos as usize).map_or(NONE, |&n| n as u32);
-        call.leaf = pos as usize + 1 == path.len();
-        if parent != NONE {
-            self.calls.get_mut(c).try_no = self.calls.get(parent).tries;
-        }
+        let (try_no, orphan) = match parent {
+            NONE => (1, false),
+            p => {
+                let p = self.calls.get(p);
+                (p.tries, p.orphan)
+            }
+        };
+        let at = New {
+            slot,
+            pos,
+            parent,
+            source,
+            node: path.get(pos as usize).map_or(NONE, |&n| n as u32),
+            leaf: pos as usize + 1 == path.len(),
+            try_no,
+            orphan,
+        };
+        let c = self.calls.alloc(at, now);
         if self.keys.on {
             self.key_call(c, parent, source);
-        }
-        if parent != NONE && self.calls.get(parent).orphan {
-            self.calls.get_mut(c).orphan = true;
-            self.calls.get_mut(c).orphaned_at = now;
         }
         c
     }
@@ -90,26 +96,45 @@ impl Timed {
         *r == 0
     }
 
-    /// Orphan `call` at `node` stops working at `now`: the service time it
+    /// Orphan call `c` at `node` stops working at `now`: the service time it
     /// had since it (or its caller) was given up on is wasted.
-    pub(super) fn wasted_busy(&mut self, now: Time, node: usize, call: &Call) {
+    #[inline]
+    pub(super) fn wasted_busy(&mut self, now: Time, node: usize, c: u32) {
+        let call = self.calls.get(c);
         if call.orphan {
-            let from = call.served.max(call.orphaned_at);
-            let busy = now.since(from).units();
-            self.recorder.count(node, Count::WastedBusy, now, busy);
+            self.orphan_busy(now, node, call.served.max(call.orphaned_at));
         }
     }
 
+    /// [`Timed::wasted_busy`] of an orphan, wasted since `from`: out of
+    /// line, so a call that is not one pays one test.
+    #[inline(never)]
+    fn orphan_busy(&mut self, now: Time, node: usize, from: Time) {
+        let busy = now.since(from).units();
+        self.recorder.count(node, Count::WastedBusy, now, busy);
+    }
+
+    /// The tick that holds `now`. Every step of an event asks for the
+    /// tick of the same moment, so the last answer is kept: one division
+    /// per moment, not one per step.
+    #[inline]
+    pub(super) fn tick_of(&self, now: Time) -> u64 {
+        let (at, tick) = self.tick.get();
+        if at == now.units() {
+            return tick;
+        }
+        let tick = self.res.tick_of(now);
+        self.tick.set((now.units(), tick));
+        tick
+    }
+
     /// The node of call `c`, its source, and whether the node answers by
-    /// itself (the bottom of the path, or a composite field's node).
+    /// itself (the bottom of the path, or a composite field's node: set
+    /// when the field is sent, `composite.rs`).
+    #[inline]
     pub(super) fn node_of(&self, c: u32) -> (usize, usize, bool) {
         let call = self.calls.get(c);
-        let source = call.source as usize;
-        if call.field != NONE {
-            // A field's node answers by itself (`composite`).
-            return (call.field_node as usize, source, true);
-        }
-        (call.node as usize, source, call.leaf)
+        (call.node as usize, call.source as usize, call.leaf)
     }
 
     /// The deadline the node of `c` knows, if any (the entry node, or

@@ -238,6 +238,9 @@ pub(super) struct Timed {
     /// (`observe_at`, `count_answer_at`). The round walk keeps
     /// `Slots::index` (its slots are per tick).
     pub(in crate::simulation) cursor: crate::observe::slots::SlotCursor,
+    /// The last moment whose tick was asked for \[units\] and that tick
+    /// ([`Timed::tick_of`]).
+    tick: std::cell::Cell<(u64, u64)>,
     /// Per source: its deadline is propagated to every node.
     propagate: Vec<bool>,
     /// Where the sources stand (`sources`).
@@ -316,6 +319,7 @@ impl Timed {
             deadline: Vec::new(),
             any_deadline: model.sources.iter().any(|s| s.deadline.is_some()),
             cursor: Default::default(),
+            tick: Default::default(),
             propagate: model
                 .sources
                 .iter()

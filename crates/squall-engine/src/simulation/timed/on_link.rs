@@ -26,7 +26,7 @@ impl Timed {
         faults: &[FaultSpec],
     ) -> Leg {
         let (callee, _, _) = self.node_of(child);
-        let tick = self.res.tick_of(now);
+        let tick = self.tick_of(now);
         let key = self.key(child);
         let leg = self
             .links
@@ -54,7 +54,7 @@ impl Timed {
             return Ok(None);
         }
         let (caller, _, _) = self.node_of(call.parent);
-        let tick = self.res.tick_of(now);
+        let tick = self.tick_of(now);
         let replica = call.replica as usize;
         let key = self.key(c);
         match self

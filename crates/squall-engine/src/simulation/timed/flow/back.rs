@@ -18,7 +18,7 @@ use crate::time::Time;
 
 use super::super::super::clients::Part;
 use super::super::super::{event::Event, runner::Runner, SimError};
-use super::super::calls::{Call, Phase, NONE};
+use super::super::calls::{Phase, NONE};
 use super::super::recorder::Count;
 
 impl Runner<'_, '_> {
@@ -43,7 +43,7 @@ impl Runner<'_, '_> {
                 self.timed.leave_queue(now, (node, c), server);
             }
             if call.holds_worker {
-                self.timed.wasted_busy(now, node, &call);
+                self.timed.wasted_busy(now, node, c);
                 self.timed.free_worker(now, node, server)?;
             }
             for child in self.timed.fetches.cancel(c) {
@@ -52,8 +52,7 @@ impl Runner<'_, '_> {
             if call.child != NONE {
                 self.nodes[node].caller.back();
                 if self.nodes[node].caller.has_limiter() {
-                    let sent = *self.timed.calls.get(call.child);
-                    self.limiter_back(now, node, &sent, Sample::Cancelled);
+                    self.limiter_back(now, node, call.child, Sample::Cancelled);
                 }
             }
             if self.nodes[node].caller.hedge().is_some() {
@@ -84,33 +83,37 @@ impl Runner<'_, '_> {
         c: u32,
         answer: Answer,
     ) -> Result<(), SimError> {
-        let call = *self.timed.calls.get(c);
+        // The record's fields, read where needed: no copy of the whole.
         let (node, source, _) = self.timed.node_of(c);
-        let tick = self.timed.res.tick_of(now);
+        let call = self.timed.calls.get(c);
+        let (slot, parent, arrived) = (call.slot, call.parent, call.arrived);
+        let (r, holds_worker) = (call.replica as usize, call.holds_worker);
+        let tick = self.timed.tick_of(now);
         let servers = &mut self.nodes[node].servers;
-        let r = call.replica as usize;
-        servers.answered(r, tick, answer, (now, call.arrived), call.holds_worker);
-        if call.holds_worker {
-            self.timed.wasted_busy(now, node, &call);
+        servers.answered(r, tick, answer, (now, arrived), holds_worker);
+        if holds_worker {
+            self.timed.wasted_busy(now, node, c);
             let tm = &mut self.timed;
-            tm.recorder.latency(node, now, now.since(call.arrived));
+            tm.recorder.latency(node, now, now.since(arrived));
             tm.free_worker(now, node, servers.at(r))?;
         }
         self.timed.recorder.calls.answered += 1;
         if answer == Answer::Ok {
-            self.timed.recorder.answered_ok(node, call.arrived);
+            self.timed.recorder.answered_ok(node, arrived);
         }
         let i = self.timed.cursor.index(&self.obs.slots, tick);
         self.count_answer_at(i, tick, node, answer);
-        let latency = now.since(call.arrived).units();
-        self.log_call(now.units(), call.slot, node, call.try_no, answer, latency);
+        let latency = now.since(arrived).units();
+        let try_no = self.timed.calls.get(c).try_no;
+        self.log_call(now.units(), slot, node, try_no, answer, latency);
         if self.nodes[node].caller.has_budget() {
             self.close_retry(c, node);
-            let client = self.client_part(Part::Budget, call.slot, node);
+            let client = self.client_part(Part::Budget, slot, node);
+            let (tries, grant) = (self.timed.calls.get(c).tries, self.timed.calls.get(c).grant);
             let caller = &mut self.nodes[node].caller;
-            caller.leave(call.tries > 0, Some(answer), call.grant, client);
+            caller.leave(tries > 0, Some(answer), grant, client);
         }
-        if call.orphan {
+        if self.timed.calls.get(c).orphan {
             self.timed.recorder.count(node, Count::WastedCalls, now, 1);
         }
         if self.timed.links.answers(node) {
@@ -123,52 +126,49 @@ impl Runner<'_, '_> {
                 return Ok(());
             }
         }
+        let tries = self.timed.calls.get(c).tries;
         self.timed.calls.release(c);
-        if call.parent == NONE {
-            self.tally_end(tick, call.slot, answer);
-            self.op_ended(now, call.slot, answer, call.tries)?;
-            let started = self.timed.started[call.slot as usize];
+        if parent == NONE {
+            self.tally_end(tick, slot, answer);
+            self.op_ended(now, slot, answer, tries)?;
+            let started = self.timed.started[slot as usize];
             self.timed
                 .recorder
                 .end_to_end(source, now, now.since(started), answer == Answer::Ok);
-            let client = self.requests.client(call.slot);
-            self.drop_ref(call.slot);
-            self.drop_ref(call.slot);
+            let client = self.requests.client(slot);
+            self.drop_ref(slot);
+            self.drop_ref(slot);
             let spec = &self.sim.model.sources[source];
             return self.timed.client_done(now, source, spec, client);
         }
-        self.answer_up(now, tick, c, &call, answer)
+        self.answer_up(now, tick, c, answer)
     }
 
-    /// Call `c` (released; a copy of it in `call`), on a link, reaches its
-    /// caller at `now` with its `answer`: a link's failure, or its node's
-    /// answer after the answer leg's delay.
+    /// Call `c` (released), on a link, reaches its caller at `now` with
+    /// its `answer`: a link's failure, or its node's answer after the
+    /// answer leg's delay.
     pub(super) fn off_link(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let call = *self.timed.calls.get(c);
+        let answer = self.timed.calls.get(c).answer;
         self.timed.calls.release(c);
-        let tick = self.timed.res.tick_of(now);
-        self.answer_up(now, tick, c, &call, call.answer)
+        let tick = self.timed.tick_of(now);
+        self.answer_up(now, tick, c, answer)
     }
 
-    /// The `answer` of call `c` (released; a copy in `call`) goes up to
-    /// its caller at `now` (tick `tick`): a field to its composite, a try
-    /// to its caller side.
+    /// The `answer` of call `c` (released: [`Calls::release`](super::super::calls::Calls::release)
+    /// keeps the record's fields until it is reused) goes up to its caller
+    /// at `now` (tick `tick`): a field to its composite, a try to its
+    /// caller side.
     #[inline(always)]
-    fn answer_up(
-        &mut self,
-        now: Time,
-        tick: u64,
-        c: u32,
-        call: &Call,
-        answer: Answer,
-    ) -> Result<(), SimError> {
-        self.drop_ref(call.slot);
-        if call.detached {
+    fn answer_up(&mut self, now: Time, tick: u64, c: u32, answer: Answer) -> Result<(), SimError> {
+        let call = self.timed.calls.get(c);
+        let (slot, detached, p, field, sent) =
+            (call.slot, call.detached, call.parent, call.field, call.sent);
+        self.drop_ref(slot);
+        if detached {
             return Ok(());
         }
-        let p = call.parent;
-        if call.field != NONE {
-            if self.timed.fetches.answered(p, call.field as usize, answer) {
+        if field != NONE {
+            if self.timed.fetches.answered(p, field as usize, answer) {
                 let (pnode, _, _) = self.timed.node_of(p);
                 return self.assemble_fetch(now, p, pnode);
             }
@@ -179,14 +179,14 @@ impl Runner<'_, '_> {
         let (pnode, _, _) = self.timed.node_of(p);
         self.nodes[pnode].caller.back();
         if self.nodes[pnode].caller.has_limiter() {
-            self.limiter_back(now, pnode, call, Sample::of(answer));
+            self.limiter_back(now, pnode, c, Sample::of(answer));
         }
         if self.nodes[pnode].caller.guarded() {
-            let took = self.timed.ticks_since(now, call.sent);
+            let took = self.timed.ticks_since(now, sent);
             self.guard_heard(tick, p, pnode, answer, took);
         }
         if let Some(spec) = self.nodes[pnode].caller.hedge() {
-            let request = &self.sim.kinds[self.requests.kind[call.slot as usize] as usize].request;
+            let request = &self.sim.kinds[self.requests.kind[slot as usize] as usize].request;
             let terminal = |f: Failure| classify(f.kind, request) == Class::Terminal;
             let tries = self.timed.calls.get(p).tries;
             return match self
@@ -237,7 +237,7 @@ impl Runner<'_, '_> {
         let Some(spec) = self.nodes[node].caller.hedge() else {
             return Ok(());
         };
-        let tick = self.timed.res.tick_of(now);
+        let tick = self.timed.tick_of(now);
         let deadline = self.timed.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {
             return self.finish_hedged(now, c, fail(FailKind::Deadline));
@@ -303,7 +303,7 @@ impl Runner<'_, '_> {
         let Some(policy) = policy else {
             return self.complete_call(now, c, answer);
         };
-        let tick = self.timed.res.tick_of(now);
+        let tick = self.timed.tick_of(now);
         let Some(wait) = self.timed_wait(tick, c, f, policy, kind) else {
             return self.complete_call(now, c, answer);
         };
@@ -374,7 +374,7 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         let tries = sim.model.nodes[sim.paths[s][0]].downstream.map(|_| tries);
-        let (spec, t) = (&sim.model.sources[s], self.timed.res.tick_of(now));
+        let (spec, t) = (&sim.model.sources[s], self.timed.tick_of(now));
         if let Some((record, next)) = self.operations.ended(s, spec, kind, t, tries, answer) {
             self.obs.ops[s].push(record);
             if let Some(index) = next {

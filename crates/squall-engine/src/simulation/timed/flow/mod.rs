@@ -14,7 +14,7 @@ use crate::time::Time;
 use super::super::clients::Part;
 use super::super::{event::Event, runner::Runner, SimError};
 use super::arrival::Step;
-use super::calls::{Call, Phase, NONE};
+use super::calls::{Phase, NONE};
 use super::links::Leg;
 use super::recorder::Count;
 
@@ -90,7 +90,7 @@ impl Runner<'_, '_> {
 
     /// A new request of `kind` from source `s` at `now`.
     pub(super) fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
-        let slot = self.new_request(self.timed.res.tick_of(now), s, kind);
+        let slot = self.new_request(self.timed.tick_of(now), s, kind);
         let deadline = self.sim.model.sources[s].deadline.as_ref();
         self.timed.open_request(slot, now, deadline);
         let c = self.new_call(slot, 0, NONE, now);
@@ -98,6 +98,7 @@ impl Runner<'_, '_> {
     }
 
     /// A new call of request `slot` at path position `pos` from `parent`.
+    #[inline]
     pub(super) fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
         let source = self.requests.source[slot as usize];
         let path = &self.sim.paths[source as usize];
@@ -109,7 +110,7 @@ impl Runner<'_, '_> {
     pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, _, _) = self.timed.node_of(c);
         let slot = self.timed.calls.get(c).slot;
-        let t = self.timed.res.tick_of(now);
+        let t = self.timed.tick_of(now);
         let ti = self.timed.cursor.index(&self.obs.slots, t);
         self.observe_at(ti, t, slot, node);
         // The balancer picks the replica the call meets (`server/replicas.rs`).
@@ -212,9 +213,8 @@ impl Runner<'_, '_> {
             let a = self.timed.calls.get(c).answer;
             return self.complete_call(now, c, a);
         }
-        let tick = self.timed.res.tick_of(now);
+        let tick = self.timed.tick_of(now);
         self.timed.calls.get_mut(c).first_try = tick;
-        let (node, _, _) = self.timed.node_of(c);
         if self.nodes[node].caller.hedge().is_some() {
             return self.send_hedge(now, c);
         }
@@ -226,7 +226,7 @@ impl Runner<'_, '_> {
     /// The node of call `c` sends a try downstream.
     fn send_try(&mut self, now: Time, c: u32) -> Result<(), SimError> {
         let (node, _, _) = self.timed.node_of(c);
-        let tick = self.timed.res.tick_of(now);
+        let tick = self.timed.tick_of(now);
         self.timed.calls.get_mut(c).tries += 1;
         let deadline = self.timed.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {
@@ -348,11 +348,12 @@ impl Runner<'_, '_> {
         Ok(n as u16)
     }
 
-    /// A try of `node` sent at `sent` with `inflight` tries out ended at
-    /// `now` as `sample`: its limiter hears it. Out of line, as
-    /// [`Self::limit_try`].
+    /// Try `t` of `node` (its record, live or just released), sent at
+    /// `sent` with `inflight` tries out, ended at `now` as `sample`: its
+    /// limiter hears it. Out of line, as [`Self::limit_try`].
     #[inline(never)]
-    pub(super) fn limiter_back(&mut self, now: Time, node: usize, try_: &Call, sample: Sample) {
+    pub(super) fn limiter_back(&mut self, now: Time, node: usize, t: u32, sample: Sample) {
+        let try_ = *self.timed.calls.get(t);
         let client = self.client_part(Part::Limiter, try_.slot, node);
         let (sent, inflight) = (try_.sent, u32::from(try_.limit_inflight));
         let caller = &mut self.nodes[node].caller;
@@ -445,7 +446,7 @@ impl Runner<'_, '_> {
         if self.nodes[node].caller.hedge().is_some() {
             return self.send_hedge(now, c);
         }
-        let tick = self.timed.res.tick_of(now);
+        let tick = self.timed.tick_of(now);
         self.timed.recorder.count(node, Count::Timeout, now, 1);
         let child = std::mem::replace(&mut self.timed.calls.get_mut(c).child, NONE);
         // The try took from its send (its callee's arrival) to now.
@@ -458,8 +459,7 @@ impl Runner<'_, '_> {
         if child != NONE {
             self.nodes[node].caller.back();
             if self.nodes[node].caller.has_limiter() {
-                let sent = *self.timed.calls.get(child);
-                self.limiter_back(now, node, &sent, Sample::Dropped);
+                self.limiter_back(now, node, child, Sample::Dropped);
             }
         }
         self.give_up(now, c, child)?;
