@@ -154,6 +154,7 @@ mod plan;
 mod requests;
 mod runner;
 mod source;
+mod tick;
 mod timed;
 
 use squall_lang::Model;
