@@ -198,12 +198,12 @@ impl<'s, 'm> Runner<'s, 'm> {
         while let Some((t, ev)) = self.queue.pop_before(m.ticks.saturating_add(1)) {
             self.obs.events += 1;
             if t != self.now.tick {
-                self.now.flush(&mut self.obs.nodes, t);
+                self.now.flush(&mut self.obs, &mut self.windows, t);
             }
             if self.obs.events > self.sim.max_events {
                 // The culprit is found from the series: the tick's counts
                 // go in first.
-                self.now.flush(&mut self.obs.nodes, t);
+                self.now.flush(&mut self.obs, &mut self.windows, t);
                 return Err(self.over_budget(t));
             }
             match ev {
@@ -235,7 +235,7 @@ impl<'s, 'm> Runner<'s, 'm> {
                 | Event::Send(_) => {}
             }
         }
-        self.now.flush(&mut self.obs.nodes, NEVER);
+        self.now.flush(&mut self.obs, &mut self.windows, NEVER);
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
         super::node_state::record_servers(&self.nodes, &mut self.obs);
         Ok(self.obs)
@@ -352,7 +352,14 @@ impl<'s, 'm> Runner<'s, 'm> {
         let last = self.requests.last_seen.replace(k, t);
         if last != t {
             counts.unique += 1;
-            self.window_new(t, node, last);
+            // As `window_new`, into the tick's counts (`tick.rs`).
+            let (seen, n) = (last.wrapping_add(1), self.now.nodes.len());
+            for (j, &(_, from)) in self.now.open.iter().enumerate() {
+                if seen > from {
+                    break;
+                }
+                self.now.window_new[j * n + node] += 1;
+            }
         }
     }
 

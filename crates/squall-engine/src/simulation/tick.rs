@@ -10,9 +10,16 @@
 //! answered in the tick it is made), so the counts of the current tick are
 //! kept here instead, one small record per node found with one bounds
 //! check, and added to the series once, when the run's loop moves to a
-//! later tick or ends (issue 23: the round benchmark's walk).
+//! later tick or ends (issue 23: the round benchmark's walk). So are the
+//! distinct ids per named window: the windows that hold the tick are
+//! found once per tick, and a request new to them at a node is counted in
+//! one flat array (open window by node), not in the run's window by node
+//! vectors.
 
-use crate::observe::series::NodeSeries;
+use crate::observe::windows::Windows;
+use crate::observe::Observations;
+
+use super::NEVER;
 
 /// One node's counts in the current tick.
 #[derive(Debug, Clone, Copy, Default)]
@@ -36,23 +43,40 @@ pub(super) struct TickCounts {
     pub(super) tick: u64,
     /// Per node.
     pub(super) nodes: Vec<NodeTick>,
+    /// The windows that hold `tick`: (window, first tick), latest first
+    /// tick first ([`Windows::open_at`]).
+    pub(super) open: Vec<(usize, u64)>,
+    /// Request ids new to open window `j` at node `n`, at `j * nodes + n`.
+    pub(super) window_new: Vec<u64>,
 }
 
 impl TickCounts {
-    /// Counters for `nodes` nodes, at tick 0.
+    /// Counters for `nodes` nodes, at no tick yet ([`NEVER`]: the run's
+    /// first event moves to its tick and finds its windows, even at tick
+    /// 0; nothing is counted before it).
     pub(super) fn new(nodes: usize) -> Self {
         TickCounts {
-            tick: 0,
+            tick: NEVER,
             nodes: vec![NodeTick::default(); nodes],
+            open: Vec::new(),
+            window_new: Vec::new(),
         }
     }
 
-    /// Adds the counts to `series` (per node, slot `tick`: the zero-time
-    /// path's series are per tick), clears them and moves to tick `next`.
+    /// Adds the counts to `obs` (per node, slot `tick`: the zero-time
+    /// path's series are per tick; per window), clears them and moves to
+    /// tick `next`, whose open windows `windows` says.
     #[cold]
-    pub(super) fn flush(&mut self, series: &mut [NodeSeries], next: u64) {
+    pub(super) fn flush(&mut self, obs: &mut Observations, windows: &mut Windows, next: u64) {
+        let n = self.nodes.len();
+        for (j, &(w, _)) in self.open.iter().enumerate() {
+            let new = &self.window_new[j * n..(j + 1) * n];
+            for (sum, &c) in obs.window_unique[w].iter_mut().zip(new) {
+                *sum += c;
+            }
+        }
         let i = self.tick as usize;
-        for (c, s) in self.nodes.iter_mut().zip(series) {
+        for (c, s) in self.nodes.iter_mut().zip(&mut obs.nodes) {
             if c.calls | c.ok | c.failed | c.refused != 0 {
                 s.calls[i] += c.calls;
                 s.unique[i] += c.unique;
@@ -63,5 +87,9 @@ impl TickCounts {
             }
         }
         self.tick = next;
+        self.open.clear();
+        self.open.extend_from_slice(windows.open_at(next));
+        self.window_new.clear();
+        self.window_new.resize(self.open.len() * n, 0);
     }
 }
