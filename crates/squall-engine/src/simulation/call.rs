@@ -87,10 +87,10 @@ impl Runner<'_, '_> {
         leaf: bool,
         field: usize,
     ) -> Option<Answer> {
-        let (sim, requests, obs) = (self.sim, &self.requests, &mut self.obs);
+        let (sim, requests, now) = (self.sim, &self.requests, &mut self.now);
         let request = || &sim.kinds[requests.kind[slot as usize] as usize].request;
-        // Per tick, as `observe`.
-        let count = || obs.nodes[node].refused[t as usize] += 1;
+        // In the tick's counts, as `observe`.
+        let count = || now.nodes[node].refused += 1;
         let (spec, faults) = (|| &sim.model.nodes[node], &sim.model.faults);
         let servers = &mut self.nodes[node].servers;
         let r = servers.pick();
@@ -391,11 +391,11 @@ impl Runner<'_, '_> {
     /// counts).
     #[inline(always)]
     pub(super) fn count_answer(&mut self, t: u64, node: usize, answer: Answer) {
-        debug_assert!(self.obs.slots.is_per_tick());
-        let s = &mut self.obs.nodes[node];
+        debug_assert!(self.obs.slots.is_per_tick() && t == self.now.tick);
+        let c = &mut self.now.nodes[node];
         match answer {
-            Answer::Ok => s.ok[t as usize] += 1,
-            Answer::Fail(_) => s.failed[t as usize] += 1,
+            Answer::Ok => c.ok += 1,
+            Answer::Fail(_) => c.failed += 1,
         }
     }
 

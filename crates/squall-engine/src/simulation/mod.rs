@@ -128,6 +128,9 @@
 //!   node and which of the caller side's components it holds (`Step`);
 //! * `requests` — the per-request slab (`keep`: which of its arrays a
 //!   model needs; `last_seen`: the last tick per request and node);
+//! * `tick` — the zero-time path's counts of the tick being run (calls,
+//!   distinct ids, refusals and answers per node, distinct ids per named
+//!   window), added to the series when the loop moves on;
 //! * `node_state` — per-node state, one field per component (its caller
 //!   side among them);
 //! * `timed/` — the timed path (its module doc is the guide): its loop is
@@ -154,6 +157,7 @@ mod plan;
 mod requests;
 mod runner;
 mod source;
+mod tick;
 mod timed;
 
 use squall_lang::Model;

@@ -21,7 +21,8 @@ use crate::server::replicas::CallNow;
 
 use super::{
     clients::Clients, event::Event, keep::Keep, node_state::NodeState, operation::Operations,
-    requests::Requests, source::Sources, timed::Timed, SimError, Simulation, NEVER,
+    requests::Requests, source::Sources, tick::TickCounts, timed::Timed, SimError, Simulation,
+    NEVER,
 };
 
 impl<'m> Simulation<'m> {
@@ -73,6 +74,9 @@ pub(super) struct Runner<'s, 'm> {
     /// The tick and request slot of the call being made, for the
     /// balancers that count per window (`server/replicas.rs`).
     pub(super) call_now: CallNow,
+    /// The zero-time path's counts of the tick being run, added to the
+    /// node series when the loop moves on (`tick.rs`).
+    pub(super) now: TickCounts,
 }
 
 impl<'s, 'm> Runner<'s, 'm> {
@@ -163,6 +167,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             senders: SendersRef::default(),
             per_answer: tally || sim.call_log.is_some(),
             call_now,
+            now: TickCounts::new(m.nodes.len()),
         }
     }
 
@@ -192,7 +197,13 @@ impl<'s, 'm> Runner<'s, 'm> {
         }
         while let Some((t, ev)) = self.queue.pop_before(m.ticks.saturating_add(1)) {
             self.obs.events += 1;
+            if t != self.now.tick {
+                self.now.flush(&mut self.obs, &mut self.windows, t);
+            }
             if self.obs.events > self.sim.max_events {
+                // The culprit is found from the series: the tick's counts
+                // go in first.
+                self.now.flush(&mut self.obs, &mut self.windows, t);
                 return Err(self.over_budget(t));
             }
             match ev {
@@ -224,6 +235,7 @@ impl<'s, 'm> Runner<'s, 'm> {
                 | Event::Send(_) => {}
             }
         }
+        self.now.flush(&mut self.obs, &mut self.windows, NEVER);
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
         super::node_state::record_servers(&self.nodes, &mut self.obs);
         Ok(self.obs)
@@ -333,14 +345,21 @@ impl<'s, 'm> Runner<'s, 'm> {
     #[inline(always)]
     pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize) {
         debug_assert!(self.obs.slots.is_per_tick());
-        let ti = t as usize;
-        let series = &mut self.obs.nodes[node];
-        series.calls[ti] += 1;
+        debug_assert_eq!(t, self.now.tick);
+        let counts = &mut self.now.nodes[node];
+        counts.calls += 1;
         let k = slot as usize * self.requests.nodes + node;
         let last = self.requests.last_seen.replace(k, t);
         if last != t {
-            series.unique[ti] += 1;
-            self.window_new(t, node, last);
+            counts.unique += 1;
+            // As `window_new`, into the tick's counts (`tick.rs`).
+            let (seen, n) = (last.wrapping_add(1), self.now.nodes.len());
+            for (j, &(_, from)) in self.now.open.iter().enumerate() {
+                if seen > from {
+                    break;
+                }
+                self.now.window_new[j * n + node] += 1;
+            }
         }
     }
 

@@ -1,0 +1,95 @@
+//! [`TickCounts`]: the zero-time path's per-node counters of the tick
+//! being run.
+//!
+//! The walk down a path and back up counts every call, distinct id,
+//! refusal and answer at the node it reaches. Counted straight into the
+//! node's series (`obs.nodes[node].calls[t]`, `.unique[t]`, ...), each
+//! count paid a bounds check of the node, and a load of the series'
+//! pointer and length and a bounds check of the tick, per counter. A
+//! round model's calls come in tick order (its events do, and a call is
+//! answered in the tick it is made), so the counts of the current tick are
+//! kept here instead, one small record per node found with one bounds
+//! check, and added to the series once, when the run's loop moves to a
+//! later tick or ends (issue 23: the round benchmark's walk). So are the
+//! distinct ids per named window: the windows that hold the tick are
+//! found once per tick, and a request new to them at a node is counted in
+//! one flat array (open window by node), not in the run's window by node
+//! vectors.
+
+use crate::observe::windows::Windows;
+use crate::observe::Observations;
+
+use super::NEVER;
+
+/// One node's counts in the current tick.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct NodeTick {
+    /// Calls the node saw.
+    pub(super) calls: u32,
+    /// Request ids it had not seen earlier in the tick.
+    pub(super) unique: u32,
+    /// Calls refused by its capacity.
+    pub(super) refused: u32,
+    /// Calls it answered with success.
+    pub(super) ok: u32,
+    /// Calls it answered with failure.
+    pub(super) failed: u32,
+}
+
+/// The counts of every node in tick `tick`, not yet in the series.
+#[derive(Debug, Clone, Default)]
+pub(super) struct TickCounts {
+    /// The tick counted.
+    pub(super) tick: u64,
+    /// Per node.
+    pub(super) nodes: Vec<NodeTick>,
+    /// The windows that hold `tick`: (window, first tick), latest first
+    /// tick first ([`Windows::open_at`]).
+    pub(super) open: Vec<(usize, u64)>,
+    /// Request ids new to open window `j` at node `n`, at `j * nodes + n`.
+    pub(super) window_new: Vec<u64>,
+}
+
+impl TickCounts {
+    /// Counters for `nodes` nodes, at no tick yet ([`NEVER`]: the run's
+    /// first event moves to its tick and finds its windows, even at tick
+    /// 0; nothing is counted before it).
+    pub(super) fn new(nodes: usize) -> Self {
+        TickCounts {
+            tick: NEVER,
+            nodes: vec![NodeTick::default(); nodes],
+            open: Vec::new(),
+            window_new: Vec::new(),
+        }
+    }
+
+    /// Adds the counts to `obs` (per node, slot `tick`: the zero-time
+    /// path's series are per tick; per window), clears them and moves to
+    /// tick `next`, whose open windows `windows` says.
+    #[cold]
+    pub(super) fn flush(&mut self, obs: &mut Observations, windows: &mut Windows, next: u64) {
+        let n = self.nodes.len();
+        for (j, &(w, _)) in self.open.iter().enumerate() {
+            let new = &self.window_new[j * n..(j + 1) * n];
+            for (sum, &c) in obs.window_unique[w].iter_mut().zip(new) {
+                *sum += c;
+            }
+        }
+        let i = self.tick as usize;
+        for (c, s) in self.nodes.iter_mut().zip(&mut obs.nodes) {
+            if c.calls | c.ok | c.failed | c.refused != 0 {
+                s.calls[i] += c.calls;
+                s.unique[i] += c.unique;
+                s.refused[i] += c.refused;
+                s.ok[i] += c.ok;
+                s.failed[i] += c.failed;
+                *c = NodeTick::default();
+            }
+        }
+        self.tick = next;
+        self.open.clear();
+        self.open.extend_from_slice(windows.open_at(next));
+        self.window_new.clear();
+        self.window_new.resize(self.open.len() * n, 0);
+    }
+}
