@@ -185,6 +185,7 @@ pub(super) fn rule_name(rule: Rule) -> &'static str {
         Rule::trace_decl => "`trace`",
         Rule::chart_decl => "`chart`",
         Rule::chart_at => "`at NODE`",
+        Rule::at_target => "a node",
         Rule::policies_prop => "`policies`",
                 Rule::value_only => "a value",
         Rule::series_decl => "`series`",

@@ -254,7 +254,7 @@ pub(super) fn parse_axis(pair: Pair<'_, Rule>) -> Result<AxisAst> {
 /// the whole service's values for it, so one replica is read through its
 /// paths instead (`api[1].p99`).
 fn at_node(p: Pair<'_, Rule>, what: &str) -> Result<Ident> {
-    let mut c = Children::of(p);
+    let mut c = Children::of(Children::of(p).expect(Rule::at_target)?);
     let node = ident(c.expect(Rule::ident)?);
     if let Some(x) = c.optional(Rule::replica_index) {
         let (index, span) = super::values::parse_replica_index(x)?;
