@@ -142,10 +142,19 @@ fn fixed_wait(
         return None;
     }
     state.previous = Some(wait);
-    Some(match failure.not_before {
-        Some(nb) if policy.honor_retry_after => wait.max(nb.saturating_sub(now)),
+    let after = failure.not_before.map(|nb| nb.saturating_sub(now));
+    Some(honoured(wait, after, policy.honor_retry_after))
+}
+
+/// A backoff's `wait`, or the answer's Retry-After (`after`, from now)
+/// when it is later and the policy `honour`s it: the one rule both ways of
+/// [`next_wait`] follow.
+#[inline(always)]
+fn honoured(wait: u64, after: Option<u64>, honour: bool) -> u64 {
+    match after {
+        Some(a) if honour => wait.max(a),
         _ => wait,
-    })
+    }
 }
 
 /// The tries `policy` allows after `failure` of `request` (by its
@@ -203,10 +212,11 @@ pub fn next_wait_gated(
         None => {
             let n = state.tries.saturating_sub(state.skip).max(1);
             let w = sample_wait(&policy.backoff, n, &mut generators[g], &mut state.previous);
-            match after {
-                Some(a) if policy.honor_retry_after && policy.pushback.is_none() => w.max(a),
-                _ => w,
-            }
+            honoured(
+                w,
+                after,
+                policy.honor_retry_after && policy.pushback.is_none(),
+            )
         }
     };
     if let Some(d) = policy.deadline {
