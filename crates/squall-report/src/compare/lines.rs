@@ -34,7 +34,11 @@ pub(super) fn lines_section(
     }
     let (va, vb) = (valued(old), valued(new));
     let mut notes: HashMap<&str, Vec<String>> = HashMap::new();
-    let noise = if va.len() == vb.len() {
+    let noise = if kinds(old) != kinds(new) {
+        // The same lines in another order (a line with values where one
+        // without stood): the report's shape changed, whatever its values.
+        Noise::Beyond
+    } else if va.len() == vb.len() {
         let mut noise = lines_change_or_none(&plain(old), &plain(new));
         for ((ta, xa), (tb, xb)) in va.iter().zip(&vb) {
             if ta == tb {
@@ -114,6 +118,18 @@ fn texts(r: &Report, keep: impl Fn(&[Cell]) -> bool) -> String {
         .iter()
         .filter_map(|b| match b {
             Block::Line { text, values } if keep(values) => Some(format!("{text}\n")),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Which of a report's lines keep values, in order: two reports whose
+/// lines interleave differently are not the same report with other values.
+fn kinds(r: &Report) -> Vec<bool> {
+    r.blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Line { values, .. } => Some(!values.is_empty()),
             _ => None,
         })
         .collect()
@@ -222,6 +238,19 @@ mod tests {
         // The same values: nothing changed.
         let same = text(&report(OLD, "common", "db"), &report(OLD, "common", "db"));
         assert!(!same.changed, "{}", same.text);
+    }
+
+    /// The same two lines, a diagnosis and a valued line, in the other
+    /// order: every text is unchanged, so neither the paired values nor
+    /// the plain lines' intervals see a change, but the report reads
+    /// differently, which is beyond noise.
+    #[test]
+    fn lines_in_another_order_are_beyond_noise() {
+        let old = report(OLD, "common", "db");
+        let mut new = old.clone();
+        new.blocks.reverse();
+        let d = compare(&old, &new, DiffStyle::Text { color: false });
+        assert!(d.changed && d.beyond_noise, "{}", d.text);
     }
 
     #[test]
