@@ -118,6 +118,19 @@ struct Cell<E> {
     next: u32,
 }
 
+/// A bucket's list: its first and last cell (`NIL` when empty).
+#[derive(Debug, Clone, Copy)]
+struct List {
+    head: u32,
+    tail: u32,
+}
+
+/// An empty bucket.
+const EMPTY: List = List {
+    head: NIL,
+    tail: NIL,
+};
+
 /// A priority queue of events keyed by `(time, seq)`, for times that never
 /// go back.
 #[derive(Debug)]
@@ -127,9 +140,8 @@ pub struct EventQueue<E> {
     mask: usize,
     /// Ring bucket `b & mask` holds the events of bucket `b`, for
     /// `base <= b < base + slots`: the first and last cell of its list
-    /// (`NIL` when empty).
-    head: Vec<u32>,
-    tail: Vec<u32>,
+    /// (`NIL` when empty), side by side so that one look finds both.
+    lists: Vec<List>,
     /// The cells of every bucket, and the first free one.
     cells: Vec<Cell<E>>,
     free: u32,
@@ -187,8 +199,7 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             shift: width.shift,
             mask: slots - 1,
-            head: vec![NIL; slots],
-            tail: vec![NIL; slots],
+            lists: vec![EMPTY; slots],
             cells: Vec::new(),
             free: NIL,
             occupied: vec![0; width.words],
@@ -227,8 +238,9 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Puts the event (of bucket `b`, within the ring) behind every event
-    /// of its bucket not later than it.
-    #[inline]
+    /// of its bucket not later than it. Inlined into `schedule`: most
+    /// events take the first two branches, a few loads and stores.
+    #[inline(always)]
     fn insert(&mut self, b: u64, time: u64, event: E) {
         let i = (b as usize) & self.mask;
         let cell = Cell {
@@ -236,24 +248,28 @@ impl<E: Copy> EventQueue<E> {
             event,
             next: NIL,
         };
-        let c = if self.free == NIL {
+        let c = self.free;
+        let c = if c == NIL {
             self.grow(cell)
         } else {
-            let c = self.free;
-            self.free = self.cells[c as usize].next;
-            self.cells[c as usize] = cell;
+            let free = &mut self.cells[c as usize];
+            self.free = free.next;
+            *free = cell;
             c
         };
-        let t = self.tail[i];
+        let list = &mut self.lists[i];
+        let t = list.tail;
         if t == NIL {
-            self.head[i] = c;
-            self.tail[i] = c;
+            *list = List { head: c, tail: c };
             self.occupied[i / 64] |= 1 << (i % 64);
-        } else if self.cells[t as usize].time <= time {
-            self.cells[t as usize].next = c;
-            self.tail[i] = c;
         } else {
-            self.insert_inside(i, c);
+            let last = &mut self.cells[t as usize];
+            if last.time <= time {
+                last.next = c;
+                list.tail = c;
+            } else {
+                self.insert_inside(i, c);
+            }
         }
         self.in_ring += 1;
     }
@@ -269,17 +285,18 @@ impl<E: Copy> EventQueue<E> {
     /// Links cell `c` into the non-empty list `i` behind every cell not
     /// later than it, where that is not the back (only with buckets wider
     /// than one unit: an event earlier than the last of its bucket).
+    #[inline(never)]
     fn insert_inside(&mut self, i: usize, c: u32) {
         let time = self.cells[c as usize].time;
         let mut prev = NIL;
-        let mut at = self.head[i];
+        let mut at = self.lists[i].head;
         while at != NIL && self.cells[at as usize].time <= time {
             prev = at;
             at = self.cells[at as usize].next;
         }
         self.cells[c as usize].next = at;
         match prev {
-            NIL => self.head[i] = c,
+            NIL => self.lists[i].head = c,
             p => self.cells[p as usize].next = c,
         }
     }
@@ -314,7 +331,7 @@ impl<E: Copy> EventQueue<E> {
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
         match self.front() {
-            Some(i) => Some(self.cells[self.head[i] as usize].time),
+            Some(i) => Some(self.cells[self.lists[i].head as usize].time),
             None => self.later.peek().map(|Reverse(e)| e.time),
         }
     }
@@ -332,18 +349,20 @@ impl<E: Copy> EventQueue<E> {
             return None;
         }
         let i = self.front()?;
-        let c = self.head[i];
-        let Cell { time, event, next } = self.cells[c as usize];
+        let list = &mut self.lists[i];
+        let c = list.head;
+        let cell = &mut self.cells[c as usize];
+        let Cell { time, event, next } = *cell;
         if time >= limit {
             return None;
         }
-        self.head[i] = next;
+        cell.next = self.free;
+        self.free = c;
+        list.head = next;
         if next == NIL {
-            self.tail[i] = NIL;
+            list.tail = NIL;
             self.occupied[i / 64] &= !(1 << (i % 64));
         }
-        self.cells[c as usize].next = self.free;
-        self.free = c;
         self.in_ring -= 1;
         self.now = time;
         let b = time >> self.shift;
@@ -402,18 +421,18 @@ impl<E: Copy> EventQueue<E> {
     #[cold]
     pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) -> usize {
         let before = self.len();
-        for i in 0..self.head.len() {
-            if self.head[i] == NIL {
+        for i in 0..self.lists.len() {
+            if self.lists[i].head == NIL {
                 continue;
             }
-            let (mut prev, mut at) = (NIL, self.head[i]);
+            let (mut prev, mut at) = (NIL, self.lists[i].head);
             while at != NIL {
                 let next = self.cells[at as usize].next;
                 if keep(&self.cells[at as usize].event) {
                     prev = at;
                 } else {
                     match prev {
-                        NIL => self.head[i] = next,
+                        NIL => self.lists[i].head = next,
                         p => self.cells[p as usize].next = next,
                     }
                     self.cells[at as usize].next = self.free;
@@ -422,7 +441,7 @@ impl<E: Copy> EventQueue<E> {
                 }
                 at = next;
             }
-            self.tail[i] = prev;
+            self.lists[i].tail = prev;
             if prev == NIL {
                 self.occupied[i / 64] &= !(1 << (i % 64));
             }
