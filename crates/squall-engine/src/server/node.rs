@@ -546,6 +546,7 @@ impl ServerSide {
     /// in service), times the factors and plus the additions of the
     /// latency faults in force. `key`: the call's key under `draws
     /// common`, whose stream the draw comes from instead of the node's.
+    #[inline]
     pub(crate) fn service_time(
         &mut self,
         faults: &[FaultSpec],
@@ -553,20 +554,35 @@ impl ServerSide {
         res: Resolution,
         key: Option<u64>,
     ) -> Duration {
-        // The tick (a division) only for a node with latency faults.
-        let tick = if self.timed_faults.is_empty() {
-            0
-        } else {
-            res.tick_of(now)
-        };
         let others = self.in_service.saturating_sub(1);
-        let mut d = match &self.latency {
+        let d = match &self.latency {
             Some(l) => match key {
                 None => l.sample_units(&mut self.stream, others),
                 Some(k) => keyed_service(l, k, others),
             },
             None => 0.0,
         };
+        // With no latency fault on the node the draw is rounded once.
+        if self.timed_faults.is_empty() {
+            return Resolution::TICKS.duration(d);
+        }
+        self.faulted_service(d, faults, now, res, key)
+    }
+
+    /// [`service_time`](Self::service_time) from the draw `d` (in units)
+    /// at a node with latency faults: times the factors and plus the
+    /// additions of those in force at `now`. Out of line: most nodes have
+    /// none.
+    #[inline(never)]
+    fn faulted_service(
+        &mut self,
+        mut d: f64,
+        faults: &[FaultSpec],
+        now: Time,
+        res: Resolution,
+        key: Option<u64>,
+    ) -> Duration {
+        let tick = res.tick_of(now);
         // The draw is rounded to a unit before a fault scales or adds to
         // it; with no fault in force the one rounding below gives the same.
         let mut rounded = false;
