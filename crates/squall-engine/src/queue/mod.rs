@@ -77,6 +77,11 @@ impl BucketWidth {
     }
 }
 
+/// The most buckets a ring holds ([`BucketWidth::NANOSECONDS`]'s): the
+/// ring's arrays have this size whatever the shape, so that an index
+/// masked to it needs no bounds check; a smaller ring uses their front.
+const RING: usize = 8192;
+
 /// An event too far ahead for the ring: ordered by `(time, seq)` only.
 #[derive(Debug, Clone, Copy)]
 struct Entry<E> {
@@ -141,12 +146,14 @@ pub struct EventQueue<E> {
     /// Ring bucket `b & mask` holds the events of bucket `b`, for
     /// `base <= b < base + slots`: the first and last cell of its list
     /// (`NIL` when empty), side by side so that one look finds both.
-    lists: Vec<List>,
+    lists: Box<[List; RING]>,
     /// The cells of every bucket, and the first free one.
     cells: Vec<Cell<E>>,
     free: u32,
     /// Bit `i` set when ring bucket `i` is not empty.
-    occupied: Vec<u64>,
+    occupied: Box<[u64; RING / 64]>,
+    /// The ring's bitmap words in use (`slots / 64`).
+    words: usize,
     /// Events in the ring.
     in_ring: usize,
     /// Events of bucket `base + slots` or later, and the bucket of the
@@ -195,14 +202,16 @@ impl<E: Copy> EventQueue<E> {
     /// is allocated here: a queue per run, not per event.
     pub fn with_width(width: BucketWidth) -> Self {
         assert!(width.words > 0 && width.shift < 64, "an empty calendar");
+        assert!(width.slots() <= RING, "a ring of more than {RING} buckets");
         let slots = width.slots();
         EventQueue {
             shift: width.shift,
             mask: slots - 1,
-            lists: vec![EMPTY; slots],
+            lists: Box::new([EMPTY; RING]),
             cells: Vec::new(),
             free: NIL,
-            occupied: vec![0; width.words],
+            occupied: Box::new([0; RING / 64]),
+            words: width.words,
             in_ring: 0,
             later: BinaryHeap::new(),
             later_bucket: u64::MAX,
@@ -242,7 +251,8 @@ impl<E: Copy> EventQueue<E> {
     /// events take the first two branches, a few loads and stores.
     #[inline(always)]
     fn insert(&mut self, b: u64, time: u64, event: E) {
-        let i = (b as usize) & self.mask;
+        // `mask < RING`: the second mask only tells the compiler so.
+        let i = (b as usize) & self.mask & (RING - 1);
         let cell = Cell {
             time,
             event,
@@ -307,8 +317,8 @@ impl<E: Copy> EventQueue<E> {
         if self.in_ring == 0 {
             return None;
         }
-        let words = self.occupied.len();
-        let p = (self.base as usize) & self.mask;
+        let words = self.words;
+        let p = (self.base as usize) & self.mask & (RING - 1);
         let (w0, bit) = (p / 64, p % 64);
         let here = self.occupied[w0] & (!0u64 << bit);
         if here != 0 {
@@ -348,7 +358,7 @@ impl<E: Copy> EventQueue<E> {
         if self.in_ring == 0 && !self.jump(limit) {
             return None;
         }
-        let i = self.front()?;
+        let i = self.front()? & (RING - 1);
         let list = &mut self.lists[i];
         let c = list.head;
         let cell = &mut self.cells[c as usize];
@@ -421,7 +431,7 @@ impl<E: Copy> EventQueue<E> {
     #[cold]
     pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) -> usize {
         let before = self.len();
-        for i in 0..self.lists.len() {
+        for i in 0..=self.mask {
             if self.lists[i].head == NIL {
                 continue;
             }
