@@ -43,6 +43,9 @@ impl OpenLoop {
     /// The source's next event after `now` (its next request, or a new
     /// draw at the next change of rate), or [`Time::NEVER`]. `draw` gives
     /// an exponential draw of mean 1: called once, for a Poisson gap only.
+    /// Inlined: a source's next request is one of the run's most
+    /// frequent events.
+    #[inline]
     pub(crate) fn next(
         &mut self,
         spec: &SourceSpec,
