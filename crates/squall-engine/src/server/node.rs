@@ -45,13 +45,13 @@
 use squall_lang::{FaultSpec, Model, NodeSpec, RateLimitSpec, RequestSpec, RouteSpec};
 
 use crate::outcome::{Answer, FailKind, Failure};
-use crate::rng::{Purpose, Stream};
+use crate::rng::Stream;
 
-use super::keyed::{draw, jittered, keyed_service};
+use super::keyed::{draw, keyed_service};
 use crate::time::{Duration, Resolution, Time, NEVER};
 
 use super::capacity::Capacity;
-use super::fault::Failing;
+use super::fault::{latency_faulted, Failing};
 use super::latency::Latency;
 use super::script::Script;
 use super::station::{Admission, Station};
@@ -566,43 +566,6 @@ impl ServerSide {
         if self.timed_faults.is_empty() {
             return Resolution::TICKS.duration(d);
         }
-        self.faulted_service(d, faults, now, res, key)
-    }
-
-    /// [`service_time`](Self::service_time) from the draw `d` (in units)
-    /// at a node with latency faults: times the factors and plus the
-    /// additions of those in force at `now`. Out of line: most nodes have
-    /// none.
-    #[inline(never)]
-    fn faulted_service(
-        &mut self,
-        mut d: f64,
-        faults: &[FaultSpec],
-        now: Time,
-        res: Resolution,
-        key: Option<u64>,
-    ) -> Duration {
-        let tick = res.tick_of(now);
-        // The draw is rounded to a unit before a fault scales or adds to
-        // it; with no fault in force the one rounding below gives the same.
-        let mut rounded = false;
-        for (k, stream) in &mut self.timed_faults {
-            let f = &faults[*k];
-            if f.in_force(tick) {
-                if !rounded {
-                    d = Resolution::TICKS.duration(d).units() as f64;
-                    rounded = true;
-                }
-                if let Some(x) = f.timed.latency_factor {
-                    d *= x;
-                }
-                if let Some(a) = f.timed.latency_add {
-                    let j = f.timed.latency_jitter.unwrap_or(0.0);
-                    let a = jittered(a, j, stream, key, Purpose::Delay(*k));
-                    d += res.duration(a).units() as f64;
-                }
-            }
-        }
-        Resolution::TICKS.duration(d)
+        latency_faulted(d, &mut self.timed_faults, faults, now, res, key)
     }
 }
