@@ -16,7 +16,7 @@ use squall_lang::{FaultSpec, Model};
 use super::keyed::jittered;
 use crate::outcome::{answer_of, Answer};
 use crate::rng::{Purpose, Stream};
-use crate::time::{Duration, Resolution, Time};
+use crate::time::{Duration, Resolution};
 
 /// The failing faults on one node.
 #[derive(Debug, Clone)]
@@ -60,7 +60,7 @@ impl Failing {
 /// The service time of a call from its draw `d` (in units) at a node with
 /// latency faults (`timed`: the node's faults that change time, each with
 /// its stream): times the factors and plus the additions of those in force
-/// at `now`, the additions' jitter drawn from the fault's stream or,
+/// at tick `tick`, the additions' jitter drawn from the fault's stream or,
 /// under `draws common`, from the call's `key`. Out of line: most nodes
 /// have none ([`ServerSide::service_time`](super::node::ServerSide::service_time)).
 #[inline(never)]
@@ -68,11 +68,10 @@ pub(super) fn latency_faulted(
     mut d: f64,
     timed: &mut [(usize, Stream)],
     faults: &[FaultSpec],
-    now: Time,
+    tick: u64,
     res: Resolution,
     key: Option<u64>,
 ) -> Duration {
-    let tick = res.tick_of(now);
     // The draw is rounded to a unit before a fault scales or adds to it;
     // with no fault in force the one rounding below gives the same.
     let mut rounded = false;

@@ -566,6 +566,7 @@ impl ServerSide {
         if self.timed_faults.is_empty() {
             return Resolution::TICKS.duration(d);
         }
-        latency_faulted(d, &mut self.timed_faults, faults, now, res, key)
+        let tick = res.tick_of(now);
+        latency_faulted(d, &mut self.timed_faults, faults, tick, res, key)
     }
 }
