@@ -43,6 +43,9 @@ impl OpenLoop {
     /// The source's next event after `now` (its next request, or a new
     /// draw at the next change of rate), or [`Time::NEVER`]. `draw` gives
     /// an exponential draw of mean 1: called once, for a Poisson gap only.
+    /// Inlined: a source's next request is one of the run's most
+    /// frequent events.
+    #[inline]
     pub(crate) fn next(
         &mut self,
         spec: &SourceSpec,
@@ -50,24 +53,30 @@ impl OpenLoop {
         res: Resolution,
         draw: impl FnOnce() -> f64,
     ) -> Time {
-        let tick = res.tick_of(now);
-        let rate = spec.rate_at(tick);
-        // The next tick at which the rate may change: a period's bounds,
-        // or the next tick inside a ramp.
-        let change = spec
-            .periods
-            .iter()
-            .flat_map(|p| {
-                let inside = p.to_rate.is_some() && p.from <= tick && tick < p.to;
-                [
-                    p.from,
-                    p.to.saturating_add(1),
-                    if inside { tick + 1 } else { 0 },
-                ]
-            })
-            .filter(|&b| b > tick)
-            .min()
-            .map_or(Time::NEVER, |b| res.at_tick(b));
+        let (rate, change) = if spec.periods.is_empty() {
+            // One rate throughout, which never changes: what the general
+            // way below gives without periods, with no tick to find.
+            (spec.rate, Time::NEVER)
+        } else {
+            let tick = res.tick_of(now);
+            // The next tick at which the rate may change: a period's
+            // bounds, or the next tick inside a ramp.
+            let change = spec
+                .periods
+                .iter()
+                .flat_map(|p| {
+                    let inside = p.to_rate.is_some() && p.from <= tick && tick < p.to;
+                    [
+                        p.from,
+                        p.to.saturating_add(1),
+                        if inside { tick + 1 } else { 0 },
+                    ]
+                })
+                .filter(|&b| b > tick)
+                .min()
+                .map_or(Time::NEVER, |b| res.at_tick(b));
+            (spec.rate_at(tick), change)
+        };
         let mut at = change;
         let mut sends = false;
         if spec.arrivals == Arrivals::Uniform {

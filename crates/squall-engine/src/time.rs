@@ -93,6 +93,9 @@ impl std::ops::Add for Duration {
     }
 }
 
+/// `2^63`: the first float past `i64`'s range.
+const I64_END: f64 = 9_223_372_036_854_775_808.0;
+
 /// How many engine units make one tick of the file's clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Resolution {
@@ -145,18 +148,20 @@ impl Resolution {
             return Duration::ZERO;
         }
         let units = ticks * self.per_tick as f64;
+        // `units.round()` (half away from zero) without the library call:
+        // below 2^53 the fraction `units - whole` is exact; above, `units`
+        // is a whole number already. Below 2^63 (every duration of a run)
+        // the truncation and its way back go through `i64`, one
+        // instruction each where `u64`'s take several.
+        if units < I64_END {
+            let whole = units as i64;
+            let up = units - whole as f64 >= 0.5;
+            return Duration(whole as u64 + u64::from(up));
+        }
         if units >= u64::MAX as f64 {
             return Duration(u64::MAX);
         }
-        // `units.round()` (half away from zero) without the library call:
-        // below 2^53 the fraction `units - whole` is exact; above, `units`
-        // is a whole number already.
-        let whole = units as u64;
-        if units - whole as f64 >= 0.5 {
-            Duration(whole + 1)
-        } else {
-            Duration(whole)
-        }
+        Duration(units as u64)
     }
 
     /// `d` in (fractional) ticks.

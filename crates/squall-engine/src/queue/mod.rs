@@ -77,6 +77,11 @@ impl BucketWidth {
     }
 }
 
+/// The most buckets a ring holds ([`BucketWidth::NANOSECONDS`]'s): the
+/// ring's arrays have this size whatever the shape, so that an index
+/// masked to it needs no bounds check; a smaller ring uses their front.
+const RING: usize = 8192;
+
 /// An event too far ahead for the ring: ordered by `(time, seq)` only.
 #[derive(Debug, Clone, Copy)]
 struct Entry<E> {
@@ -118,6 +123,19 @@ struct Cell<E> {
     next: u32,
 }
 
+/// A bucket's list: its first and last cell (`NIL` when empty).
+#[derive(Debug, Clone, Copy)]
+struct List {
+    head: u32,
+    tail: u32,
+}
+
+/// An empty bucket.
+const EMPTY: List = List {
+    head: NIL,
+    tail: NIL,
+};
+
 /// A priority queue of events keyed by `(time, seq)`, for times that never
 /// go back.
 #[derive(Debug)]
@@ -127,14 +145,15 @@ pub struct EventQueue<E> {
     mask: usize,
     /// Ring bucket `b & mask` holds the events of bucket `b`, for
     /// `base <= b < base + slots`: the first and last cell of its list
-    /// (`NIL` when empty).
-    head: Vec<u32>,
-    tail: Vec<u32>,
+    /// (`NIL` when empty), side by side so that one look finds both.
+    lists: Box<[List; RING]>,
     /// The cells of every bucket, and the first free one.
     cells: Vec<Cell<E>>,
     free: u32,
     /// Bit `i` set when ring bucket `i` is not empty.
-    occupied: Vec<u64>,
+    occupied: Box<[u64; RING / 64]>,
+    /// The ring's bitmap words in use (`slots / 64`).
+    words: usize,
     /// Events in the ring.
     in_ring: usize,
     /// Events of bucket `base + slots` or later, and the bucket of the
@@ -183,15 +202,16 @@ impl<E: Copy> EventQueue<E> {
     /// is allocated here: a queue per run, not per event.
     pub fn with_width(width: BucketWidth) -> Self {
         assert!(width.words > 0 && width.shift < 64, "an empty calendar");
+        assert!(width.slots() <= RING, "a ring of more than {RING} buckets");
         let slots = width.slots();
         EventQueue {
             shift: width.shift,
             mask: slots - 1,
-            head: vec![NIL; slots],
-            tail: vec![NIL; slots],
+            lists: Box::new([EMPTY; RING]),
             cells: Vec::new(),
             free: NIL,
-            occupied: vec![0; width.words],
+            occupied: Box::new([0; RING / 64]),
+            words: width.words,
             in_ring: 0,
             later: BinaryHeap::new(),
             later_bucket: u64::MAX,
@@ -227,33 +247,39 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Puts the event (of bucket `b`, within the ring) behind every event
-    /// of its bucket not later than it.
-    #[inline]
+    /// of its bucket not later than it. Inlined into `schedule`: most
+    /// events take the first two branches, a few loads and stores.
+    #[inline(always)]
     fn insert(&mut self, b: u64, time: u64, event: E) {
-        let i = (b as usize) & self.mask;
+        // `mask < RING`: the second mask only tells the compiler so.
+        let i = (b as usize) & self.mask & (RING - 1);
         let cell = Cell {
             time,
             event,
             next: NIL,
         };
-        let c = if self.free == NIL {
+        let c = self.free;
+        let c = if c == NIL {
             self.grow(cell)
         } else {
-            let c = self.free;
-            self.free = self.cells[c as usize].next;
-            self.cells[c as usize] = cell;
+            let free = &mut self.cells[c as usize];
+            self.free = free.next;
+            *free = cell;
             c
         };
-        let t = self.tail[i];
+        let list = &mut self.lists[i];
+        let t = list.tail;
         if t == NIL {
-            self.head[i] = c;
-            self.tail[i] = c;
+            *list = List { head: c, tail: c };
             self.occupied[i / 64] |= 1 << (i % 64);
-        } else if self.cells[t as usize].time <= time {
-            self.cells[t as usize].next = c;
-            self.tail[i] = c;
         } else {
-            self.insert_inside(i, c);
+            let last = &mut self.cells[t as usize];
+            if last.time <= time {
+                last.next = c;
+                list.tail = c;
+            } else {
+                self.insert_inside(i, c);
+            }
         }
         self.in_ring += 1;
     }
@@ -269,17 +295,18 @@ impl<E: Copy> EventQueue<E> {
     /// Links cell `c` into the non-empty list `i` behind every cell not
     /// later than it, where that is not the back (only with buckets wider
     /// than one unit: an event earlier than the last of its bucket).
+    #[inline(never)]
     fn insert_inside(&mut self, i: usize, c: u32) {
         let time = self.cells[c as usize].time;
         let mut prev = NIL;
-        let mut at = self.head[i];
+        let mut at = self.lists[i].head;
         while at != NIL && self.cells[at as usize].time <= time {
             prev = at;
             at = self.cells[at as usize].next;
         }
         self.cells[c as usize].next = at;
         match prev {
-            NIL => self.head[i] = c,
+            NIL => self.lists[i].head = c,
             p => self.cells[p as usize].next = c,
         }
     }
@@ -290,8 +317,8 @@ impl<E: Copy> EventQueue<E> {
         if self.in_ring == 0 {
             return None;
         }
-        let words = self.occupied.len();
-        let p = (self.base as usize) & self.mask;
+        let words = self.words;
+        let p = (self.base as usize) & self.mask & (RING - 1);
         let (w0, bit) = (p / 64, p % 64);
         let here = self.occupied[w0] & (!0u64 << bit);
         if here != 0 {
@@ -314,7 +341,7 @@ impl<E: Copy> EventQueue<E> {
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
         match self.front() {
-            Some(i) => Some(self.cells[self.head[i] as usize].time),
+            Some(i) => Some(self.cells[self.lists[i].head as usize].time),
             None => self.later.peek().map(|Reverse(e)| e.time),
         }
     }
@@ -331,19 +358,21 @@ impl<E: Copy> EventQueue<E> {
         if self.in_ring == 0 && !self.jump(limit) {
             return None;
         }
-        let i = self.front()?;
-        let c = self.head[i];
-        let Cell { time, event, next } = self.cells[c as usize];
+        let i = self.front()? & (RING - 1);
+        let list = &mut self.lists[i];
+        let c = list.head;
+        let cell = &mut self.cells[c as usize];
+        let Cell { time, event, next } = *cell;
         if time >= limit {
             return None;
         }
-        self.head[i] = next;
+        cell.next = self.free;
+        self.free = c;
+        list.head = next;
         if next == NIL {
-            self.tail[i] = NIL;
+            list.tail = NIL;
             self.occupied[i / 64] &= !(1 << (i % 64));
         }
-        self.cells[c as usize].next = self.free;
-        self.free = c;
         self.in_ring -= 1;
         self.now = time;
         let b = time >> self.shift;
@@ -402,18 +431,18 @@ impl<E: Copy> EventQueue<E> {
     #[cold]
     pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) -> usize {
         let before = self.len();
-        for i in 0..self.head.len() {
-            if self.head[i] == NIL {
+        for i in 0..=self.mask {
+            if self.lists[i].head == NIL {
                 continue;
             }
-            let (mut prev, mut at) = (NIL, self.head[i]);
+            let (mut prev, mut at) = (NIL, self.lists[i].head);
             while at != NIL {
                 let next = self.cells[at as usize].next;
                 if keep(&self.cells[at as usize].event) {
                     prev = at;
                 } else {
                     match prev {
-                        NIL => self.head[i] = next,
+                        NIL => self.lists[i].head = next,
                         p => self.cells[p as usize].next = next,
                     }
                     self.cells[at as usize].next = self.free;
@@ -422,7 +451,7 @@ impl<E: Copy> EventQueue<E> {
                 }
                 at = next;
             }
-            self.tail[i] = prev;
+            self.lists[i].tail = prev;
             if prev == NIL {
                 self.occupied[i / 64] &= !(1 << (i % 64));
             }

@@ -7,10 +7,16 @@
 //! response's fields the field's index shifts the pattern. When several are
 //! active, the last declared wins. (Capacity faults live in
 //! [`super::capacity`].)
+//!
+//! When calls take time, the latency faults in force scale and add to a
+//! call's service time ([`latency_faulted`]).
 
 use squall_lang::{FaultSpec, Model};
 
+use super::keyed::jittered;
 use crate::outcome::{answer_of, Answer};
+use crate::rng::{Purpose, Stream};
+use crate::time::{Duration, Resolution};
 
 /// The failing faults on one node.
 #[derive(Debug, Clone)]
@@ -49,4 +55,42 @@ impl Failing {
         let &(_, _, k) = self.faults.iter().rev().find(active)?;
         faults[k].fail.as_ref().map(|resp| answer_of(resp, t))
     }
+}
+
+/// The service time of a call from its draw `d` (in units) at a node with
+/// latency faults (`timed`: the node's faults that change time, each with
+/// its stream): times the factors and plus the additions of those in force
+/// at tick `tick`, the additions' jitter drawn from the fault's stream or,
+/// under `draws common`, from the call's `key`. Out of line: most nodes
+/// have none ([`ServerSide::service_time`](super::node::ServerSide::service_time)).
+#[inline(never)]
+pub(super) fn latency_faulted(
+    mut d: f64,
+    timed: &mut [(usize, Stream)],
+    faults: &[FaultSpec],
+    tick: u64,
+    res: Resolution,
+    key: Option<u64>,
+) -> Duration {
+    // The draw is rounded to a unit before a fault scales or adds to it;
+    // with no fault in force the one rounding below gives the same.
+    let mut rounded = false;
+    for (k, stream) in timed {
+        let f = &faults[*k];
+        if f.in_force(tick) {
+            if !rounded {
+                d = Resolution::TICKS.duration(d).units() as f64;
+                rounded = true;
+            }
+            if let Some(x) = f.timed.latency_factor {
+                d *= x;
+            }
+            if let Some(a) = f.timed.latency_add {
+                let j = f.timed.latency_jitter.unwrap_or(0.0);
+                let a = jittered(a, j, stream, key, Purpose::Delay(*k));
+                d += res.duration(a).units() as f64;
+            }
+        }
+    }
+    Resolution::TICKS.duration(d)
 }

@@ -45,13 +45,13 @@
 use squall_lang::{FaultSpec, Model, NodeSpec, RateLimitSpec, RequestSpec, RouteSpec};
 
 use crate::outcome::{Answer, FailKind, Failure};
-use crate::rng::{Purpose, Stream};
+use crate::rng::Stream;
 
-use super::keyed::{draw, jittered, keyed_service};
+use super::keyed::{draw, keyed_service};
 use crate::time::{Duration, Resolution, Time, NEVER};
 
 use super::capacity::Capacity;
-use super::fault::Failing;
+use super::fault::{latency_faulted, Failing};
 use super::latency::Latency;
 use super::script::Script;
 use super::station::{Admission, Station};
@@ -546,6 +546,7 @@ impl ServerSide {
     /// in service), times the factors and plus the additions of the
     /// latency faults in force. `key`: the call's key under `draws
     /// common`, whose stream the draw comes from instead of the node's.
+    #[inline]
     pub(crate) fn service_time(
         &mut self,
         faults: &[FaultSpec],
@@ -553,40 +554,19 @@ impl ServerSide {
         res: Resolution,
         key: Option<u64>,
     ) -> Duration {
-        // The tick (a division) only for a node with latency faults.
-        let tick = if self.timed_faults.is_empty() {
-            0
-        } else {
-            res.tick_of(now)
-        };
         let others = self.in_service.saturating_sub(1);
-        let mut d = match &self.latency {
+        let d = match &self.latency {
             Some(l) => match key {
                 None => l.sample_units(&mut self.stream, others),
                 Some(k) => keyed_service(l, k, others),
             },
             None => 0.0,
         };
-        // The draw is rounded to a unit before a fault scales or adds to
-        // it; with no fault in force the one rounding below gives the same.
-        let mut rounded = false;
-        for (k, stream) in &mut self.timed_faults {
-            let f = &faults[*k];
-            if f.in_force(tick) {
-                if !rounded {
-                    d = Resolution::TICKS.duration(d).units() as f64;
-                    rounded = true;
-                }
-                if let Some(x) = f.timed.latency_factor {
-                    d *= x;
-                }
-                if let Some(a) = f.timed.latency_add {
-                    let j = f.timed.latency_jitter.unwrap_or(0.0);
-                    let a = jittered(a, j, stream, key, Purpose::Delay(*k));
-                    d += res.duration(a).units() as f64;
-                }
-            }
+        // With no latency fault on the node the draw is rounded once.
+        if self.timed_faults.is_empty() {
+            return Resolution::TICKS.duration(d);
         }
-        Resolution::TICKS.duration(d)
+        let tick = res.tick_of(now);
+        latency_faulted(d, &mut self.timed_faults, faults, tick, res, key)
     }
 }

@@ -57,7 +57,8 @@ impl Timed {
 
     /// Schedules the next event of rate source `s` (described by `spec`)
     /// after `now`: its next request, or a new draw at the next change of
-    /// rate.
+    /// rate. Inlined into the event loop, where a request comes.
+    #[inline]
     pub(super) fn next_arrival(
         &mut self,
         now: Time,

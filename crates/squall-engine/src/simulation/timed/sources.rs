@@ -102,6 +102,7 @@ impl TimedSources {
     /// `now`: its next request, or a new draw at the next change of rate
     /// ([`OpenLoop::next`], a Poisson gap drawn from `stream`); `None` at
     /// or past the run's `end`.
+    #[inline]
     pub(super) fn next_arrival(
         &mut self,
         now: Time,
