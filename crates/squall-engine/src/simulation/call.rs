@@ -40,7 +40,11 @@ impl Runner<'_, '_> {
             let step = steps[pos];
             let node = step.node as usize;
             self.observe(t, slot, node);
-            if let Some(answer) = self.own_answer(t, slot, node, step.leaf, 0) {
+            if step.passes {
+                // Its own answer would be to pass the call on (`plan.rs`):
+                // the call is only counted at its (one) server side.
+                self.nodes[node].servers.pick();
+            } else if let Some(answer) = self.own_answer(t, slot, node, step.leaf, 0) {
                 self.count_answer(t, node, answer);
                 if self.per_answer {
                     self.answer_seen(t, slot, pos, node, (answer, true));
