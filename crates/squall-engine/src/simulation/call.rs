@@ -39,7 +39,7 @@ impl Runner<'_, '_> {
         loop {
             let step = steps[pos];
             let node = step.node as usize;
-            self.observe(t, slot, node);
+            self.observe(t, slot, node, step.distinct);
             if step.passes {
                 // Its own answer would be to pass the call on (`plan.rs`):
                 // the call is only counted at its (one) server side.
@@ -119,7 +119,7 @@ impl Runner<'_, '_> {
         };
         let mut assembly = Assembly::default();
         for (i, f) in spec.fields.iter().enumerate() {
-            self.observe(t, slot, f.source);
+            self.observe(t, slot, f.source, sim.distinct[f.source]);
             let answer = self
                 .own_answer(t, slot, f.source, true, i)
                 .unwrap_or(Answer::Ok);

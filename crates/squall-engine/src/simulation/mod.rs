@@ -181,6 +181,9 @@ pub struct Simulation<'m> {
     paths: Vec<Vec<usize>>,
     /// Each path's positions as the zero-time walk reads them.
     steps: Vec<Vec<plan::Step<'m>>>,
+    /// Per node: the zero-time walk counts distinct ids there
+    /// ([`SimulationBuilder::distinct_ids_at`]).
+    distinct: Vec<bool>,
     /// Request kinds, and where each source's kinds start.
     kinds: Vec<Kind>,
     kind_base: Vec<u32>,
@@ -228,6 +231,7 @@ impl<'m> Simulation<'m> {
             memory_mib: None,
             force_timed: false,
             observe: crate::observe::Observe::EVERYTHING,
+            distinct_at: None,
         }
     }
 }

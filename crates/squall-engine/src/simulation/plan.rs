@@ -32,6 +32,9 @@ pub(super) struct Step<'m> {
     pub(super) budget: bool,
     /// The last position of the path (its node calls no one).
     pub(super) leaf: bool,
+    /// Distinct ids are counted at the node
+    /// ([`SimulationBuilder::distinct_ids_at`](super::SimulationBuilder::distinct_ids_at)).
+    pub(super) distinct: bool,
     /// The node is not the last (`leaf`) and takes every call
     /// ([`passes`]): its own answer is always to pass the call down.
     pub(super) passes: bool,
@@ -40,8 +43,9 @@ pub(super) struct Step<'m> {
     pub(super) retry: Option<&'m RetrySpec>,
 }
 
-/// The steps of `path` (node indices, entry first) in `model`.
-pub(super) fn steps<'m>(model: &'m Model, path: &[usize]) -> Vec<Step<'m>> {
+/// The steps of `path` (node indices, entry first) in `model`, counting
+/// distinct ids at the nodes `distinct` says.
+pub(super) fn steps<'m>(model: &'m Model, path: &[usize], distinct: &[bool]) -> Vec<Step<'m>> {
     path.iter()
         .enumerate()
         .map(|(pos, &node)| {
@@ -52,6 +56,7 @@ pub(super) fn steps<'m>(model: &'m Model, path: &[usize]) -> Vec<Step<'m>> {
                 guarded: holds.guarded,
                 budget: holds.budget,
                 leaf,
+                distinct: distinct[node],
                 passes: !leaf && passes(model, node),
                 retry: (pos > 0)
                     .then(|| model.nodes[node].retry.as_ref())

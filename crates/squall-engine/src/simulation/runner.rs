@@ -342,12 +342,16 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// zero-time path, whose series are per tick (a model that takes no
     /// time is counted per tick, `timed::slots`): slot `t` is tick `t`,
     /// and a tick the request was not seen in is a slot it was not.
+    /// Distinct ids only where the run counts them (`distinct`).
     #[inline(always)]
-    pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize) {
+    pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize, distinct: bool) {
         debug_assert!(self.obs.slots.is_per_tick());
         debug_assert_eq!(t, self.now.tick);
         let counts = &mut self.now.nodes[node];
         counts.calls += 1;
+        if !distinct {
+            return;
+        }
         let k = slot as usize * self.requests.nodes + node;
         let last = self.requests.last_seen.replace(k, t);
         if last != t {
