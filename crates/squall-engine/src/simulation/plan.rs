@@ -38,6 +38,11 @@ pub(super) struct Step<'m> {
     /// The node is not the last (`leaf`) and takes every call
     /// ([`passes`]): its own answer is always to pass the call down.
     pub(super) passes: bool,
+    /// No position above this one (nearer the entry) has a breaker, a
+    /// throttle, a retry budget or a gate: a success answered here is
+    /// only counted at each of them on its way up (a failure may meet a
+    /// retry policy).
+    pub(super) quiet_above: bool,
     /// The node's retry policy (at the entry, position 0, the request's
     /// kind says which: `Kind::entry_retry`; `None` here).
     pub(super) retry: Option<&'m RetrySpec>,
@@ -46,6 +51,10 @@ pub(super) struct Step<'m> {
 /// The steps of `path` (node indices, entry first) in `model`, counting
 /// distinct ids at the nodes `distinct` says.
 pub(super) fn steps<'m>(model: &'m Model, path: &[usize], distinct: &[bool]) -> Vec<Step<'m>> {
+    let quiet = |node: usize| {
+        let holds = CallerSide::holds(model, node);
+        !holds.guarded && !holds.budget
+    };
     path.iter()
         .enumerate()
         .map(|(pos, &node)| {
@@ -58,6 +67,7 @@ pub(super) fn steps<'m>(model: &'m Model, path: &[usize], distinct: &[bool]) -> 
                 leaf,
                 distinct: distinct[node],
                 passes: !leaf && passes(model, node),
+                quiet_above: path[..pos].iter().all(|&n| quiet(n)),
                 retry: (pos > 0)
                     .then(|| model.nodes[node].retry.as_ref())
                     .flatten(),

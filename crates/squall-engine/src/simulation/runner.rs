@@ -318,6 +318,51 @@ impl<'s, 'm> Runner<'s, 'm> {
         slot
     }
 
+    /// The request ends with `answer` at its source.
+    pub(super) fn finish(&mut self, t: u64, slot: u32, answer: Answer) -> Result<(), SimError> {
+        self.tally_end(t, slot, answer);
+        let source = self.requests.source[slot as usize] as usize;
+        let kind = self.requests.kind[slot as usize] as usize;
+        let k = &self.sim.kinds[kind];
+        if k.op.is_some() {
+            let entry = self.sim.paths[source][0];
+            let tries = self.sim.model.nodes[entry]
+                .downstream
+                .map(|_| self.requests.tries[slot as usize * self.requests.depth]);
+            let spec = &self.sim.model.sources[source];
+            if let Some((record, next)) = self.operations.ended(source, spec, k, t, tries, answer) {
+                self.obs.ops[source].push(record);
+                if let Some(index) = next {
+                    let source = source as u32;
+                    self.queue.schedule(t, Event::Op { source, index })?;
+                }
+            }
+        }
+        self.requests.release(slot);
+        Ok(())
+    }
+
+    /// Counts the end of the request in `slot` at tick `t`.
+    #[inline(always)]
+    pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
+        let ti = self.obs.slots.index(t);
+        self.obs
+            .source_end(self.requests.source[slot as usize], ti, answer);
+        match answer {
+            Answer::Ok => {
+                self.obs.completed[ti] += 1;
+                self.obs.accounting.completed += 1;
+                if !self.requests.retried[slot as usize] {
+                    self.obs.first_try[ti] += 1;
+                }
+            }
+            Answer::Fail(_) => {
+                self.obs.dropped[ti] += 1;
+                self.obs.accounting.dropped += 1;
+            }
+        }
+    }
+
     pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
         let depth = self.requests.depth;
         self.requests.tries[slot as usize * depth + pos] += 1;
