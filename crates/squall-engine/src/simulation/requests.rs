@@ -232,6 +232,13 @@ impl Requests {
         }
     }
 
+    /// Whether the slab keeps each request's client (a source has
+    /// clients, or the run takes time).
+    #[inline(always)]
+    pub(super) fn keeps_clients(&self) -> bool {
+        self.keep.clients
+    }
+
     /// The request in `slot` was sent by `client`; with no source that
     /// has clients, `client` is 0 and is not kept.
     #[inline]

@@ -295,32 +295,60 @@ impl<'s, 'm> Runner<'s, 'm> {
         Ok(())
     }
 
-    /// A new request of `kind` from source `s` enters its entry node.
+    /// A new request of `kind` from source `s` enters its entry node (on
+    /// the zero-time path: its arrival counted in the tick's counts).
     pub(super) fn enter(&mut self, t: u64, s: usize, kind: u32) -> Result<(), SimError> {
-        let slot = self.new_request(t, s, kind);
+        let slot = self.admit(s, kind);
+        self.now.run.arrivals += 1;
         self.call_now.set((t, slot));
         self.arrive(t, slot, 0)
     }
 
     /// A slot for a new request of `kind` from source `s` at tick `t`,
-    /// counted as an arrival.
+    /// counted as an arrival (the timed path).
     #[inline]
     pub(super) fn new_request(&mut self, t: u64, s: usize, kind: u32) -> u32 {
+        let slot = self.admit(s, kind);
+        let i = self.obs.slots.index(t);
+        self.obs.arrivals[i] += 1;
+        slot
+    }
+
+    /// A slot for a new request of `kind` from source `s`, its client
+    /// picked, counted as entered (both paths; each counts the arrival in
+    /// its own series).
+    #[inline(always)]
+    fn admit(&mut self, s: usize, kind: u32) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
         let slot = self.requests.alloc(id, s as u32, kind);
-        let client = self.clients.pick(s);
-        self.requests.set_client(slot, client);
-        let i = self.obs.slots.index(t);
-        self.obs.arrivals[i] += 1;
+        // A run that keeps no client has none to pick (no source has
+        // clients, and it sends nothing: `pick` would answer 0).
+        if self.requests.keeps_clients() {
+            let client = self.clients.pick(s);
+            self.requests.set_client(slot, client);
+        }
         self.obs.accounting.entered += 1;
         self.obs.peak_in_flight = self.obs.peak_in_flight.max(self.requests.live);
         slot
     }
 
-    /// The request ends with `answer` at its source.
+    /// The request ends with `answer` at its source (the zero-time path:
+    /// counted in the tick's counts).
     pub(super) fn finish(&mut self, t: u64, slot: u32, answer: Answer) -> Result<(), SimError> {
-        self.tally_end(t, slot, answer);
+        debug_assert!(self.obs.slots.is_per_tick() && t == self.now.tick);
+        self.obs
+            .source_end(self.requests.source[slot as usize], t as usize, answer);
+        let (run, retried) = (&mut self.now.run, &self.requests.retried);
+        count_end(&mut self.obs.accounting, answer, |e| match e {
+            End::Completed => run.completed += 1,
+            End::FirstTry => {
+                if !retried[slot as usize] {
+                    run.first_try += 1;
+                }
+            }
+            End::Dropped => run.dropped += 1,
+        });
         let source = self.requests.source[slot as usize] as usize;
         let kind = self.requests.kind[slot as usize] as usize;
         let k = &self.sim.kinds[kind];
@@ -342,25 +370,23 @@ impl<'s, 'm> Runner<'s, 'm> {
         Ok(())
     }
 
-    /// Counts the end of the request in `slot` at tick `t`.
+    /// Counts the end of the request in `slot` at tick `t` (the timed
+    /// path, into the slot of its series).
     #[inline(always)]
     pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
         let ti = self.obs.slots.index(t);
         self.obs
             .source_end(self.requests.source[slot as usize], ti, answer);
-        match answer {
-            Answer::Ok => {
-                self.obs.completed[ti] += 1;
-                self.obs.accounting.completed += 1;
-                if !self.requests.retried[slot as usize] {
-                    self.obs.first_try[ti] += 1;
+        let (obs, retried) = (&mut self.obs, &self.requests.retried);
+        count_end(&mut obs.accounting, answer, |e| match e {
+            End::Completed => obs.completed[ti] += 1,
+            End::FirstTry => {
+                if !retried[slot as usize] {
+                    obs.first_try[ti] += 1;
                 }
             }
-            Answer::Fail(_) => {
-                self.obs.dropped[ti] += 1;
-                self.obs.accounting.dropped += 1;
-            }
-        }
+            End::Dropped => obs.dropped[ti] += 1,
+        });
     }
 
     pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
@@ -474,6 +500,35 @@ impl<'s, 'm> Runner<'s, 'm> {
         match pos.checked_sub(1) {
             None => 1,
             Some(p) => self.requests.tries[slot as usize * self.requests.depth + p],
+        }
+    }
+}
+
+/// A count the end of a request adds to its tick's (or bin's) series.
+enum End {
+    /// It completed.
+    Completed,
+    /// It completed, and did so on its first try if nothing retried it
+    /// (the caller checks).
+    FirstTry,
+    /// It was dropped.
+    Dropped,
+}
+
+/// The end of a request with `answer`, counted in the run's accounting
+/// and handed to `add` for the series (both paths; each keeps its
+/// series its own way).
+#[inline(always)]
+fn count_end(accounting: &mut crate::Accounting, answer: Answer, mut add: impl FnMut(End)) {
+    match answer {
+        Answer::Ok => {
+            add(End::Completed);
+            accounting.completed += 1;
+            add(End::FirstTry);
+        }
+        Answer::Fail(_) => {
+            add(End::Dropped);
+            accounting.dropped += 1;
         }
     }
 }
