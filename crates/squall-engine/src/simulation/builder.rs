@@ -316,8 +316,18 @@ impl<'m> SimulationBuilder<'m> {
         if super::timed::takes_time(m) {
             refuse_past_budget(m, max_events, self.memory_mib)?;
         }
-        let distinct: Vec<bool> = (0..m.nodes.len())
-            .map(|n| self.distinct_at.as_ref().is_none_or(|at| at.contains(&n)))
+        // Each counted node's column in a request's last-seen ticks, in
+        // node order.
+        let mut counted = 0;
+        let column: Vec<u32> = (0..m.nodes.len())
+            .map(|n| {
+                if self.distinct_at.as_ref().is_none_or(|at| at.contains(&n)) {
+                    counted += 1;
+                    counted - 1
+                } else {
+                    super::NO_COLUMN
+                }
+            })
             .collect();
         Ok(Simulation {
             model: m,
@@ -325,9 +335,9 @@ impl<'m> SimulationBuilder<'m> {
             max_events,
             steps: paths
                 .iter()
-                .map(|p| super::plan::steps(m, p, &distinct))
+                .map(|p| super::plan::steps(m, p, &column))
                 .collect(),
-            distinct,
+            column,
             paths,
             kinds,
             kind_base,

@@ -42,7 +42,7 @@ impl Runner<'_, '_> {
         loop {
             let step = steps[pos];
             let node = step.node as usize;
-            self.observe(t, slot, node, step.distinct);
+            self.observe(t, slot, node, step.column);
             if step.passes {
                 // Its own answer would be to pass the call on (`plan.rs`):
                 // the call is only counted at its (one) server side.
@@ -128,7 +128,7 @@ impl Runner<'_, '_> {
         };
         let mut assembly = Assembly::default();
         for (i, f) in spec.fields.iter().enumerate() {
-            self.observe(t, slot, f.source, sim.distinct[f.source]);
+            self.observe(t, slot, f.source, sim.column[f.source]);
             let answer = self
                 .own_answer(t, slot, f.source, true, i)
                 .unwrap_or(Answer::Ok);

@@ -32,9 +32,11 @@ pub(super) struct Step<'m> {
     pub(super) budget: bool,
     /// The last position of the path (its node calls no one).
     pub(super) leaf: bool,
-    /// Distinct ids are counted at the node
-    /// ([`SimulationBuilder::distinct_ids_at`](super::SimulationBuilder::distinct_ids_at)).
-    pub(super) distinct: bool,
+    /// The node's column in a request's last-seen ticks, where distinct
+    /// ids are counted at it
+    /// ([`SimulationBuilder::distinct_ids_at`](super::SimulationBuilder::distinct_ids_at));
+    /// [`NO_COLUMN`](super::NO_COLUMN) where they are not.
+    pub(super) column: u32,
     /// The node is not the last (`leaf`) and takes every call
     /// ([`passes`]): its own answer is always to pass the call down.
     pub(super) passes: bool,
@@ -48,9 +50,9 @@ pub(super) struct Step<'m> {
     pub(super) retry: Option<&'m RetrySpec>,
 }
 
-/// The steps of `path` (node indices, entry first) in `model`, counting
-/// distinct ids at the nodes `distinct` says.
-pub(super) fn steps<'m>(model: &'m Model, path: &[usize], distinct: &[bool]) -> Vec<Step<'m>> {
+/// The steps of `path` (node indices, entry first) in `model`, with each
+/// node's `column` of last-seen ticks.
+pub(super) fn steps<'m>(model: &'m Model, path: &[usize], column: &[u32]) -> Vec<Step<'m>> {
     let quiet = |node: usize| {
         let holds = CallerSide::holds(model, node);
         !holds.guarded && !holds.budget
@@ -65,7 +67,7 @@ pub(super) fn steps<'m>(model: &'m Model, path: &[usize], distinct: &[bool]) -> 
                 guarded: holds.guarded,
                 budget: holds.budget,
                 leaf,
-                distinct: distinct[node],
+                column: column[node],
                 passes: !leaf && passes(model, node),
                 quiet_above: path[..pos].iter().all(|&n| quiet(n)),
                 retry: (pos > 0)

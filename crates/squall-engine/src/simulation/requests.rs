@@ -60,14 +60,16 @@ pub(super) struct Requests {
     /// The cost of the last retry a budget granted per path position, or
     /// `NO_GRANT` (set only at nodes with a budget).
     pub(super) grant: Vec<u32>,
-    /// Last tick seen per node: `slot * nodes + node`.
+    /// Last tick seen per node counted: `slot * columns + column` (a
+    /// node's column: `Step::column` on the zero-time path, the node on
+    /// the timed path, which counts them at every node).
     pub(super) last_seen: LastSeen,
     /// The last freed slot, or `FREE_END`: the free list runs through
     /// `kind`, whose value a free slot does not need (no separate list of
     /// up to the most requests ever in flight).
     free: u32,
     pub(super) depth: usize,
-    pub(super) nodes: usize,
+    pub(super) columns: usize,
     pub(super) live: u64,
     /// True once any node on the request's path has retried it.
     pub(super) retried: Vec<bool>,
@@ -79,9 +81,10 @@ pub(super) struct Requests {
 }
 
 impl Requests {
-    /// An empty slab for requests of `depth` path positions among `nodes`
-    /// nodes, in a run whose last tick is `ticks`.
-    pub(super) fn new(depth: usize, nodes: usize, ticks: u64, keep: Keep) -> Self {
+    /// An empty slab for requests of `depth` path positions, each seen
+    /// at `columns` nodes that count distinct ids, in a run whose last
+    /// tick is `ticks`.
+    pub(super) fn new(depth: usize, columns: usize, ticks: u64, keep: Keep) -> Self {
         Requests {
             id: Vec::new(),
             source: Vec::new(),
@@ -98,7 +101,7 @@ impl Requests {
             last_seen: LastSeen::for_ticks(ticks),
             free: FREE_END,
             depth,
-            nodes,
+            columns,
             live: 0,
             retried: Vec::new(),
             keep,
@@ -113,7 +116,7 @@ impl Requests {
     #[inline]
     pub(super) fn alloc(&mut self, id: u64, source: u32, kind: u32) -> u32 {
         self.live += 1;
-        let (d, n) = (self.depth, self.nodes);
+        let (d, n) = (self.depth, self.columns);
         let keep = self.keep;
         if self.free != FREE_END {
             let slot = self.free;

@@ -22,7 +22,7 @@ use crate::server::replicas::CallNow;
 use super::{
     clients::Clients, event::Event, keep::Keep, node_state::NodeState, operation::Operations,
     requests::Requests, source::Sources, tick::TickCounts, timed::Timed, SimError, Simulation,
-    NEVER,
+    NEVER, NO_COLUMN,
 };
 
 impl<'m> Simulation<'m> {
@@ -106,6 +106,13 @@ impl<'s, 'm> Runner<'s, 'm> {
                     .tally_windows(&bounds, &call_now, sim.replica_latency);
             }
         }
+        // A request's last tick at each node it counts distinct ids at:
+        // every node on the timed path, those asked for on the other.
+        let columns = if timed.on {
+            m.nodes.len()
+        } else {
+            sim.column.iter().filter(|&&c| c != NO_COLUMN).count()
+        };
         let keep = Keep {
             breakers: nodes.iter().any(|n| n.caller.has_breaker()),
             budgets: nodes.iter().any(|n| n.caller.has_budget()),
@@ -153,7 +160,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         Runner {
             sim,
             queue: EventQueue::new(),
-            requests: Requests::new(depth, m.nodes.len(), m.ticks, keep),
+            requests: Requests::new(depth, columns, m.ticks, keep),
             nodes,
             obs,
             sources: Sources::new(m.sources.len(), sim.seed),
@@ -413,17 +420,20 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// zero-time path, whose series are per tick (a model that takes no
     /// time is counted per tick, `timed::slots`): slot `t` is tick `t`,
     /// and a tick the request was not seen in is a slot it was not.
-    /// Distinct ids only where the run counts them (`distinct`).
+    /// Distinct ids only where the run counts them: `column`, the node's
+    /// column of last-seen ticks, or [`NO_COLUMN`] (a run that takes
+    /// time, [`Runner::observe_at`], counts them at every node, its
+    /// column).
     #[inline(always)]
-    pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize, distinct: bool) {
+    pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize, column: u32) {
         debug_assert!(self.obs.slots.is_per_tick());
         debug_assert_eq!(t, self.now.tick);
         let counts = &mut self.now.nodes[node];
         counts.calls += 1;
-        if !distinct {
+        if column == NO_COLUMN {
             return;
         }
-        let k = slot as usize * self.requests.nodes + node;
+        let k = slot as usize * self.requests.columns + column as usize;
         let last = self.requests.last_seen.replace(k, t);
         if last != t {
             counts.unique += 1;
@@ -444,7 +454,7 @@ impl<'s, 'm> Runner<'s, 'm> {
     pub(super) fn observe_at(&mut self, ti: usize, t: u64, slot: u32, node: usize) {
         let series = &mut self.obs.nodes[node];
         series.calls[ti] += 1;
-        let k = slot as usize * self.requests.nodes + node;
+        let k = slot as usize * self.requests.columns + node;
         let last = self.requests.last_seen.replace(k, t);
         if last != t {
             // Per tick, a new tick is a new slot; per bin, only a bin the
