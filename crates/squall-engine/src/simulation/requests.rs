@@ -112,60 +112,70 @@ impl Requests {
     /// A slot for a new request. A path position's retry loop is set when
     /// the request first reaches it ([`Requests::open_loop`]); only
     /// position 0's tries are cleared here, which a sequential source's
-    /// record reads even when the entry node answered by itself.
-    #[inline]
+    /// record reads even when the entry node answered by itself. Inlined
+    /// where a request enters, with a slot to reuse; a new one is made
+    /// out of line ([`Requests::grow`]).
+    #[inline(always)]
     pub(super) fn alloc(&mut self, id: u64, source: u32, kind: u32) -> u32 {
+        if self.free == FREE_END {
+            return self.grow(id, source, kind);
+        }
         self.live += 1;
         let (d, n) = (self.depth, self.columns);
         let keep = self.keep;
-        if self.free != FREE_END {
-            let slot = self.free;
-            let s = slot as usize;
-            self.free = self.kind[s];
-            if keep.ids {
-                self.id[s] = id;
-            }
-            self.source[s] = source;
-            self.kind[s] = kind;
-            if keep.clients {
-                self.client[s] = 0;
-            }
-            self.retried[s] = false;
-            self.tries[s * d] = 0;
-            self.last_seen.clear(s * n, (s + 1) * n);
-            slot
-        } else {
-            let slot = self.source.len() as u32;
-            if keep.ids {
-                self.id.push(id);
-            }
-            self.source.push(source);
-            self.kind.push(kind);
-            if keep.clients {
-                self.client.push(0);
-            }
-            self.retried.push(false);
-            self.tries.extend(std::iter::repeat_n(0, d));
-            if keep.deadlines {
-                self.started.extend(std::iter::repeat_n(0, d));
-            }
-            if keep.previous {
-                self.prev_wait.extend(std::iter::repeat_n(NEVER, d));
-            }
-            if keep.pushback {
-                self.skip.extend(std::iter::repeat_n(0, d));
-            }
-            if keep.breakers {
-                self.sent_at.extend(std::iter::repeat_n(0, d));
-                self.admitted.extend(std::iter::repeat_n(State::Closed, d));
-                self.admitted_epoch.extend(std::iter::repeat_n(0, d));
-            }
-            if keep.budgets {
-                self.grant.extend(std::iter::repeat_n(NO_GRANT, d));
-            }
-            self.last_seen.grow(n);
-            slot
+        let slot = self.free;
+        let s = slot as usize;
+        self.free = self.kind[s];
+        if keep.ids {
+            self.id[s] = id;
         }
+        self.source[s] = source;
+        self.kind[s] = kind;
+        if keep.clients {
+            self.client[s] = 0;
+        }
+        self.retried[s] = false;
+        self.tries[s * d] = 0;
+        self.last_seen.clear(s * n, (s + 1) * n);
+        slot
+    }
+
+    /// [`Requests::alloc`] when no slot is free: one more.
+    #[inline(never)]
+    fn grow(&mut self, id: u64, source: u32, kind: u32) -> u32 {
+        self.live += 1;
+        let (d, n) = (self.depth, self.columns);
+        let keep = self.keep;
+        let slot = self.source.len() as u32;
+        if keep.ids {
+            self.id.push(id);
+        }
+        self.source.push(source);
+        self.kind.push(kind);
+        if keep.clients {
+            self.client.push(0);
+        }
+        self.retried.push(false);
+        self.tries.extend(std::iter::repeat_n(0, d));
+        if keep.deadlines {
+            self.started.extend(std::iter::repeat_n(0, d));
+        }
+        if keep.previous {
+            self.prev_wait.extend(std::iter::repeat_n(NEVER, d));
+        }
+        if keep.pushback {
+            self.skip.extend(std::iter::repeat_n(0, d));
+        }
+        if keep.breakers {
+            self.sent_at.extend(std::iter::repeat_n(0, d));
+            self.admitted.extend(std::iter::repeat_n(State::Closed, d));
+            self.admitted_epoch.extend(std::iter::repeat_n(0, d));
+        }
+        if keep.budgets {
+            self.grant.extend(std::iter::repeat_n(NO_GRANT, d));
+        }
+        self.last_seen.grow(n);
+        slot
     }
 
     /// The service at index `k` (`slot * depth + pos`) makes its first try
