@@ -341,11 +341,14 @@ impl<'s, 'm> Runner<'s, 'm> {
     }
 
     /// The request ends with `answer` at its source (the zero-time path:
-    /// counted in the tick's counts).
+    /// counted in the tick's counts). Inlined where the walk ends a
+    /// request; a sequential source's operation is recorded out of line
+    /// ([`Runner::operation_ended`]).
+    #[inline(always)]
     pub(super) fn finish(&mut self, t: u64, slot: u32, answer: Answer) -> Result<(), SimError> {
         debug_assert!(self.obs.slots.is_per_tick() && t == self.now.tick);
-        self.obs
-            .source_end(self.requests.source[slot as usize], t as usize, answer);
+        let source = self.requests.source[slot as usize];
+        self.obs.source_end(source, t as usize, answer);
         let (run, retried) = (&mut self.now.run, &self.requests.retried);
         count_end(&mut self.obs.accounting, answer, |e| match e {
             End::Completed => run.completed += 1,
@@ -356,24 +359,39 @@ impl<'s, 'm> Runner<'s, 'm> {
             }
             End::Dropped => run.dropped += 1,
         });
-        let source = self.requests.source[slot as usize] as usize;
         let kind = self.requests.kind[slot as usize] as usize;
-        let k = &self.sim.kinds[kind];
-        if k.op.is_some() {
-            let entry = self.sim.paths[source][0];
-            let tries = self.sim.model.nodes[entry]
-                .downstream
-                .map(|_| self.requests.tries[slot as usize * self.requests.depth]);
-            let spec = &self.sim.model.sources[source];
-            if let Some((record, next)) = self.operations.ended(source, spec, k, t, tries, answer) {
-                self.obs.ops[source].push(record);
-                if let Some(index) = next {
-                    let source = source as u32;
-                    self.queue.schedule(t, Event::Op { source, index })?;
-                }
-            }
+        if self.sim.kinds[kind].op.is_some() {
+            self.operation_ended(t, slot, source as usize, kind, answer)?;
         }
         self.requests.release(slot);
+        Ok(())
+    }
+
+    /// The request in `slot`, an operation of the sequential `source` of
+    /// `kind`, ended with `answer` at `t`: its record is kept and the
+    /// source's next operation scheduled.
+    #[inline(never)]
+    fn operation_ended(
+        &mut self,
+        t: u64,
+        slot: u32,
+        source: usize,
+        kind: usize,
+        answer: Answer,
+    ) -> Result<(), SimError> {
+        let k = &self.sim.kinds[kind];
+        let entry = self.sim.paths[source][0];
+        let tries = self.sim.model.nodes[entry]
+            .downstream
+            .map(|_| self.requests.tries[slot as usize * self.requests.depth]);
+        let spec = &self.sim.model.sources[source];
+        if let Some((record, next)) = self.operations.ended(source, spec, k, t, tries, answer) {
+            self.obs.ops[source].push(record);
+            if let Some(index) = next {
+                let source = source as u32;
+                self.queue.schedule(t, Event::Op { source, index })?;
+            }
+        }
         Ok(())
     }
 
