@@ -80,3 +80,26 @@ fn the_short_way_up_counts_what_the_walk_up_counts() {
         assert_eq!(ok(&short), 400);
     }
 }
+
+/// A node that passes every call is not asked for its own answer, so its
+/// one replica picks nothing: what a run records of each replica's calls
+/// (`ReplicaCounts::calls`, kept when a node has replicas) is its
+/// series'. Three requests a round for ten rounds through two plain
+/// nodes into two replicas that take every call: 30 calls at each node,
+/// split between the replicas.
+#[test]
+fn a_node_that_passes_received_every_call() {
+    let text = r#"scenario "replicas" {
+  clock round
+  run 10 rounds
+  source users { rate 3/round  enters edge }
+  chain edge -> api -> db
+  service db { replicas 2 }
+}"#;
+    let o = run(text, false);
+    assert_eq!(o.replicas.len(), 3);
+    assert_eq!(o.replicas[0].calls, [30]);
+    assert_eq!(o.replicas[1].calls, [30]);
+    assert_eq!(o.replicas[2].calls.iter().sum::<u64>(), 30);
+    assert_eq!(o.replicas[2].calls.len(), 2);
+}

@@ -43,11 +43,15 @@ impl Runner<'_, '_> {
             let step = steps[pos];
             let node = step.node as usize;
             self.observe(t, slot, node, step.column);
-            if step.passes {
-                // Its own answer would be to pass the call on (`plan.rs`):
-                // the call is only counted at its (one) server side.
-                self.nodes[node].servers.pick();
-            } else if let Some(answer) = self.own_answer(t, slot, node, step.leaf, 0) {
+            // A node that passes every call (`plan.rs`) is not asked: its
+            // own answer would be to pass it on (and its one replica's
+            // calls are its series', `Runner::run`).
+            let own = if step.passes {
+                None
+            } else {
+                self.own_answer(t, slot, node, step.leaf, 0)
+            };
+            if let Some(answer) = own {
                 self.count_answer(t, node, answer);
                 if self.per_answer {
                     self.answer_seen(t, slot, pos, node, (answer, true));

@@ -245,6 +245,15 @@ impl<'s, 'm> Runner<'s, 'm> {
         self.now.flush(&mut self.obs, &mut self.windows, NEVER);
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
         super::node_state::record_servers(&self.nodes, &mut self.obs);
+        // The walk asks no server side at a node that passes every call
+        // (`plan.rs`), so picks no replica there: a node with one replica
+        // received every call its series counts.
+        let obs = &mut self.obs;
+        for (i, r) in obs.replicas.iter_mut().enumerate() {
+            if !self.nodes[i].servers.replicated() {
+                r.calls = vec![obs.nodes[i].calls.iter().map(|&c| u64::from(c)).sum()];
+            }
+        }
         Ok(self.obs)
     }
 
