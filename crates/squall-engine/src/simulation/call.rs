@@ -11,7 +11,10 @@
 //! the first service whose retry policy allows another try
 //! ([`retry::next_wait`]) schedules it and the request waits. When the
 //! answer reaches the source, [`Runner::finish`] ends the request (and
-//! records a sequential source's operation).
+//! records a sequential source's operation). A success answered below
+//! nodes that only count it (no breaker, throttle, budget or gate above:
+//! the step's `quiet_above`) is counted at each and ends the request
+//! without the walk up, unless the run sees every answer (`per_answer`).
 
 use crate::caller::{Decision, NO_GRANT};
 use crate::observe::trace::{self, TraceRow};
@@ -39,11 +42,25 @@ impl Runner<'_, '_> {
         loop {
             let step = steps[pos];
             let node = step.node as usize;
-            self.observe(t, slot, node);
-            if let Some(answer) = self.own_answer(t, slot, node, step.leaf, 0) {
+            self.observe(t, slot, node, step.column);
+            // A node that passes every call (`plan.rs`) is not asked: its
+            // own answer would be to pass it on (and its one replica's
+            // calls are its series', `Runner::run`).
+            let own = if step.passes {
+                None
+            } else {
+                self.own_answer(t, slot, node, step.leaf, 0)
+            };
+            if let Some(answer) = own {
                 self.count_answer(t, node, answer);
                 if self.per_answer {
                     self.answer_seen(t, slot, pos, node, (answer, true));
+                } else if answer == Answer::Ok && step.quiet_above {
+                    // All `deliver` would do above (`plan.rs`).
+                    for s in &steps[..pos] {
+                        self.count_answer(t, s.node as usize, answer);
+                    }
+                    return self.finish(t, slot, answer);
                 }
                 return self.deliver(t, slot, pos as isize - 1, answer, true);
             }
@@ -115,7 +132,7 @@ impl Runner<'_, '_> {
         };
         let mut assembly = Assembly::default();
         for (i, f) in spec.fields.iter().enumerate() {
-            self.observe(t, slot, f.source);
+            self.observe(t, slot, f.source, sim.column[f.source]);
             let answer = self
                 .own_answer(t, slot, f.source, true, i)
                 .unwrap_or(Answer::Ok);
@@ -547,50 +564,5 @@ impl Runner<'_, '_> {
         let g = self.requests.grant[k];
         let own = self.client_part(Part::Budget, slot, node);
         self.nodes[node].caller.leave(true, Some(answer), g, own);
-    }
-
-    /// The request ends with `answer` at its source.
-    pub(super) fn finish(&mut self, t: u64, slot: u32, answer: Answer) -> Result<(), SimError> {
-        self.tally_end(t, slot, answer);
-        let source = self.requests.source[slot as usize] as usize;
-        let kind = self.requests.kind[slot as usize] as usize;
-        let k = &self.sim.kinds[kind];
-        if k.op.is_some() {
-            let entry = self.sim.paths[source][0];
-            let tries = self.sim.model.nodes[entry]
-                .downstream
-                .map(|_| self.requests.tries[slot as usize * self.requests.depth]);
-            let spec = &self.sim.model.sources[source];
-            if let Some((record, next)) = self.operations.ended(source, spec, k, t, tries, answer) {
-                self.obs.ops[source].push(record);
-                if let Some(index) = next {
-                    let source = source as u32;
-                    self.queue.schedule(t, Event::Op { source, index })?;
-                }
-            }
-        }
-        self.requests.release(slot);
-        Ok(())
-    }
-
-    /// Counts the end of the request in `slot` at tick `t`.
-    #[inline(always)]
-    pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
-        let ti = self.obs.slots.index(t);
-        self.obs
-            .source_end(self.requests.source[slot as usize], ti, answer);
-        match answer {
-            Answer::Ok => {
-                self.obs.completed[ti] += 1;
-                self.obs.accounting.completed += 1;
-                if !self.requests.retried[slot as usize] {
-                    self.obs.first_try[ti] += 1;
-                }
-            }
-            Answer::Fail(_) => {
-                self.obs.dropped[ti] += 1;
-                self.obs.accounting.dropped += 1;
-            }
-        }
     }
 }

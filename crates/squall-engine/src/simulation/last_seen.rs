@@ -52,9 +52,23 @@ impl LastSeen {
         }
     }
 
-    /// Indices `from..to` were never seen.
+    /// Indices `from..to` were never seen. A request seen at no node or
+    /// one (a run that counts distinct ids where a report reads them,
+    /// often one node) clears with a store or none, not a call of
+    /// `memset`.
     #[inline]
     pub(super) fn clear(&mut self, from: usize, to: usize) {
+        match to - from {
+            0 => return,
+            1 => {
+                match self {
+                    LastSeen::Short(v) => v[from] = 0,
+                    LastSeen::Wide(v) => v[from] = NEVER,
+                }
+                return;
+            }
+            _ => {}
+        }
         match self {
             LastSeen::Short(v) => v[from..to].fill(0),
             LastSeen::Wide(v) => v[from..to].fill(NEVER),
@@ -85,6 +99,13 @@ mod tests {
             assert_eq!(seen.replace(0, 0), 5);
             seen.clear(0, 3);
             assert_eq!(seen.replace(1, 1), NEVER);
+            // One index cleared (a store), and none: the others keep
+            // their ticks.
+            assert_eq!(seen.replace(2, 4), NEVER);
+            seen.clear(1, 2);
+            seen.clear(2, 2);
+            assert_eq!(seen.replace(1, 6), NEVER);
+            assert_eq!(seen.replace(2, 6), 4);
         }
         // 32 767 ticks is the most kept short: the run's last tick is
         // below half of it, so that answers a little after the end fit.

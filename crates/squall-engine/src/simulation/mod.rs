@@ -171,6 +171,9 @@ pub use timed::{default_bin, estimate, series_bin, slots, takes_time, Estimate};
 
 pub(crate) use crate::time::NEVER;
 
+/// The column of a node the zero-time walk counts no distinct ids at.
+const NO_COLUMN: u32 = u32::MAX;
+
 /// A prepared run of one model.
 #[derive(Debug, Clone)]
 pub struct Simulation<'m> {
@@ -181,6 +184,11 @@ pub struct Simulation<'m> {
     paths: Vec<Vec<usize>>,
     /// Each path's positions as the zero-time walk reads them.
     steps: Vec<Vec<plan::Step<'m>>>,
+    /// Per node: where the zero-time walk keeps a request's last tick
+    /// there, among the nodes it counts distinct ids at
+    /// ([`SimulationBuilder::distinct_ids_at`]); [`NO_COLUMN`] at the
+    /// others.
+    column: Vec<u32>,
     /// Request kinds, and where each source's kinds start.
     kinds: Vec<Kind>,
     kind_base: Vec<u32>,
@@ -228,6 +236,7 @@ impl<'m> Simulation<'m> {
             memory_mib: None,
             force_timed: false,
             observe: crate::observe::Observe::EVERYTHING,
+            distinct_at: None,
         }
     }
 }

@@ -60,14 +60,16 @@ pub(super) struct Requests {
     /// The cost of the last retry a budget granted per path position, or
     /// `NO_GRANT` (set only at nodes with a budget).
     pub(super) grant: Vec<u32>,
-    /// Last tick seen per node: `slot * nodes + node`.
+    /// Last tick seen per node counted: `slot * columns + column` (a
+    /// node's column: `Step::column` on the zero-time path, the node on
+    /// the timed path, which counts them at every node).
     pub(super) last_seen: LastSeen,
     /// The last freed slot, or `FREE_END`: the free list runs through
     /// `kind`, whose value a free slot does not need (no separate list of
     /// up to the most requests ever in flight).
     free: u32,
     pub(super) depth: usize,
-    pub(super) nodes: usize,
+    pub(super) columns: usize,
     pub(super) live: u64,
     /// True once any node on the request's path has retried it.
     pub(super) retried: Vec<bool>,
@@ -79,9 +81,10 @@ pub(super) struct Requests {
 }
 
 impl Requests {
-    /// An empty slab for requests of `depth` path positions among `nodes`
-    /// nodes, in a run whose last tick is `ticks`.
-    pub(super) fn new(depth: usize, nodes: usize, ticks: u64, keep: Keep) -> Self {
+    /// An empty slab for requests of `depth` path positions, each seen
+    /// at `columns` nodes that count distinct ids, in a run whose last
+    /// tick is `ticks`.
+    pub(super) fn new(depth: usize, columns: usize, ticks: u64, keep: Keep) -> Self {
         Requests {
             id: Vec::new(),
             source: Vec::new(),
@@ -98,7 +101,7 @@ impl Requests {
             last_seen: LastSeen::for_ticks(ticks),
             free: FREE_END,
             depth,
-            nodes,
+            columns,
             live: 0,
             retried: Vec::new(),
             keep,
@@ -109,60 +112,70 @@ impl Requests {
     /// A slot for a new request. A path position's retry loop is set when
     /// the request first reaches it ([`Requests::open_loop`]); only
     /// position 0's tries are cleared here, which a sequential source's
-    /// record reads even when the entry node answered by itself.
-    #[inline]
+    /// record reads even when the entry node answered by itself. Inlined
+    /// where a request enters, with a slot to reuse; a new one is made
+    /// out of line ([`Requests::grow`]).
+    #[inline(always)]
     pub(super) fn alloc(&mut self, id: u64, source: u32, kind: u32) -> u32 {
-        self.live += 1;
-        let (d, n) = (self.depth, self.nodes);
-        let keep = self.keep;
-        if self.free != FREE_END {
-            let slot = self.free;
-            let s = slot as usize;
-            self.free = self.kind[s];
-            if keep.ids {
-                self.id[s] = id;
-            }
-            self.source[s] = source;
-            self.kind[s] = kind;
-            if keep.clients {
-                self.client[s] = 0;
-            }
-            self.retried[s] = false;
-            self.tries[s * d] = 0;
-            self.last_seen.clear(s * n, (s + 1) * n);
-            slot
-        } else {
-            let slot = self.source.len() as u32;
-            if keep.ids {
-                self.id.push(id);
-            }
-            self.source.push(source);
-            self.kind.push(kind);
-            if keep.clients {
-                self.client.push(0);
-            }
-            self.retried.push(false);
-            self.tries.extend(std::iter::repeat_n(0, d));
-            if keep.deadlines {
-                self.started.extend(std::iter::repeat_n(0, d));
-            }
-            if keep.previous {
-                self.prev_wait.extend(std::iter::repeat_n(NEVER, d));
-            }
-            if keep.pushback {
-                self.skip.extend(std::iter::repeat_n(0, d));
-            }
-            if keep.breakers {
-                self.sent_at.extend(std::iter::repeat_n(0, d));
-                self.admitted.extend(std::iter::repeat_n(State::Closed, d));
-                self.admitted_epoch.extend(std::iter::repeat_n(0, d));
-            }
-            if keep.budgets {
-                self.grant.extend(std::iter::repeat_n(NO_GRANT, d));
-            }
-            self.last_seen.grow(n);
-            slot
+        if self.free == FREE_END {
+            return self.grow(id, source, kind);
         }
+        self.live += 1;
+        let (d, n) = (self.depth, self.columns);
+        let keep = self.keep;
+        let slot = self.free;
+        let s = slot as usize;
+        self.free = self.kind[s];
+        if keep.ids {
+            self.id[s] = id;
+        }
+        self.source[s] = source;
+        self.kind[s] = kind;
+        if keep.clients {
+            self.client[s] = 0;
+        }
+        self.retried[s] = false;
+        self.tries[s * d] = 0;
+        self.last_seen.clear(s * n, (s + 1) * n);
+        slot
+    }
+
+    /// [`Requests::alloc`] when no slot is free: one more.
+    #[inline(never)]
+    fn grow(&mut self, id: u64, source: u32, kind: u32) -> u32 {
+        self.live += 1;
+        let (d, n) = (self.depth, self.columns);
+        let keep = self.keep;
+        let slot = self.source.len() as u32;
+        if keep.ids {
+            self.id.push(id);
+        }
+        self.source.push(source);
+        self.kind.push(kind);
+        if keep.clients {
+            self.client.push(0);
+        }
+        self.retried.push(false);
+        self.tries.extend(std::iter::repeat_n(0, d));
+        if keep.deadlines {
+            self.started.extend(std::iter::repeat_n(0, d));
+        }
+        if keep.previous {
+            self.prev_wait.extend(std::iter::repeat_n(NEVER, d));
+        }
+        if keep.pushback {
+            self.skip.extend(std::iter::repeat_n(0, d));
+        }
+        if keep.breakers {
+            self.sent_at.extend(std::iter::repeat_n(0, d));
+            self.admitted.extend(std::iter::repeat_n(State::Closed, d));
+            self.admitted_epoch.extend(std::iter::repeat_n(0, d));
+        }
+        if keep.budgets {
+            self.grant.extend(std::iter::repeat_n(NO_GRANT, d));
+        }
+        self.last_seen.grow(n);
+        slot
     }
 
     /// The service at index `k` (`slot * depth + pos`) makes its first try
@@ -230,6 +243,13 @@ impl Requests {
         } else {
             0
         }
+    }
+
+    /// Whether the slab keeps each request's client (a source has
+    /// clients, or the run takes time).
+    #[inline(always)]
+    pub(super) fn keeps_clients(&self) -> bool {
+        self.keep.clients
     }
 
     /// The request in `slot` was sent by `client`; with no source that

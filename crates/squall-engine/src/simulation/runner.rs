@@ -22,7 +22,7 @@ use crate::server::replicas::CallNow;
 use super::{
     clients::Clients, event::Event, keep::Keep, node_state::NodeState, operation::Operations,
     requests::Requests, source::Sources, tick::TickCounts, timed::Timed, SimError, Simulation,
-    NEVER,
+    NEVER, NO_COLUMN,
 };
 
 impl<'m> Simulation<'m> {
@@ -106,6 +106,13 @@ impl<'s, 'm> Runner<'s, 'm> {
                     .tally_windows(&bounds, &call_now, sim.replica_latency);
             }
         }
+        // A request's last tick at each node it counts distinct ids at:
+        // every node on the timed path, those asked for on the other.
+        let columns = if timed.on {
+            m.nodes.len()
+        } else {
+            sim.column.iter().filter(|&&c| c != NO_COLUMN).count()
+        };
         let keep = Keep {
             breakers: nodes.iter().any(|n| n.caller.has_breaker()),
             budgets: nodes.iter().any(|n| n.caller.has_budget()),
@@ -153,7 +160,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         Runner {
             sim,
             queue: EventQueue::new(),
-            requests: Requests::new(depth, m.nodes.len(), m.ticks, keep),
+            requests: Requests::new(depth, columns, m.ticks, keep),
             nodes,
             obs,
             sources: Sources::new(m.sources.len(), sim.seed),
@@ -238,6 +245,15 @@ impl<'s, 'm> Runner<'s, 'm> {
         self.now.flush(&mut self.obs, &mut self.windows, NEVER);
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
         super::node_state::record_servers(&self.nodes, &mut self.obs);
+        // The walk asks no server side at a node that passes every call
+        // (`plan.rs`), so picks no replica there: a node with one replica
+        // received every call its series counts.
+        let obs = &mut self.obs;
+        for (i, r) in obs.replicas.iter_mut().enumerate() {
+            if !self.nodes[i].servers.replicated() {
+                r.calls = vec![obs.nodes[i].calls.iter().map(|&c| u64::from(c)).sum()];
+            }
+        }
         Ok(self.obs)
     }
 
@@ -295,27 +311,116 @@ impl<'s, 'm> Runner<'s, 'm> {
         Ok(())
     }
 
-    /// A new request of `kind` from source `s` enters its entry node.
+    /// A new request of `kind` from source `s` enters its entry node (on
+    /// the zero-time path: its arrival counted in the tick's counts).
     pub(super) fn enter(&mut self, t: u64, s: usize, kind: u32) -> Result<(), SimError> {
-        let slot = self.new_request(t, s, kind);
+        let slot = self.admit(s, kind);
+        self.now.run.arrivals += 1;
         self.call_now.set((t, slot));
         self.arrive(t, slot, 0)
     }
 
     /// A slot for a new request of `kind` from source `s` at tick `t`,
-    /// counted as an arrival.
+    /// counted as an arrival (the timed path).
     #[inline]
     pub(super) fn new_request(&mut self, t: u64, s: usize, kind: u32) -> u32 {
+        let slot = self.admit(s, kind);
+        let i = self.obs.slots.index(t);
+        self.obs.arrivals[i] += 1;
+        slot
+    }
+
+    /// A slot for a new request of `kind` from source `s`, its client
+    /// picked, counted as entered (both paths; each counts the arrival in
+    /// its own series).
+    #[inline(always)]
+    fn admit(&mut self, s: usize, kind: u32) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
         let slot = self.requests.alloc(id, s as u32, kind);
-        let client = self.clients.pick(s);
-        self.requests.set_client(slot, client);
-        let i = self.obs.slots.index(t);
-        self.obs.arrivals[i] += 1;
+        // A run that keeps no client has none to pick (no source has
+        // clients, and it sends nothing: `pick` would answer 0).
+        if self.requests.keeps_clients() {
+            let client = self.clients.pick(s);
+            self.requests.set_client(slot, client);
+        }
         self.obs.accounting.entered += 1;
         self.obs.peak_in_flight = self.obs.peak_in_flight.max(self.requests.live);
         slot
+    }
+
+    /// The request ends with `answer` at its source (the zero-time path:
+    /// counted in the tick's counts). Inlined where the walk ends a
+    /// request; a sequential source's operation is recorded out of line
+    /// ([`Runner::operation_ended`]).
+    #[inline(always)]
+    pub(super) fn finish(&mut self, t: u64, slot: u32, answer: Answer) -> Result<(), SimError> {
+        debug_assert!(self.obs.slots.is_per_tick() && t == self.now.tick);
+        let source = self.requests.source[slot as usize];
+        self.obs.source_end(source, t as usize, answer);
+        let (run, retried) = (&mut self.now.run, &self.requests.retried);
+        count_end(&mut self.obs.accounting, answer, |e| match e {
+            End::Completed => run.completed += 1,
+            End::FirstTry => {
+                if !retried[slot as usize] {
+                    run.first_try += 1;
+                }
+            }
+            End::Dropped => run.dropped += 1,
+        });
+        let kind = self.requests.kind[slot as usize] as usize;
+        if self.sim.kinds[kind].op.is_some() {
+            self.operation_ended(t, slot, source as usize, kind, answer)?;
+        }
+        self.requests.release(slot);
+        Ok(())
+    }
+
+    /// The request in `slot`, an operation of the sequential `source` of
+    /// `kind`, ended with `answer` at `t`: its record is kept and the
+    /// source's next operation scheduled.
+    #[inline(never)]
+    fn operation_ended(
+        &mut self,
+        t: u64,
+        slot: u32,
+        source: usize,
+        kind: usize,
+        answer: Answer,
+    ) -> Result<(), SimError> {
+        let k = &self.sim.kinds[kind];
+        let entry = self.sim.paths[source][0];
+        let tries = self.sim.model.nodes[entry]
+            .downstream
+            .map(|_| self.requests.tries[slot as usize * self.requests.depth]);
+        let spec = &self.sim.model.sources[source];
+        if let Some((record, next)) = self.operations.ended(source, spec, k, t, tries, answer) {
+            self.obs.ops[source].push(record);
+            if let Some(index) = next {
+                let source = source as u32;
+                self.queue.schedule(t, Event::Op { source, index })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Counts the end of the request in `slot` at tick `t` (the timed
+    /// path, into the slot of its series).
+    #[inline(always)]
+    pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
+        let ti = self.obs.slots.index(t);
+        self.obs
+            .source_end(self.requests.source[slot as usize], ti, answer);
+        let (obs, retried) = (&mut self.obs, &self.requests.retried);
+        count_end(&mut obs.accounting, answer, |e| match e {
+            End::Completed => obs.completed[ti] += 1,
+            End::FirstTry => {
+                if !retried[slot as usize] {
+                    obs.first_try[ti] += 1;
+                }
+            }
+            End::Dropped => obs.dropped[ti] += 1,
+        });
     }
 
     pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
@@ -342,13 +447,20 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// zero-time path, whose series are per tick (a model that takes no
     /// time is counted per tick, `timed::slots`): slot `t` is tick `t`,
     /// and a tick the request was not seen in is a slot it was not.
+    /// Distinct ids only where the run counts them: `column`, the node's
+    /// column of last-seen ticks, or [`NO_COLUMN`] (a run that takes
+    /// time, [`Runner::observe_at`], counts them at every node, its
+    /// column).
     #[inline(always)]
-    pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize) {
+    pub(super) fn observe(&mut self, t: u64, slot: u32, node: usize, column: u32) {
         debug_assert!(self.obs.slots.is_per_tick());
         debug_assert_eq!(t, self.now.tick);
         let counts = &mut self.now.nodes[node];
         counts.calls += 1;
-        let k = slot as usize * self.requests.nodes + node;
+        if column == NO_COLUMN {
+            return;
+        }
+        let k = slot as usize * self.requests.columns + column as usize;
         let last = self.requests.last_seen.replace(k, t);
         if last != t {
             counts.unique += 1;
@@ -369,7 +481,7 @@ impl<'s, 'm> Runner<'s, 'm> {
     pub(super) fn observe_at(&mut self, ti: usize, t: u64, slot: u32, node: usize) {
         let series = &mut self.obs.nodes[node];
         series.calls[ti] += 1;
-        let k = slot as usize * self.requests.nodes + node;
+        let k = slot as usize * self.requests.columns + node;
         let last = self.requests.last_seen.replace(k, t);
         if last != t {
             // Per tick, a new tick is a new slot; per bin, only a bin the
@@ -425,6 +537,35 @@ impl<'s, 'm> Runner<'s, 'm> {
         match pos.checked_sub(1) {
             None => 1,
             Some(p) => self.requests.tries[slot as usize * self.requests.depth + p],
+        }
+    }
+}
+
+/// A count the end of a request adds to its tick's (or bin's) series.
+enum End {
+    /// It completed.
+    Completed,
+    /// It completed, and did so on its first try if nothing retried it
+    /// (the caller checks).
+    FirstTry,
+    /// It was dropped.
+    Dropped,
+}
+
+/// The end of a request with `answer`, counted in the run's accounting
+/// and handed to `add` for the series (both paths; each keeps its
+/// series its own way).
+#[inline(always)]
+fn count_end(accounting: &mut crate::Accounting, answer: Answer, mut add: impl FnMut(End)) {
+    match answer {
+        Answer::Ok => {
+            add(End::Completed);
+            accounting.completed += 1;
+            add(End::FirstTry);
+        }
+        Answer::Fail(_) => {
+            add(End::Dropped);
+            accounting.dropped += 1;
         }
     }
 }

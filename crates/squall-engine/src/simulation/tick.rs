@@ -36,11 +36,26 @@ pub(super) struct NodeTick {
     pub(super) failed: u32,
 }
 
+/// The run's own counts in the current tick.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct RunTick {
+    /// Requests that entered.
+    pub(super) arrivals: u32,
+    /// Requests that completed.
+    pub(super) completed: u32,
+    /// Requests that completed on their first try.
+    pub(super) first_try: u32,
+    /// Requests dropped.
+    pub(super) dropped: u32,
+}
+
 /// The counts of every node in tick `tick`, not yet in the series.
 #[derive(Debug, Clone, Default)]
 pub(super) struct TickCounts {
     /// The tick counted.
     pub(super) tick: u64,
+    /// The run's own (arrivals and ends of requests).
+    pub(super) run: RunTick,
     /// Per node.
     pub(super) nodes: Vec<NodeTick>,
     /// The windows that hold `tick`: (window, first tick), latest first
@@ -57,6 +72,7 @@ impl TickCounts {
     pub(super) fn new(nodes: usize) -> Self {
         TickCounts {
             tick: NEVER,
+            run: RunTick::default(),
             nodes: vec![NodeTick::default(); nodes],
             open: Vec::new(),
             window_new: Vec::new(),
@@ -76,6 +92,13 @@ impl TickCounts {
             }
         }
         let i = self.tick as usize;
+        let r = std::mem::take(&mut self.run);
+        if r.arrivals | r.completed | r.dropped != 0 {
+            obs.arrivals[i] += r.arrivals;
+            obs.completed[i] += r.completed;
+            obs.first_try[i] += r.first_try;
+            obs.dropped[i] += r.dropped;
+        }
         for (c, s) in self.nodes.iter_mut().zip(&mut obs.nodes) {
             if c.calls | c.ok | c.failed | c.refused != 0 {
                 s.calls[i] += c.calls;

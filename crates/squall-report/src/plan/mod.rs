@@ -51,6 +51,7 @@
 //! run without simulating it, for `squall check`.
 
 mod budget;
+mod distinct;
 mod observe;
 #[cfg(test)]
 mod observe_tests;
@@ -71,6 +72,7 @@ use crate::run::Run;
 
 pub use crate::memory::MemoryEstimate;
 pub use budget::OverBudget;
+pub use distinct::distinct_reads;
 pub use observe::observes;
 use reads::draws_breaker_state;
 pub use reads::reads_ticks;
@@ -118,7 +120,8 @@ pub enum Keep {
     /// What the report reads: each run is reduced to its window totals
     /// ([`Run::reduce`]) unless the report reads per tick ([`reads_ticks`]);
     /// a reduced run records only the timed measures the report reads
-    /// ([`observes`]).
+    /// ([`observes`]). Every run counts distinct ids only at the nodes
+    /// the report reads them at ([`distinct_reads`]).
     Report,
 }
 

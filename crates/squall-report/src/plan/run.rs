@@ -10,8 +10,8 @@ use squall_engine::SimError;
 use squall_lang::{Model, Overrides, RunKey, Scenario, Setting};
 
 use super::{
-    builder, observes, reads_ticks, resolve, Finished, Keep, Progress, RunOptions, RunPlan,
-    DEFAULT_MEMORY_MIB,
+    builder, distinct_reads, observes, reads_ticks, resolve, Finished, Keep, Progress, RunOptions,
+    RunPlan, DEFAULT_MEMORY_MIB,
 };
 use crate::error::StudyError;
 use crate::memory::{estimate, MemoryEstimate};
@@ -91,6 +91,9 @@ impl RunPlan {
         } else {
             squall_engine::Observe::EVERYTHING
         };
+        // A run the report alone reads (reduced or not) counts distinct
+        // ids only where the report reads them.
+        let distinct = (o.keep == Keep::Report).then(|| distinct_reads(s));
         let threads = o.jobs.unwrap_or_else(rayon::current_num_threads).max(1);
         let estimate = estimate(
             models.iter().map(|(_, m, b)| (m, *b, replications)),
@@ -139,6 +142,9 @@ impl RunPlan {
                     // The run's senders, resolved with its overrides (and seed).
                     let senders = sender_specs(s, &overrides).map_err(failed)?;
                     let mut b = builder(s, &model, budget).observe(observe);
+                    if let Some(at) = &distinct {
+                        b = b.distinct_ids_at(at);
+                    }
                     if let Some(n) = o.call_log {
                         b = b.call_log(n);
                     }
