@@ -18,7 +18,7 @@ use crate::time::Time;
 
 use super::super::super::clients::Part;
 use super::super::super::{event::Event, runner::Runner, SimError};
-use super::super::calls::{Phase, NONE};
+use super::super::calls::{Call, Phase, NONE};
 use super::super::recorder::Count;
 
 impl Runner<'_, '_> {
@@ -83,11 +83,15 @@ impl Runner<'_, '_> {
         c: u32,
         answer: Answer,
     ) -> Result<(), SimError> {
-        // The record's fields, read where needed: no copy of the whole.
-        let (node, source, _) = self.timed.node_of(c);
+        // The record's fields, read once here (nothing below changes them
+        // before the record is released): no copy of the whole, and no
+        // lookup of the record after each step.
         let call = self.timed.calls.get(c);
+        let (node, source) = (call.node as usize, call.source as usize);
         let (slot, parent, arrived) = (call.slot, call.parent, call.arrived);
         let (r, holds_worker) = (call.replica as usize, call.holds_worker);
+        let (try_no, tries, grant, orphan) = (call.try_no, call.tries, call.grant, call.orphan);
+        let up = Up::of(call);
         let tick = self.timed.tick_of(now);
         let servers = &mut self.nodes[node].servers;
         servers.answered(r, tick, answer, (now, arrived), holds_worker);
@@ -104,16 +108,14 @@ impl Runner<'_, '_> {
         let i = self.timed.cursor.index(&self.obs.slots, tick);
         self.count_answer_at(i, tick, node, answer);
         let latency = now.since(arrived).units();
-        let try_no = self.timed.calls.get(c).try_no;
         self.log_call(now.units(), slot, node, try_no, answer, latency);
         if self.nodes[node].caller.has_budget() {
             self.close_retry(c, node);
             let client = self.client_part(Part::Budget, slot, node);
-            let (tries, grant) = (self.timed.calls.get(c).tries, self.timed.calls.get(c).grant);
             let caller = &mut self.nodes[node].caller;
             caller.leave(tries > 0, Some(answer), grant, client);
         }
-        if self.timed.calls.get(c).orphan {
+        if orphan {
             self.timed.recorder.count(node, Count::WastedCalls, now, 1);
         }
         if self.timed.links.answers(node) {
@@ -126,7 +128,6 @@ impl Runner<'_, '_> {
                 return Ok(());
             }
         }
-        let tries = self.timed.calls.get(c).tries;
         self.timed.calls.release(c);
         if parent == NONE {
             self.tally_end(tick, slot, answer);
@@ -141,28 +142,39 @@ impl Runner<'_, '_> {
             let spec = &self.sim.model.sources[source];
             return self.timed.client_done(now, source, spec, client);
         }
-        self.answer_up(now, tick, c, answer)
+        self.answer_up(now, tick, c, up, answer)
     }
 
     /// Call `c` (released), on a link, reaches its caller at `now` with
     /// its `answer`: a link's failure, or its node's answer after the
     /// answer leg's delay.
     pub(super) fn off_link(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let answer = self.timed.calls.get(c).answer;
+        let call = self.timed.calls.get(c);
+        let (answer, up) = (call.answer, Up::of(call));
         self.timed.calls.release(c);
         let tick = self.timed.tick_of(now);
-        self.answer_up(now, tick, c, answer)
+        self.answer_up(now, tick, c, up, answer)
     }
 
-    /// The `answer` of call `c` (released: [`Calls::release`](super::super::calls::Calls::release)
-    /// keeps the record's fields until it is reused) goes up to its caller
-    /// at `now` (tick `tick`): a field to its composite, a try to its
-    /// caller side.
+    /// The `answer` of call `c` (released; `up`, what its record said of
+    /// where its answer goes) goes up to its caller at `now` (tick
+    /// `tick`): a field to its composite, a try to its caller side.
     #[inline(always)]
-    fn answer_up(&mut self, now: Time, tick: u64, c: u32, answer: Answer) -> Result<(), SimError> {
-        let call = self.timed.calls.get(c);
-        let (slot, detached, p, field, sent) =
-            (call.slot, call.detached, call.parent, call.field, call.sent);
+    fn answer_up(
+        &mut self,
+        now: Time,
+        tick: u64,
+        c: u32,
+        up: Up,
+        answer: Answer,
+    ) -> Result<(), SimError> {
+        let Up {
+            slot,
+            detached,
+            parent: p,
+            field,
+            sent,
+        } = up;
         self.drop_ref(slot);
         if detached {
             return Ok(());
@@ -175,17 +187,20 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         // The caller's try answered: its timer goes stale.
-        self.timed.calls.get_mut(p).child = NONE;
-        let (pnode, _, _) = self.timed.node_of(p);
-        self.nodes[pnode].caller.back();
-        if self.nodes[pnode].caller.has_limiter() {
+        let caller_call = self.timed.calls.get_mut(p);
+        caller_call.child = NONE;
+        let pnode = caller_call.node as usize;
+        let caller = &mut self.nodes[pnode].caller;
+        caller.back();
+        let (limiter, guarded, hedge) = (caller.has_limiter(), caller.guarded(), caller.hedge());
+        if limiter {
             self.limiter_back(now, pnode, c, Sample::of(answer));
         }
-        if self.nodes[pnode].caller.guarded() {
+        if guarded {
             let took = self.timed.ticks_since(now, sent);
             self.guard_heard(tick, p, pnode, answer, took);
         }
-        if let Some(spec) = self.nodes[pnode].caller.hedge() {
+        if let Some(spec) = hedge {
             let request = &self.sim.kinds[self.requests.kind[slot as usize] as usize].request;
             let terminal = |f: Failure| classify(f.kind, request) == Class::Terminal;
             let tries = self.timed.calls.get(p).tries;
@@ -394,6 +409,32 @@ impl Runner<'_, '_> {
         if call.retry_open {
             call.retry_open = false;
             self.nodes[node].caller.retry_closed();
+        }
+    }
+}
+
+/// Where a call's answer goes, as its record says (read before the record
+/// is released): its request, whether its caller gave up on it, its
+/// caller's call, its field of a composite response (`NONE`: a try down
+/// the path), and when it was sent.
+#[derive(Debug, Clone, Copy)]
+struct Up {
+    slot: u32,
+    detached: bool,
+    parent: u32,
+    field: u32,
+    sent: Time,
+}
+
+impl Up {
+    #[inline(always)]
+    fn of(call: &Call) -> Up {
+        Up {
+            slot: call.slot,
+            detached: call.detached,
+            parent: call.parent,
+            field: call.field,
+            sent: call.sent,
         }
     }
 }

@@ -108,8 +108,8 @@ impl Runner<'_, '_> {
     /// Call `c` reaches its node at `now`: counted, then the server's
     /// stage (`arrival.rs`).
     pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, _) = self.timed.node_of(c);
-        let slot = self.timed.calls.get(c).slot;
+        let call = self.timed.calls.get(c);
+        let (node, slot) = (call.node as usize, call.slot);
         let t = self.timed.tick_of(now);
         let ti = self.timed.cursor.index(&self.obs.slots, t);
         self.observe_at(ti, t, slot, node);
@@ -132,12 +132,14 @@ impl Runner<'_, '_> {
             match step {
                 Step::Wait => return Ok(()),
                 Step::Limit => {
-                    // Past the rate limit: the workers (`arrival.rs`).
-                    let (node, _, _) = self.timed.node_of(c);
-                    let slot = self.timed.calls.get(c).slot as usize;
-                    let (sim, kind) = (self.sim, self.requests.kind[slot] as usize);
-                    let request = || &sim.kinds[kind].request;
-                    let r = self.timed.calls.get(c).replica as usize;
+                    // Past the rate limit: the workers (`arrival.rs`). The
+                    // request's kind is looked up only when a leaf's answer
+                    // asks for it.
+                    let call = self.timed.calls.get(c);
+                    let (node, slot) = (call.node as usize, call.slot as usize);
+                    let r = call.replica as usize;
+                    let (sim, kinds) = (self.sim, &self.requests.kind);
+                    let request = || &sim.kinds[kinds[slot] as usize].request;
                     let (spec, server) = (&sim.model.nodes[node], self.nodes[node].servers.at(r));
                     step = self
                         .timed
@@ -199,9 +201,9 @@ impl Runner<'_, '_> {
     /// ([`ServerSide::commit`](crate::server::node::ServerSide::commit)); then a leaf answers,
     /// another node sends its first try downstream.
     pub(super) fn proceed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, leaf) = self.timed.node_of(c);
-        let own = self.timed.calls.get(c).answer;
-        let r = self.timed.calls.get(c).replica as usize;
+        let call = self.timed.calls.get(c);
+        let (node, leaf, own) = (call.node as usize, call.leaf, call.answer);
+        let (r, slot) = (call.replica as usize, call.slot);
         let committed = self.nodes[node].servers.at(r).commit(c, own);
         if committed != own {
             return self.complete_call(now, c, committed);
@@ -210,29 +212,27 @@ impl Runner<'_, '_> {
             return self.fetch_fields(now, c, node);
         }
         if leaf {
-            let a = self.timed.calls.get(c).answer;
-            return self.complete_call(now, c, a);
+            return self.complete_call(now, c, own);
         }
         let tick = self.timed.tick_of(now);
         self.timed.calls.get_mut(c).first_try = tick;
         if self.nodes[node].caller.hedge().is_some() {
             return self.send_hedge(now, c);
         }
-        let slot = self.timed.calls.get(c).slot;
         self.first_try(tick, slot, node);
         self.send_try(now, c)
     }
 
     /// The node of call `c` sends a try downstream.
     fn send_try(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, _) = self.timed.node_of(c);
+        let call = self.timed.calls.get_mut(c);
+        call.tries += 1;
+        let (node, slot, pos) = (call.node as usize, call.slot, call.pos);
         let tick = self.timed.tick_of(now);
-        self.timed.calls.get_mut(c).tries += 1;
         let deadline = self.timed.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {
             return self.complete_call(now, c, fail(FailKind::Deadline));
         }
-        let slot = self.timed.calls.get(c).slot;
         let mut held = 0;
         if self.nodes[node].caller.has_limiter() {
             match self.limit_try(now, tick, c, node) {
@@ -242,16 +242,15 @@ impl Runner<'_, '_> {
         } else if let Some(open) = self.admit_try(tick, c, node) {
             return self.after_try(now, c, open);
         }
-        let pos = self.timed.calls.get(c).pos;
         let child = self.new_call(slot, pos + 1, c, now);
-        self.nodes[node].caller.sent();
+        let caller = &mut self.nodes[node].caller;
+        caller.sent();
+        let mut budget = caller.timeout();
         let tm = &mut self.timed;
         if held != 0 {
             tm.calls.get_mut(child).limit_inflight = held;
         }
-        tm.calls.get_mut(c).child = child;
-        let gen = tm.calls.enter(c, Phase::Waiting);
-        let mut budget = self.nodes[node].caller.timeout();
+        let gen = tm.calls.wait_for(c, child);
         if let Some(d) = deadline {
             let left = d.since(now);
             budget = Some(budget.map_or(left, |b| b.min(left)));
