@@ -577,6 +577,15 @@ impl Runner<'_, '_> {
     #[inline(always)]
     pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
         let ti = self.obs.slots.index(t);
+        self.tally_end_at(ti, slot, answer);
+    }
+
+    /// [`Runner::tally_end`] with the slot `ti` of its tick already found
+    /// (the timed path finds it with its
+    /// [`SlotCursor`](crate::observe::slots::SlotCursor), as for
+    /// [`Runner::count_answer_at`]).
+    #[inline(always)]
+    pub(super) fn tally_end_at(&mut self, ti: usize, slot: u32, answer: Answer) {
         self.obs
             .source_end(self.requests.source[slot as usize], ti, answer);
         match answer {

@@ -141,7 +141,7 @@
 //! | state and rules | owner | what the loop calls |
 //! |-----------------|-------|---------------------|
 //! | the calls in flight and each try's state | [`Calls`], `Call` (`calls.rs`) | `alloc`, `enter`, `release`, `orphan_chain`; `Call::retry_loop` and `Call::decided` around the caller side's retry decision |
-//! | a request's references, start and deadline; a new call's place on its path; the deadline a node knows; an orphan's wasted work | [`Timed`] (`ledger.rs`) | `open_request`, `new_call`, `drop_ref`, `known_deadline`, `wasted_busy` |
+//! | a request's references, start and deadline; a new call's place on its path; the deadline a node knows; an orphan's wasted work | [`Timed`] (`ledger.rs`) | `open_request`, `new_call`, `drop_refs`, `known_deadline`, `wasted_busy` |
 //! | when a source's next event falls (open loops' gaps, clients' think times) | `TimedSources` (`sources.rs`) | through [`Timed`] (`source_events.rs`), which schedules it: `start_sources` once, then `next_arrival`, `next_at`, `client_done` |
 //! | a sequential source's running operation and its record | `Operations` (`simulation/operation.rs`, shared with the zero-time path) | `start`, `wait`, `ended` |
 //! | hedged tries: each hedging call's tries in flight, and what it does when one answers | [`Hedges`] (`caller/hedge.rs`), held here beside the call slab | `sent` (the delay to the next try), `answered` (a `HedgeStep`: finish, send, wait), `take` (the tries to cancel) |

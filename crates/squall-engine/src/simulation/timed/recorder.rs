@@ -208,14 +208,16 @@ impl Recorder {
     pub(super) fn count(&mut self, node: usize, what: Count, now: Time, n: u64) {
         let idx = what as usize;
         let r = &mut self.nodes[node];
-        let counts = &mut r.counts[idx];
-        counts[0] += n;
+        let Some((run, windows)) = r.counts[idx].split_first_mut() else {
+            return;
+        };
+        *run += n;
         if let Some(bins) = &self.bins {
             r.bin_counts[idx][self.cursor.index(bins, now)] += n;
         }
-        for (w, &(from, to)) in self.windows.iter().enumerate() {
+        for (count, &(from, to)) in windows.iter_mut().zip(&self.windows) {
             if from <= now && now < to {
-                counts[1 + w] += n;
+                *count += n;
             }
         }
     }

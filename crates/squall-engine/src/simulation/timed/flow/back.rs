@@ -32,7 +32,7 @@ impl Runner<'_, '_> {
         while c != NONE {
             let call = *self.timed.calls.get(c);
             if self.timed.drop_on_link(c, &call) {
-                self.drop_ref(call.slot);
+                self.drop_refs(call.slot, 1);
                 return Ok(());
             }
             let (node, _, _) = self.timed.node_of(c);
@@ -70,7 +70,7 @@ impl Runner<'_, '_> {
             tm.recorder.count(node, Count::Cancelled, now, 1);
             tm.recorder.calls.cancelled += 1;
             tm.calls.release(c);
-            self.drop_ref(call.slot);
+            self.drop_refs(call.slot, 1);
             c = call.child;
         }
         Ok(())
@@ -93,6 +93,7 @@ impl Runner<'_, '_> {
         let (try_no, tries, grant, orphan) = (call.try_no, call.tries, call.grant, call.orphan);
         let up = Up::of(call);
         let tick = self.timed.tick_of(now);
+        let budget = self.nodes[node].caller.has_budget();
         let servers = &mut self.nodes[node].servers;
         servers.answered(r, tick, answer, (now, arrived), holds_worker);
         if holds_worker {
@@ -109,7 +110,7 @@ impl Runner<'_, '_> {
         self.count_answer_at(i, tick, node, answer);
         let latency = now.since(arrived).units();
         self.log_call(now.units(), slot, node, try_no, answer, latency);
-        if self.nodes[node].caller.has_budget() {
+        if budget {
             self.close_retry(c, node);
             let client = self.client_part(Part::Budget, slot, node);
             let caller = &mut self.nodes[node].caller;
@@ -130,15 +131,15 @@ impl Runner<'_, '_> {
         }
         self.timed.calls.release(c);
         if parent == NONE {
-            self.tally_end(tick, slot, answer);
+            self.tally_end_at(i, slot, answer);
             self.op_ended(now, slot, answer, tries)?;
             let started = self.timed.started[slot as usize];
             self.timed
                 .recorder
                 .end_to_end(source, now, now.since(started), answer == Answer::Ok);
             let client = self.requests.client(slot);
-            self.drop_ref(slot);
-            self.drop_ref(slot);
+            // The entry call's reference and the request's own.
+            self.drop_refs(slot, 2);
             let spec = &self.sim.model.sources[source];
             return self.timed.client_done(now, source, spec, client);
         }
@@ -175,7 +176,7 @@ impl Runner<'_, '_> {
             field,
             sent,
         } = up;
-        self.drop_ref(slot);
+        self.drop_refs(slot, 1);
         if detached {
             return Ok(());
         }

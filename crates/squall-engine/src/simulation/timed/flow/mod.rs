@@ -151,9 +151,9 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// One reference to request `slot` goes; the last frees its slot.
-    fn drop_ref(&mut self, slot: u32) {
-        if self.timed.drop_ref(slot) {
+    /// `n` references to request `slot` go; the last frees its slot.
+    fn drop_refs(&mut self, slot: u32, n: u32) {
+        if self.timed.drop_refs(slot, n) {
             self.requests.release(slot);
         }
     }
@@ -204,7 +204,8 @@ impl Runner<'_, '_> {
         let call = self.timed.calls.get(c);
         let (node, leaf, own) = (call.node as usize, call.leaf, call.answer);
         let (r, slot) = (call.replica as usize, call.slot);
-        let committed = self.nodes[node].servers.at(r).commit(c, own);
+        let at = &mut self.nodes[node];
+        let committed = at.servers.at(r).commit(c, own);
         if committed != own {
             return self.complete_call(now, c, committed);
         }
@@ -214,12 +215,15 @@ impl Runner<'_, '_> {
         if leaf {
             return self.complete_call(now, c, own);
         }
+        let (hedges, budget) = (at.caller.hedge().is_some(), at.caller.has_budget());
         let tick = self.timed.tick_of(now);
         self.timed.calls.get_mut(c).first_try = tick;
-        if self.nodes[node].caller.hedge().is_some() {
+        if hedges {
             return self.send_hedge(now, c);
         }
-        self.first_try(tick, slot, node);
+        if budget {
+            self.first_try(tick, slot, node);
+        }
         self.send_try(now, c)
     }
 
@@ -234,13 +238,16 @@ impl Runner<'_, '_> {
             return self.complete_call(now, c, fail(FailKind::Deadline));
         }
         let mut held = 0;
-        if self.nodes[node].caller.has_limiter() {
+        let caller = &self.nodes[node].caller;
+        if caller.has_limiter() {
             match self.limit_try(now, tick, c, node) {
                 Ok(n) => held = n,
                 Err(limited) => return self.after_try(now, c, limited),
             }
-        } else if let Some(open) = self.admit_try(tick, c, node) {
-            return self.after_try(now, c, open);
+        } else if caller.guarded() {
+            if let Some(open) = self.guarded_try(tick, c, node) {
+                return self.after_try(now, c, open);
+            }
         }
         let child = self.new_call(slot, pos + 1, c, now);
         let caller = &mut self.nodes[node].caller;
