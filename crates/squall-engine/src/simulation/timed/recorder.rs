@@ -262,16 +262,23 @@ impl Recorder {
             return;
         }
         let all = self.source_count;
-        let one = if all == 1 { None } else { Some(all) };
         // Completed requests' histograms first, then failed requests'.
         let base = if ok { 0 } else { all + 1 };
-        for s in std::iter::once(source).chain(one) {
-            let r = &mut self.sources[base + s];
-            record_windows(&self.windows, &self.outside, &mut r.windows, now, d);
-            r.run.record(d);
-            if let Some(b) = &mut r.bins {
-                b.record(now, d);
-            }
+        self.source_latency(base + source, now, d);
+        if all != 1 {
+            self.source_latency(base + all, now, d);
+        }
+    }
+
+    /// Source record `i` (a source's, or every source's) takes a
+    /// request's end-to-end latency `d`, ended at `now`.
+    #[inline(always)]
+    fn source_latency(&mut self, i: usize, now: Time, d: Duration) {
+        let r = &mut self.sources[i];
+        record_windows(&self.windows, &self.outside, &mut r.windows, now, d);
+        r.run.record(d);
+        if let Some(b) = &mut r.bins {
+            b.record(now, d);
         }
     }
 

@@ -260,7 +260,7 @@ impl Runner<'_, '_> {
         }
         let call = self.timed.calls.get_mut(c);
         call.tries += 1;
-        let (tries, slot, pos) = (call.tries, call.slot, call.pos);
+        let (tries, slot, pos, source) = (call.tries, call.slot, call.pos, call.source);
         if let Some(open) = self.admit_try(tick, c, node) {
             return self.finish_hedged(now, c, open);
         }
@@ -271,7 +271,7 @@ impl Runner<'_, '_> {
                 self.requests.retried[slot as usize] = true;
             }
         }
-        let child = self.new_call(slot, pos + 1, c, now);
+        let child = self.new_call((slot, source), pos + 1, c, now);
         let delay = self.timed.hedges.sent(&spec, c, child, tries);
         // The timer first: if the try answers in this moment and the call
         // moves on, the timer goes stale with the generation.

@@ -93,14 +93,20 @@ impl Runner<'_, '_> {
         let slot = self.new_request(self.timed.tick_of(now), s, kind);
         let deadline = self.sim.model.sources[s].deadline.as_ref();
         self.timed.open_request(slot, now, deadline);
-        let c = self.new_call(slot, 0, NONE, now);
+        let c = self.new_call((slot, s as u32), 0, NONE, now);
         self.arrive_timed(now, c)
     }
 
-    /// A new call of request `slot` at path position `pos` from `parent`.
+    /// A new call of request `slot` from `source` at path position `pos`
+    /// from `parent`.
     #[inline]
-    pub(super) fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
-        let source = self.requests.source[slot as usize];
+    pub(super) fn new_call(
+        &mut self,
+        (slot, source): (u32, u32),
+        pos: u32,
+        parent: u32,
+        now: Time,
+    ) -> u32 {
         let path = &self.sim.paths[source as usize];
         self.timed.new_call(slot, pos, parent, now, source, path)
     }
@@ -173,9 +179,10 @@ impl Runner<'_, '_> {
         if self.timed.start_fetch(now, c, spec, own, deadline)? {
             return self.assemble_fetch(now, c, node);
         }
-        let (slot, pos) = (self.timed.calls.get(c).slot, self.timed.calls.get(c).pos);
+        let call = self.timed.calls.get(c);
+        let (request, pos) = ((call.slot, call.source), call.pos);
         for (i, f) in spec.fields.iter().enumerate() {
-            let child = self.new_call(slot, pos + 1, c, now);
+            let child = self.new_call(request, pos + 1, c, now);
             self.timed.field_call(c, i, child, f.source);
             self.arrive_timed(now, child)?;
         }
@@ -232,6 +239,7 @@ impl Runner<'_, '_> {
         let call = self.timed.calls.get_mut(c);
         call.tries += 1;
         let (node, slot, pos) = (call.node as usize, call.slot, call.pos);
+        let source = call.source;
         let tick = self.timed.tick_of(now);
         let deadline = self.timed.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {
@@ -249,7 +257,7 @@ impl Runner<'_, '_> {
                 return self.after_try(now, c, open);
             }
         }
-        let child = self.new_call(slot, pos + 1, c, now);
+        let child = self.new_call((slot, source), pos + 1, c, now);
         let caller = &mut self.nodes[node].caller;
         caller.sent();
         let mut budget = caller.timeout();
