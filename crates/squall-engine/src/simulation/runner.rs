@@ -306,12 +306,20 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// counted as an arrival.
     #[inline]
     pub(super) fn new_request(&mut self, t: u64, s: usize, kind: u32) -> u32 {
+        let i = self.obs.slots.index(t);
+        self.new_request_at(i, s, kind)
+    }
+
+    /// [`Runner::new_request`] with the series slot `i` of its tick
+    /// already found (the timed path finds it with its
+    /// [`SlotCursor`](crate::observe::slots::SlotCursor)).
+    #[inline]
+    pub(super) fn new_request_at(&mut self, i: usize, s: usize, kind: u32) -> u32 {
         let id = self.next_id;
         self.next_id += 1;
         let slot = self.requests.alloc(id, s as u32, kind);
         let client = self.clients.pick(s);
         self.requests.set_client(slot, client);
-        let i = self.obs.slots.index(t);
         self.obs.arrivals[i] += 1;
         self.obs.accounting.entered += 1;
         self.obs.peak_in_flight = self.obs.peak_in_flight.max(self.requests.live);

@@ -90,7 +90,9 @@ impl Runner<'_, '_> {
 
     /// A new request of `kind` from source `s` at `now`.
     pub(super) fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
-        let slot = self.new_request(self.timed.tick_of(now), s, kind);
+        let t = self.timed.tick_of(now);
+        let i = self.timed.cursor.index(&self.obs.slots, t);
+        let slot = self.new_request_at(i, s, kind);
         let deadline = self.sim.model.sources[s].deadline.as_ref();
         self.timed.open_request(slot, now, deadline);
         let c = self.new_call((slot, s as u32), 0, NONE, now);
