@@ -413,6 +413,9 @@ fn answers_to_calls(obs: &Observations, node: usize, w: usize, from: u64, to: u6
     let t = obs.timed.as_ref()?;
     let n = t.nodes.get(node)?;
     if let Some(s) = n.windows.get(w) {
+        if !crate::observed::recorded(t, Metric::SuccessRate, false) {
+            return None;
+        }
         return Some(s.answered_ok as f64);
     }
     if !crate::observed::recorded(t, Metric::SuccessRate, true) {

@@ -27,7 +27,8 @@ pub(crate) fn recorded(t: &TimedObservations, metric: Metric, bins: bool) -> boo
 
 /// What `metric` reads of a run's timed measures over a named window
 /// (`crate::eval`): the node latency histograms, the gauges, the
-/// end-to-end histograms, or only counters (which are always recorded).
+/// counters read as shares, the end-to-end histograms, or only counters
+/// (which are always recorded).
 /// Every metric is listed, so a new one needs a decision here.
 pub(crate) fn needs(metric: Metric) -> Observe {
     let only = |f: fn(&mut Observe)| {
@@ -48,8 +49,13 @@ pub(crate) fn needs(metric: Metric) -> Observe {
         | Metric::InServiceMax
         | Metric::QueueEnd
         | Metric::InFlight
-        | Metric::Wq
         | Metric::Utilisation => only(|o| o.gauges = true),
+        // The queue's mean level over the calls that reached the workers.
+        Metric::Wq => only(|o| {
+            o.gauges = true;
+            o.shares = true;
+        }),
+        Metric::PWait | Metric::SuccessRate => only(|o| o.shares = true),
         Metric::E2eP50
         | Metric::E2eP99
         | Metric::E2eMean
@@ -69,7 +75,6 @@ pub(crate) fn needs(metric: Metric) -> Observe {
         | Metric::ServedRate
         | Metric::UniqueRate
         | Metric::Amplification
-        | Metric::SuccessRate
         | Metric::Arrivals
         | Metric::EdgeRate
         | Metric::Dropped
@@ -102,7 +107,6 @@ pub(crate) fn needs(metric: Metric) -> Observe {
         | Metric::Cancelled
         | Metric::Wasted
         | Metric::WastedBusy
-        | Metric::PWait
         | Metric::Receives
         | Metric::Redeliveries
         | Metric::DeadLetters

@@ -241,13 +241,18 @@ impl Recorder {
     /// counted in it, and a share of them cannot exceed 1.
     #[inline]
     pub(super) fn answered_ok(&mut self, node: usize, arrived: Time) {
-        self.count(node, Count::AnsweredOk, arrived, 1);
+        if self.observe.shares {
+            self.count(node, Count::AnsweredOk, arrived, 1);
+        }
     }
 
     /// A call reached the workers of `node` at `now`: served at once, or
     /// `queued` because every worker was busy (for P(wait)).
     #[inline]
     pub(super) fn admitted(&mut self, node: usize, now: Time, queued: bool) {
+        if !self.observe.shares {
+            return;
+        }
         self.count(node, Count::Admitted, now, 1);
         if queued {
             self.count(node, Count::Waited, now, 1);
