@@ -572,34 +572,4 @@ impl Runner<'_, '_> {
         self.requests.release(slot);
         Ok(())
     }
-
-    /// Counts the end of the request in `slot` at tick `t`.
-    #[inline(always)]
-    pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
-        let ti = self.obs.slots.index(t);
-        self.tally_end_at(ti, slot, answer);
-    }
-
-    /// [`Runner::tally_end`] with the slot `ti` of its tick already found
-    /// (the timed path finds it with its
-    /// [`SlotCursor`](crate::observe::slots::SlotCursor), as for
-    /// [`Runner::count_answer_at`]).
-    #[inline(always)]
-    pub(super) fn tally_end_at(&mut self, ti: usize, slot: u32, answer: Answer) {
-        self.obs
-            .source_end(self.requests.source[slot as usize], ti, answer);
-        match answer {
-            Answer::Ok => {
-                self.obs.completed[ti] += 1;
-                self.obs.accounting.completed += 1;
-                if !self.requests.retried[slot as usize] {
-                    self.obs.first_try[ti] += 1;
-                }
-            }
-            Answer::Fail(_) => {
-                self.obs.dropped[ti] += 1;
-                self.obs.accounting.dropped += 1;
-            }
-        }
-    }
 }
