@@ -251,7 +251,8 @@ pub(super) struct Timed {
     /// Per call of a hedging node: its tries in flight
     /// ([`crate::caller::Hedges`]).
     hedges: Hedges,
-    /// Per node: its work queue, if it is one.
+    /// Per node: its work queue, if it is one; empty when no node is one
+    /// (so that asking costs a length test per call and wake).
     queues: Vec<Option<WorkQueue>>,
     /// The keys of the calls' draws under `draws common` (`keys.rs`).
     keys: Keys,
@@ -307,7 +308,10 @@ impl Timed {
         }
         let res = Resolution::fine(model.clock);
         let (start, end, windows) = span_and_windows(model, res);
-        let queues = WorkQueue::for_model(model, seed, res, &windows);
+        let mut queues = WorkQueue::for_model(model, seed, res, &windows);
+        if queues.iter().all(Option::is_none) {
+            queues = Vec::new();
+        }
         let bin = series_bin(model);
         Timed {
             on: true,
@@ -404,7 +408,7 @@ impl Timed {
         c: u32,
         node: usize,
     ) -> Result<(), SimError> {
-        let Some(q) = self.queues[node].as_mut() else {
+        let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(());
         };
         let gen = self.calls.enter(c, Phase::Queued);
@@ -416,7 +420,7 @@ impl Timed {
     /// Free consumers of work queue `node` take messages from the head;
     /// each one's work ends at a wake.
     pub(super) fn dispatch_messages(&mut self, now: Time, node: usize) -> Result<(), SimError> {
-        let Some(q) = self.queues[node].as_mut() else {
+        let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(());
         };
         let calls = &mut self.calls;
@@ -443,7 +447,7 @@ impl Timed {
         c: u32,
         node: usize,
     ) -> Result<Option<Answer>, SimError> {
-        let Some(q) = self.queues[node].as_mut() else {
+        let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(None);
         };
         let call = *self.calls.get(c);
