@@ -152,6 +152,7 @@
 //! | the end of a run | [`Timed::finish`] (`finish.rs`) | once, after the last event |
 
 mod arrival;
+mod bins;
 mod calls;
 mod composite;
 mod estimate;
@@ -184,8 +185,8 @@ use links::Links;
 use recorder::Recorder;
 use sources::TimedSources;
 
+pub use bins::default_bin;
 pub use estimate::{estimate, Estimate};
-pub use recorder::default_bin;
 
 /// The width of a series bin of `model` \[ticks\] when it takes time: its
 /// `series every`, or [`default_bin`] of its length.
