@@ -27,8 +27,8 @@ pub(crate) fn recorded(t: &TimedObservations, metric: Metric, bins: bool) -> boo
 
 /// What `metric` reads of a run's timed measures over a named window
 /// (`crate::eval`): the node latency histograms, the gauges, the
-/// counters read as shares, the end-to-end histograms, or only counters
-/// (which are always recorded).
+/// counters read as shares, the distinct requests per node, the
+/// end-to-end histograms, or only counters (which are always recorded).
 /// Every metric is listed, so a new one needs a decision here.
 pub(crate) fn needs(metric: Metric) -> Observe {
     let only = |f: fn(&mut Observe)| {
@@ -56,6 +56,7 @@ pub(crate) fn needs(metric: Metric) -> Observe {
             o.shares = true;
         }),
         Metric::PWait | Metric::SuccessRate => only(|o| o.shares = true),
+        Metric::Unique | Metric::UniqueRate | Metric::Amplification => only(|o| o.unique = true),
         Metric::E2eP50
         | Metric::E2eP99
         | Metric::E2eMean
@@ -69,12 +70,9 @@ pub(crate) fn needs(metric: Metric) -> Observe {
         | Metric::Served
         | Metric::Failed
         | Metric::Refused
-        | Metric::Unique
         | Metric::SaturatedTicks
         | Metric::CallRate
         | Metric::ServedRate
-        | Metric::UniqueRate
-        | Metric::Amplification
         | Metric::Arrivals
         | Metric::EdgeRate
         | Metric::Dropped

@@ -407,6 +407,10 @@ impl<'s, 'm> Runner<'s, 'm> {
     pub(super) fn observe_at(&mut self, ti: usize, t: u64, slot: u32, node: usize) {
         let series = &mut self.obs.nodes[node];
         series.calls[ti] += 1;
+        // Distinct requests, when the run's reader reads them.
+        if !self.timed.observes_unique() {
+            return;
+        }
         let k = slot as usize * self.requests.nodes + node;
         let last = self.requests.last_seen.replace(k, t);
         if last != t {

@@ -66,7 +66,8 @@ fn only(f: fn(&mut Observe)) -> Observe {
 /// of counts from the counters (always recorded), a node's success rate
 /// and `p_wait` from the counters read as shares (answers to its calls,
 /// calls admitted and those that waited), node quantiles from the node
-/// histograms, levels (and `utilisation`, `in_flight`) from the gauges,
+/// histograms, `unique` and `amplification` from the distinct requests
+/// per node, levels (and `utilisation`, `in_flight`) from the gauges,
 /// Little's `wq` from the gauges and the calls admitted, `e2e_*` from the
 /// sources' histograms. Several add up; a function of ticks (`peak`) or a
 /// `diagnose` item reads bins and levels, so everything is kept.
@@ -81,6 +82,7 @@ fn a_report_observes_what_its_metrics_read() {
         ("completion_rate + timeouts", "", Observe::COUNTS),
         ("completion_rate + success_rate", "", shares),
         ("p_wait", "", shares),
+        ("unique + amplification", "", only(|o| o.unique = true)),
         ("p99", "", latency),
         ("edge.latency_mean", "", latency),
         ("queue_mean", "", gauges),
@@ -295,6 +297,8 @@ fn an_unrecorded_measure_reads_as_no_value() {
         Metric::Utilisation,
         Metric::PWait,
         Metric::Wq,
+        Metric::Unique,
+        Metric::Amplification,
     ] {
         assert_eq!(
             crate::eval::run_window_metric(&run, m, 0, Some(1)),
