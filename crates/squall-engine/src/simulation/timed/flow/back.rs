@@ -97,7 +97,9 @@ impl Runner<'_, '_> {
         let servers = &mut self.nodes[node].servers;
         servers.answered(r, tick, answer, (now, arrived), holds_worker);
         if holds_worker {
-            self.timed.wasted_busy(now, node, c);
+            if orphan {
+                self.timed.wasted_busy(now, node, c);
+            }
             let tm = &mut self.timed;
             tm.recorder.latency(node, now, now.since(arrived));
             tm.free_worker(now, node, servers.at(r))?;
@@ -132,7 +134,7 @@ impl Runner<'_, '_> {
         self.timed.calls.release(c);
         if parent == NONE {
             self.tally_end_at(i, slot, answer);
-            self.op_ended(now, slot, answer, tries)?;
+            self.op_ended(now, (slot, source), answer, tries)?;
             let started = self.timed.started[slot as usize];
             self.timed
                 .recorder
@@ -374,17 +376,17 @@ impl Runner<'_, '_> {
         d.wait
     }
 
-    /// The request in `slot` ended at `now` with `answer` after `tries`
+    /// The request in `slot` (from source `s`) ended at `now` with `answer` after `tries`
     /// tries at its entry node: an operation is recorded and the next one
     /// starts at that moment (`Operations::ended`, as on the zero-time path).
     pub(super) fn op_ended(
         &mut self,
         now: Time,
-        slot: u32,
+        (slot, s): (u32, usize),
         answer: Answer,
         tries: u32,
     ) -> Result<(), SimError> {
-        let (sim, s) = (self.sim, self.requests.source[slot as usize] as usize);
+        let sim = self.sim;
         let kind = &sim.kinds[self.requests.kind[slot as usize] as usize];
         if kind.op.is_none() {
             return Ok(());
