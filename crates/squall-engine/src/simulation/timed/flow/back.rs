@@ -376,9 +376,10 @@ impl Runner<'_, '_> {
         d.wait
     }
 
-    /// The request in `slot` (from source `s`) ended at `now` with `answer` after `tries`
-    /// tries at its entry node: an operation is recorded and the next one
-    /// starts at that moment (`Operations::ended`, as on the zero-time path).
+    /// The request in `slot` (from source `s`) ended at `now` with
+    /// `answer` after `tries` tries at its entry node: an operation is
+    /// recorded and the next one starts at that moment
+    /// (`Operations::ended`, as on the zero-time path).
     pub(super) fn op_ended(
         &mut self,
         now: Time,
