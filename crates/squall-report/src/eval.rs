@@ -318,8 +318,14 @@ fn metric_of(
     let at = |c| count(c, node).map(|v| v as f64);
     let calls = at(Counter::Calls)?;
     let served = at(Counter::Ok)?;
-    // Only the unique-id metrics need the window's distinct ids.
-    let unique = || obs.window_unique.get(w)?.get(node?).map(|&u| u as f64);
+    // Only the unique-id metrics need the window's distinct ids, which a
+    // run that takes time counts only when its reader reads them.
+    let counted = obs.timed.as_ref().is_none_or(|t| t.observed.unique);
+    let unique = || {
+        counted
+            .then(|| obs.window_unique.get(w)?.get(node?).map(|&u| u as f64))
+            .flatten()
+    };
     Some(match metric {
         Metric::Calls => calls,
         Metric::Served => served,
@@ -413,6 +419,9 @@ fn answers_to_calls(obs: &Observations, node: usize, w: usize, from: u64, to: u6
     let t = obs.timed.as_ref()?;
     let n = t.nodes.get(node)?;
     if let Some(s) = n.windows.get(w) {
+        if !crate::observed::recorded(t, Metric::SuccessRate, false) {
+            return None;
+        }
         return Some(s.answered_ok as f64);
     }
     if !crate::observed::recorded(t, Metric::SuccessRate, true) {

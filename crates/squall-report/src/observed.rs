@@ -27,6 +27,7 @@ pub(crate) fn recorded(t: &TimedObservations, metric: Metric, bins: bool) -> boo
 
 /// What `metric` reads of a run's timed measures over a named window
 /// (`crate::eval`): the node latency histograms, the gauges, the
+/// counters read as shares, the distinct requests per node, the
 /// end-to-end histograms, or only counters (which are always recorded).
 /// Every metric is listed, so a new one needs a decision here.
 pub(crate) fn needs(metric: Metric) -> Observe {
@@ -48,8 +49,14 @@ pub(crate) fn needs(metric: Metric) -> Observe {
         | Metric::InServiceMax
         | Metric::QueueEnd
         | Metric::InFlight
-        | Metric::Wq
         | Metric::Utilisation => only(|o| o.gauges = true),
+        // The queue's mean level over the calls that reached the workers.
+        Metric::Wq => only(|o| {
+            o.gauges = true;
+            o.shares = true;
+        }),
+        Metric::PWait | Metric::SuccessRate => only(|o| o.shares = true),
+        Metric::Unique | Metric::UniqueRate | Metric::Amplification => only(|o| o.unique = true),
         Metric::E2eP50
         | Metric::E2eP99
         | Metric::E2eMean
@@ -63,13 +70,9 @@ pub(crate) fn needs(metric: Metric) -> Observe {
         | Metric::Served
         | Metric::Failed
         | Metric::Refused
-        | Metric::Unique
         | Metric::SaturatedTicks
         | Metric::CallRate
         | Metric::ServedRate
-        | Metric::UniqueRate
-        | Metric::Amplification
-        | Metric::SuccessRate
         | Metric::Arrivals
         | Metric::EdgeRate
         | Metric::Dropped
@@ -102,7 +105,6 @@ pub(crate) fn needs(metric: Metric) -> Observe {
         | Metric::Cancelled
         | Metric::Wasted
         | Metric::WastedBusy
-        | Metric::PWait
         | Metric::Receives
         | Metric::Redeliveries
         | Metric::DeadLetters

@@ -1,8 +1,9 @@
 //! [`Observe`]: which of the timed path's own measures a run records.
 //!
 //! A run that takes time can record, beyond its counters, per node
-//! latency histograms, queue and service gauges, end-to-end latency per
-//! source, and all of these per bin of its series
+//! latency histograms, queue and service gauges, the counters read as
+//! shares of a node's calls, the distinct requests per node, end-to-end
+//! latency per source, and all of these per bin of its series
 //! ([`TimedObservations`](super::TimedObservations)). Each costs work per
 //! call; a caller that reads only some of them (a report of window
 //! totals) asks for those alone, and the recorder does no work and keeps
@@ -28,6 +29,19 @@ pub struct Observe {
     /// End-to-end latency per source (completed and failed requests) over
     /// the run and per named window, and, with `bins`, per bin.
     pub e2e_latency: bool,
+    /// Per node, the counters read as shares of its calls: the calls
+    /// that reached its workers and those of them that waited
+    /// (`Stretch::admitted`, `Stretch::waited`: P(wait), Wq), and the
+    /// calls answered with success, counted at their arrival
+    /// (`Stretch::answered_ok`: a success rate). Two or three counts per
+    /// call; without it these stay 0.
+    pub shares: bool,
+    /// Per node, the distinct requests among its calls (the series'
+    /// `unique` and `Observations::window_unique`: unique ids,
+    /// amplification), found by looking up each call's request's last
+    /// sighting there; without it these stay 0. A run that takes no time
+    /// counts them always.
+    pub unique: bool,
     /// The per-bin stretches of the series (`TimedNode::bins`,
     /// `TimedSource::bins`): counts, and per bin whatever else is
     /// observed. Without it those lists are empty.
@@ -40,6 +54,8 @@ impl Observe {
         node_latency: true,
         gauges: true,
         e2e_latency: true,
+        shares: true,
+        unique: true,
         bins: true,
     };
 
@@ -48,6 +64,8 @@ impl Observe {
         node_latency: false,
         gauges: false,
         e2e_latency: false,
+        shares: false,
+        unique: false,
         bins: false,
     };
 
@@ -57,6 +75,8 @@ impl Observe {
             node_latency: self.node_latency || other.node_latency,
             gauges: self.gauges || other.gauges,
             e2e_latency: self.e2e_latency || other.e2e_latency,
+            shares: self.shares || other.shares,
+            unique: self.unique || other.unique,
             bins: self.bins || other.bins,
         }
     }

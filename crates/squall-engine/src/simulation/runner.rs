@@ -320,12 +320,12 @@ impl<'s, 'm> Runner<'s, 'm> {
         self.arrive(t, slot, 0)
     }
 
-    /// A slot for a new request of `kind` from source `s` at tick `t`,
-    /// counted as an arrival (the timed path).
+    /// A slot for a new request of `kind` from source `s`, counted as an
+    /// arrival in series slot `i` (the timed path, which finds the slot
+    /// of its tick with its [`SlotCursor`](crate::observe::slots::SlotCursor)).
     #[inline]
-    pub(super) fn new_request(&mut self, t: u64, s: usize, kind: u32) -> u32 {
+    pub(super) fn new_request_at(&mut self, i: usize, s: usize, kind: u32) -> u32 {
         let slot = self.admit(s, kind);
-        let i = self.obs.slots.index(t);
         self.obs.arrivals[i] += 1;
         slot
     }
@@ -404,11 +404,13 @@ impl<'s, 'm> Runner<'s, 'm> {
         Ok(())
     }
 
-    /// Counts the end of the request in `slot` at tick `t` (the timed
-    /// path, into the slot of its series).
+    /// Counts the end of the request in `slot` in series slot `ti` (the
+    /// timed path, which finds it with its
+    /// [`SlotCursor`](crate::observe::slots::SlotCursor), as for
+    /// [`Runner::count_answer_at`]; the zero-time path counts it in the
+    /// tick's counts: [`Runner::finish`]).
     #[inline(always)]
-    pub(super) fn tally_end(&mut self, t: u64, slot: u32, answer: Answer) {
-        let ti = self.obs.slots.index(t);
+    pub(super) fn tally_end_at(&mut self, ti: usize, slot: u32, answer: Answer) {
         self.obs
             .source_end(self.requests.source[slot as usize], ti, answer);
         let (obs, retried) = (&mut self.obs, &self.requests.retried);
@@ -481,6 +483,10 @@ impl<'s, 'm> Runner<'s, 'm> {
     pub(super) fn observe_at(&mut self, ti: usize, t: u64, slot: u32, node: usize) {
         let series = &mut self.obs.nodes[node];
         series.calls[ti] += 1;
+        // Distinct requests, when the run's reader reads them.
+        if !self.timed.observes_unique() {
+            return;
+        }
         let k = slot as usize * self.requests.columns + node;
         let last = self.requests.last_seen.replace(k, t);
         if last != t {

@@ -63,29 +63,31 @@ fn only(f: fn(&mut Observe)) -> Observe {
 }
 
 /// Each metric reads what `crate::eval` takes it from: counts and shares
-/// of counts from the counters (always recorded; `p_wait` is two of them),
-/// node quantiles from the node histograms, levels (and `utilisation`,
-/// `in_flight`, Little's `wq`) from the gauges, `e2e_*` from the sources'
-/// histograms. Several add up; a function of ticks (`peak`) or a
+/// of counts from the counters (always recorded), a node's success rate
+/// and `p_wait` from the counters read as shares (answers to its calls,
+/// calls admitted and those that waited), node quantiles from the node
+/// histograms, `unique` and `amplification` from the distinct requests
+/// per node, levels (and `utilisation`, `in_flight`) from the gauges,
+/// Little's `wq` from the gauges and the calls admitted, `e2e_*` from the
+/// sources' histograms. Several add up; a function of ticks (`peak`) or a
 /// `diagnose` item reads bins and levels, so everything is kept.
 #[test]
 fn a_report_observes_what_its_metrics_read() {
     let latency = only(|o| o.node_latency = true);
     let gauges = only(|o| o.gauges = true);
     let e2e = only(|o| o.e2e_latency = true);
+    let shares = only(|o| o.shares = true);
     let cases = [
         ("calls", "", Observe::COUNTS),
-        (
-            "completion_rate + timeouts + success_rate",
-            "",
-            Observe::COUNTS,
-        ),
-        ("p_wait", "", Observe::COUNTS),
+        ("completion_rate + timeouts", "", Observe::COUNTS),
+        ("completion_rate + success_rate", "", shares),
+        ("p_wait", "", shares),
+        ("unique + amplification", "", only(|o| o.unique = true)),
         ("p99", "", latency),
         ("edge.latency_mean", "", latency),
         ("queue_mean", "", gauges),
         ("utilisation", "", gauges),
-        ("wq", "", gauges),
+        ("wq", "", gauges.union(shares)),
         ("e2e_p99", "", e2e),
         ("e2e_failed_mean", "", e2e),
         ("p50 + e2e_p50", "", latency.union(e2e)),
@@ -126,7 +128,7 @@ fn study<'s>(s: &'s Scenario, runs: BTreeMap<RunKey, Run>) -> crate::Study<'s> {
 }
 
 /// The counters of a stretch, which every run records.
-fn counts(s: &Stretch) -> [u64; 10] {
+fn counts(s: &Stretch) -> [u64; 7] {
     [
         s.timeouts,
         s.overflow,
@@ -135,10 +137,13 @@ fn counts(s: &Stretch) -> [u64; 10] {
         s.cancelled,
         s.wasted_calls,
         s.wasted_busy,
-        s.answered_ok,
-        s.admitted,
-        s.waited,
     ]
+}
+
+/// The counters read as shares of a node's calls, recorded when observed
+/// ([`Observe::shares`]).
+fn shares(s: &Stretch) -> [u64; 3] {
+    [s.answered_ok, s.admitted, s.waited]
 }
 
 /// What `narrow` recorded equals what `full` recorded of it, and what it
@@ -150,6 +155,11 @@ fn same_where_observed(narrow: &TimedObservations, full: &TimedObservations, wha
         let stretches = std::iter::once((&n.run, &f.run)).chain(n.windows.iter().zip(&f.windows));
         for (a, b) in stretches {
             assert_eq!(counts(a), counts(b), "{what} node {i}");
+            if o.shares {
+                assert_eq!(shares(a), shares(b), "{what} node {i}");
+            } else {
+                assert_eq!(shares(a), [0; 3], "{what} node {i}");
+            }
             if o.node_latency {
                 assert_eq!(a.latency, b.latency, "{what} node {i}");
             } else {
@@ -281,7 +291,15 @@ fn an_unrecorded_measure_stops_a_debug_build() {
 #[test]
 fn an_unrecorded_measure_reads_as_no_value() {
     let (_s, run) = narrow_chain();
-    for m in [Metric::P99, Metric::QueueMean, Metric::Utilisation] {
+    for m in [
+        Metric::P99,
+        Metric::QueueMean,
+        Metric::Utilisation,
+        Metric::PWait,
+        Metric::Wq,
+        Metric::Unique,
+        Metric::Amplification,
+    ] {
         assert_eq!(
             crate::eval::run_window_metric(&run, m, 0, Some(1)),
             None,

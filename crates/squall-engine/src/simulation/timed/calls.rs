@@ -127,6 +127,15 @@ pub(super) struct Call {
 }
 
 impl Call {
+    /// It moves to `phase`: its generation is bumped (events scheduled
+    /// before go stale) and returned, to schedule under.
+    #[inline(always)]
+    fn enter(&mut self, phase: Phase) -> u32 {
+        self.gen = self.gen.wrapping_add(1);
+        self.phase = phase;
+        self.gen
+    }
+
     /// Its try was sent through its node's breaker at `tick`, with
     /// admission `a`: the epoch its answer is recorded under, and what the
     /// trace will show.
@@ -254,10 +263,16 @@ impl Calls {
 
     /// Moves call `c` to `phase`; returns the generation to schedule under.
     pub(super) fn enter(&mut self, c: u32, phase: Phase) -> u32 {
+        self.calls[c as usize].enter(phase)
+    }
+
+    /// Call `c` waits for its try `child` downstream ([`Phase::Waiting`]);
+    /// returns the generation to schedule its timer under.
+    #[inline]
+    pub(super) fn wait_for(&mut self, c: u32, child: u32) -> u32 {
         let call = &mut self.calls[c as usize];
-        call.gen = call.gen.wrapping_add(1);
-        call.phase = phase;
-        call.gen
+        call.child = child;
+        call.enter(Phase::Waiting)
     }
 
     /// Call `c` and the calls below it become orphans, each from its

@@ -88,11 +88,12 @@ impl Timed {
         self.keys.on.then(|| self.keys.of(c))
     }
 
-    /// One reference to request `slot` goes: true when it was the last
+    /// `n` references to request `slot` go: true when they were the last
     /// (the loop frees the slot).
-    pub(super) fn drop_ref(&mut self, slot: u32) -> bool {
+    #[inline]
+    pub(super) fn drop_refs(&mut self, slot: u32, n: u32) -> bool {
         let r = &mut self.refs[slot as usize];
-        *r -= 1;
+        *r -= n;
         *r == 0
     }
 

@@ -141,7 +141,7 @@
 //! | state and rules | owner | what the loop calls |
 //! |-----------------|-------|---------------------|
 //! | the calls in flight and each try's state | [`Calls`], `Call` (`calls.rs`) | `alloc`, `enter`, `release`, `orphan_chain`; `Call::retry_loop` and `Call::decided` around the caller side's retry decision |
-//! | a request's references, start and deadline; a new call's place on its path; the deadline a node knows; an orphan's wasted work | [`Timed`] (`ledger.rs`) | `open_request`, `new_call`, `drop_ref`, `known_deadline`, `wasted_busy` |
+//! | a request's references, start and deadline; a new call's place on its path; the deadline a node knows; an orphan's wasted work | [`Timed`] (`ledger.rs`) | `open_request`, `new_call`, `drop_refs`, `known_deadline`, `wasted_busy` |
 //! | when a source's next event falls (open loops' gaps, clients' think times) | `TimedSources` (`sources.rs`) | through [`Timed`] (`source_events.rs`), which schedules it: `start_sources` once, then `next_arrival`, `next_at`, `client_done` |
 //! | a sequential source's running operation and its record | `Operations` (`simulation/operation.rs`, shared with the zero-time path) | `start`, `wait`, `ended` |
 //! | hedged tries: each hedging call's tries in flight, and what it does when one answers | [`Hedges`] (`caller/hedge.rs`), held here beside the call slab | `sent` (the delay to the next try), `answered` (a `HedgeStep`: finish, send, wait), `take` (the tries to cancel) |
@@ -152,6 +152,7 @@
 //! | the end of a run | [`Timed::finish`] (`finish.rs`) | once, after the last event |
 
 mod arrival;
+mod bins;
 mod calls;
 mod composite;
 mod estimate;
@@ -184,8 +185,8 @@ use links::Links;
 use recorder::Recorder;
 use sources::TimedSources;
 
+pub use bins::default_bin;
 pub use estimate::{estimate, Estimate};
-pub use recorder::default_bin;
 
 /// The width of a series bin of `model` \[ticks\] when it takes time: its
 /// `series every`, or [`default_bin`] of its length.
@@ -230,6 +231,8 @@ pub(super) struct Timed {
     refs: Vec<u32>,
     started: Vec<Time>,
     deadline: Vec<Time>,
+    /// The run counts the distinct requests per node ([`Observe::unique`]).
+    unique: bool,
     /// Some source has a deadline: else every `deadline` entry is
     /// `Time::NEVER` and `known_deadline` need not look.
     any_deadline: bool,
@@ -251,7 +254,8 @@ pub(super) struct Timed {
     /// Per call of a hedging node: its tries in flight
     /// ([`crate::caller::Hedges`]).
     hedges: Hedges,
-    /// Per node: its work queue, if it is one.
+    /// Per node: its work queue, if it is one; empty when no node is one
+    /// (so that asking costs a length test per call and wake).
     queues: Vec<Option<WorkQueue>>,
     /// The keys of the calls' draws under `draws common` (`keys.rs`).
     keys: Keys,
@@ -281,6 +285,13 @@ impl Timed {
         }
     }
 
+    /// True when the run counts the distinct requests per node
+    /// ([`Observe::unique`]; `Runner::observe_at`).
+    #[inline(always)]
+    pub(in crate::simulation) fn observes_unique(&self) -> bool {
+        self.unique
+    }
+
     /// Whole ticks from `then` to `now`, rounded up (what a breaker's
     /// slow-call rule reads: a call is slow iff it took longer than a
     /// threshold of whole ticks, and `d > T` ticks iff `ceil(d) > T`).
@@ -307,7 +318,10 @@ impl Timed {
         }
         let res = Resolution::fine(model.clock);
         let (start, end, windows) = span_and_windows(model, res);
-        let queues = WorkQueue::for_model(model, seed, res, &windows);
+        let mut queues = WorkQueue::for_model(model, seed, res, &windows);
+        if queues.iter().all(Option::is_none) {
+            queues = Vec::new();
+        }
         let bin = series_bin(model);
         Timed {
             on: true,
@@ -317,6 +331,7 @@ impl Timed {
             refs: Vec::new(),
             started: Vec::new(),
             deadline: Vec::new(),
+            unique: observe.unique,
             any_deadline: model.sources.iter().any(|s| s.deadline.is_some()),
             cursor: Default::default(),
             tick: Default::default(),
@@ -404,7 +419,7 @@ impl Timed {
         c: u32,
         node: usize,
     ) -> Result<(), SimError> {
-        let Some(q) = self.queues[node].as_mut() else {
+        let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(());
         };
         let gen = self.calls.enter(c, Phase::Queued);
@@ -416,7 +431,7 @@ impl Timed {
     /// Free consumers of work queue `node` take messages from the head;
     /// each one's work ends at a wake.
     pub(super) fn dispatch_messages(&mut self, now: Time, node: usize) -> Result<(), SimError> {
-        let Some(q) = self.queues[node].as_mut() else {
+        let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(());
         };
         let calls = &mut self.calls;
@@ -443,7 +458,7 @@ impl Timed {
         c: u32,
         node: usize,
     ) -> Result<Option<Answer>, SimError> {
-        let Some(q) = self.queues[node].as_mut() else {
+        let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(None);
         };
         let call = *self.calls.get(c);

@@ -3,8 +3,9 @@
 //! [`Observe`] asks, latency histograms and queue and service gauges per
 //! node, end-to-end latency per source, and all of these per bin of the
 //! run's series. What is not asked for is not recorded: no memory is
-//! kept for it and no work is done per call (a branch on an empty
-//! `Option`); [`Recorder::finish`] leaves it empty in the plain
+//! kept for it and no work is done per call (a test of its flag in the
+//! recorder's [`Observe`], before any lookup of the node's record);
+//! [`Recorder::finish`] leaves it empty in the plain
 //! [`TimedObservations`], whose `observed` says what was recorded.
 
 use crate::observe::binned_latency::BinnedLatency;
@@ -104,36 +105,6 @@ pub(super) struct Recorder {
     pub(super) calls: CallAccounting,
 }
 
-/// The most bins [`default_bin`] gives a run.
-pub const MOST_BINS: u64 = 600;
-/// The fewest bins [`default_bin`] gives a run of at least that many ticks.
-pub const FEWEST_BINS: u64 = 60;
-
-/// The default bin width \[ticks\] of a run of `ticks` ticks that takes
-/// time: 1, 2 or 5 times a power of ten, the smallest that keeps the run to
-/// at most [`MOST_BINS`] bins and, on a wall clock (`tick_ms` milliseconds
-/// per tick), is at least a second — a second holds enough calls for a bin
-/// to tell an overload from noise (the metastable verdict reads bins).
-/// Where that leaves fewer than [`FEWEST_BINS`] bins (a run shorter than a
-/// minute), the widest that still gives that many; a run shorter than
-/// that has bins of one tick.
-pub fn default_bin(ticks: u64, tick_ms: Option<u64>) -> u64 {
-    let widths =
-        || (0..19u32).flat_map(|k| [1u64, 2, 5].map(move |m| m.saturating_mul(10u64.pow(k))));
-    let bins = |w: u64| ticks.div_ceil(w.max(1));
-    let second = tick_ms.map_or(1, |ms| 1000u64.div_ceil(ms.max(1)));
-    let w = widths()
-        .find(|&w| bins(w) <= MOST_BINS && w >= second)
-        .unwrap_or(u64::MAX);
-    if bins(w) >= FEWEST_BINS {
-        return w;
-    }
-    widths()
-        .take_while(|&w| bins(w) >= FEWEST_BINS)
-        .last()
-        .unwrap_or(1)
-}
-
 impl Recorder {
     /// A recorder for `nodes` nodes and `sources` sources over
     /// `start..end`, with named windows `windows` (`from..to`, end
@@ -208,14 +179,16 @@ impl Recorder {
     pub(super) fn count(&mut self, node: usize, what: Count, now: Time, n: u64) {
         let idx = what as usize;
         let r = &mut self.nodes[node];
-        let counts = &mut r.counts[idx];
-        counts[0] += n;
+        let Some((run, windows)) = r.counts[idx].split_first_mut() else {
+            return;
+        };
+        *run += n;
         if let Some(bins) = &self.bins {
             r.bin_counts[idx][self.cursor.index(bins, now)] += n;
         }
-        for (w, &(from, to)) in self.windows.iter().enumerate() {
+        for (count, &(from, to)) in windows.iter_mut().zip(&self.windows) {
             if from <= now && now < to {
-                counts[1 + w] += n;
+                *count += n;
             }
         }
     }
@@ -223,6 +196,9 @@ impl Recorder {
     /// A call answered at `node` at `now` after `d` there.
     #[inline]
     pub(super) fn latency(&mut self, node: usize, now: Time, d: Duration) {
+        if !self.observe.node_latency {
+            return;
+        }
         let Some(l) = &mut self.nodes[node].latency else {
             return;
         };
@@ -239,13 +215,18 @@ impl Recorder {
     /// counted in it, and a share of them cannot exceed 1.
     #[inline]
     pub(super) fn answered_ok(&mut self, node: usize, arrived: Time) {
-        self.count(node, Count::AnsweredOk, arrived, 1);
+        if self.observe.shares {
+            self.count(node, Count::AnsweredOk, arrived, 1);
+        }
     }
 
     /// A call reached the workers of `node` at `now`: served at once, or
     /// `queued` because every worker was busy (for P(wait)).
     #[inline]
     pub(super) fn admitted(&mut self, node: usize, now: Time, queued: bool) {
+        if !self.observe.shares {
+            return;
+        }
         self.count(node, Count::Admitted, now, 1);
         if queued {
             self.count(node, Count::Waited, now, 1);
@@ -260,22 +241,32 @@ impl Recorder {
             return;
         }
         let all = self.source_count;
-        let one = if all == 1 { None } else { Some(all) };
         // Completed requests' histograms first, then failed requests'.
         let base = if ok { 0 } else { all + 1 };
-        for s in std::iter::once(source).chain(one) {
-            let r = &mut self.sources[base + s];
-            record_windows(&self.windows, &self.outside, &mut r.windows, now, d);
-            r.run.record(d);
-            if let Some(b) = &mut r.bins {
-                b.record(now, d);
-            }
+        self.source_latency(base + source, now, d);
+        if all != 1 {
+            self.source_latency(base + all, now, d);
+        }
+    }
+
+    /// Source record `i` (a source's, or every source's) takes a
+    /// request's end-to-end latency `d`, ended at `now`.
+    #[inline(always)]
+    fn source_latency(&mut self, i: usize, now: Time, d: Duration) {
+        let r = &mut self.sources[i];
+        record_windows(&self.windows, &self.outside, &mut r.windows, now, d);
+        r.run.record(d);
+        if let Some(b) = &mut r.bins {
+            b.record(now, d);
         }
     }
 
     /// The queue of `node` changes by `delta` at `now`.
     #[inline]
     pub(super) fn queue(&mut self, node: usize, now: Time, delta: i64) {
+        if !self.observe.gauges {
+            return;
+        }
         if let Some(l) = &mut self.nodes[node].levels {
             l.queue.add(now, delta);
         }
@@ -284,6 +275,9 @@ impl Recorder {
     /// Calls in service at `node` change by `delta` at `now`.
     #[inline]
     pub(super) fn busy(&mut self, node: usize, now: Time, delta: i64) {
+        if !self.observe.gauges {
+            return;
+        }
         if let Some(l) = &mut self.nodes[node].levels {
             l.busy.add(now, delta);
         }
@@ -557,29 +551,5 @@ mod tests {
         }
         assert_eq!(obs.all, obs.sources[0]);
         assert_eq!(obs.nodes[0].run.latency.count, 100);
-    }
-
-    #[test]
-    fn default_bins() {
-        let ms = Some(1);
-        // A minute at `clock ms`: bins of a second.
-        assert_eq!(default_bin(60_000, ms), 1000);
-        // Three minutes: a second (180 bins); an hour: 10 s (360 bins).
-        assert_eq!(default_bin(180_000, ms), 1000);
-        assert_eq!(default_bin(3_600_000, ms), 10_000);
-        // 20 s: a second would give 20 bins; 200 ms gives 100.
-        assert_eq!(default_bin(20_000, ms), 200);
-        // Shorter than 60 ticks: one tick.
-        assert_eq!(default_bin(30, ms), 1);
-        assert_eq!(default_bin(400, ms), 5);
-        // `clock s`: an hour in 10 s bins; rounds: at most 600 bins.
-        assert_eq!(default_bin(3600, Some(1000)), 10);
-        assert_eq!(default_bin(400, None), 1);
-        assert_eq!(default_bin(10_000, None), 20);
-        for t in [61, 999, 12_345, 60_001, 10_000_000] {
-            let w = default_bin(t, ms);
-            let n = t.div_ceil(w);
-            assert!((FEWEST_BINS..=MOST_BINS).contains(&n), "{t}: {w} -> {n}");
-        }
     }
 }

@@ -18,7 +18,7 @@ use crate::time::Time;
 
 use super::super::super::clients::Part;
 use super::super::super::{event::Event, runner::Runner, SimError};
-use super::super::calls::{Phase, NONE};
+use super::super::calls::{Call, Phase, NONE};
 use super::super::recorder::Count;
 
 impl Runner<'_, '_> {
@@ -32,7 +32,7 @@ impl Runner<'_, '_> {
         while c != NONE {
             let call = *self.timed.calls.get(c);
             if self.timed.drop_on_link(c, &call) {
-                self.drop_ref(call.slot);
+                self.drop_refs(call.slot, 1);
                 return Ok(());
             }
             let (node, _, _) = self.timed.node_of(c);
@@ -70,7 +70,7 @@ impl Runner<'_, '_> {
             tm.recorder.count(node, Count::Cancelled, now, 1);
             tm.recorder.calls.cancelled += 1;
             tm.calls.release(c);
-            self.drop_ref(call.slot);
+            self.drop_refs(call.slot, 1);
             c = call.child;
         }
         Ok(())
@@ -83,16 +83,23 @@ impl Runner<'_, '_> {
         c: u32,
         answer: Answer,
     ) -> Result<(), SimError> {
-        // The record's fields, read where needed: no copy of the whole.
-        let (node, source, _) = self.timed.node_of(c);
+        // The record's fields, read once here (nothing below changes them
+        // before the record is released): no copy of the whole, and no
+        // lookup of the record after each step.
         let call = self.timed.calls.get(c);
+        let (node, source) = (call.node as usize, call.source as usize);
         let (slot, parent, arrived) = (call.slot, call.parent, call.arrived);
         let (r, holds_worker) = (call.replica as usize, call.holds_worker);
+        let (try_no, tries, grant, orphan) = (call.try_no, call.tries, call.grant, call.orphan);
+        let up = Up::of(call);
         let tick = self.timed.tick_of(now);
+        let budget = self.nodes[node].caller.has_budget();
         let servers = &mut self.nodes[node].servers;
         servers.answered(r, tick, answer, (now, arrived), holds_worker);
         if holds_worker {
-            self.timed.wasted_busy(now, node, c);
+            if orphan {
+                self.timed.wasted_busy(now, node, c);
+            }
             let tm = &mut self.timed;
             tm.recorder.latency(node, now, now.since(arrived));
             tm.free_worker(now, node, servers.at(r))?;
@@ -104,16 +111,14 @@ impl Runner<'_, '_> {
         let i = self.timed.cursor.index(&self.obs.slots, tick);
         self.count_answer_at(i, tick, node, answer);
         let latency = now.since(arrived).units();
-        let try_no = self.timed.calls.get(c).try_no;
         self.log_call(now.units(), slot, node, try_no, answer, latency);
-        if self.nodes[node].caller.has_budget() {
+        if budget {
             self.close_retry(c, node);
             let client = self.client_part(Part::Budget, slot, node);
-            let (tries, grant) = (self.timed.calls.get(c).tries, self.timed.calls.get(c).grant);
             let caller = &mut self.nodes[node].caller;
             caller.leave(tries > 0, Some(answer), grant, client);
         }
-        if self.timed.calls.get(c).orphan {
+        if orphan {
             self.timed.recorder.count(node, Count::WastedCalls, now, 1);
         }
         if self.timed.links.answers(node) {
@@ -126,44 +131,54 @@ impl Runner<'_, '_> {
                 return Ok(());
             }
         }
-        let tries = self.timed.calls.get(c).tries;
         self.timed.calls.release(c);
         if parent == NONE {
-            self.tally_end(tick, slot, answer);
-            self.op_ended(now, slot, answer, tries)?;
+            self.tally_end_at(i, slot, answer);
+            self.op_ended(now, (slot, source), answer, tries)?;
             let started = self.timed.started[slot as usize];
             self.timed
                 .recorder
                 .end_to_end(source, now, now.since(started), answer == Answer::Ok);
             let client = self.requests.client(slot);
-            self.drop_ref(slot);
-            self.drop_ref(slot);
+            // The entry call's reference and the request's own.
+            self.drop_refs(slot, 2);
             let spec = &self.sim.model.sources[source];
             return self.timed.client_done(now, source, spec, client);
         }
-        self.answer_up(now, tick, c, answer)
+        self.answer_up(now, tick, c, up, answer)
     }
 
     /// Call `c` (released), on a link, reaches its caller at `now` with
     /// its `answer`: a link's failure, or its node's answer after the
     /// answer leg's delay.
     pub(super) fn off_link(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let answer = self.timed.calls.get(c).answer;
+        let call = self.timed.calls.get(c);
+        let (answer, up) = (call.answer, Up::of(call));
         self.timed.calls.release(c);
         let tick = self.timed.tick_of(now);
-        self.answer_up(now, tick, c, answer)
+        self.answer_up(now, tick, c, up, answer)
     }
 
-    /// The `answer` of call `c` (released: [`Calls::release`](super::super::calls::Calls::release)
-    /// keeps the record's fields until it is reused) goes up to its caller
-    /// at `now` (tick `tick`): a field to its composite, a try to its
-    /// caller side.
+    /// The `answer` of call `c` (released; `up`, what its record said of
+    /// where its answer goes) goes up to its caller at `now` (tick
+    /// `tick`): a field to its composite, a try to its caller side.
     #[inline(always)]
-    fn answer_up(&mut self, now: Time, tick: u64, c: u32, answer: Answer) -> Result<(), SimError> {
-        let call = self.timed.calls.get(c);
-        let (slot, detached, p, field, sent) =
-            (call.slot, call.detached, call.parent, call.field, call.sent);
-        self.drop_ref(slot);
+    fn answer_up(
+        &mut self,
+        now: Time,
+        tick: u64,
+        c: u32,
+        up: Up,
+        answer: Answer,
+    ) -> Result<(), SimError> {
+        let Up {
+            slot,
+            detached,
+            parent: p,
+            field,
+            sent,
+        } = up;
+        self.drop_refs(slot, 1);
         if detached {
             return Ok(());
         }
@@ -175,17 +190,20 @@ impl Runner<'_, '_> {
             return Ok(());
         }
         // The caller's try answered: its timer goes stale.
-        self.timed.calls.get_mut(p).child = NONE;
-        let (pnode, _, _) = self.timed.node_of(p);
-        self.nodes[pnode].caller.back();
-        if self.nodes[pnode].caller.has_limiter() {
+        let caller_call = self.timed.calls.get_mut(p);
+        caller_call.child = NONE;
+        let pnode = caller_call.node as usize;
+        let caller = &mut self.nodes[pnode].caller;
+        caller.back();
+        let (limiter, guarded, hedge) = (caller.has_limiter(), caller.guarded(), caller.hedge());
+        if limiter {
             self.limiter_back(now, pnode, c, Sample::of(answer));
         }
-        if self.nodes[pnode].caller.guarded() {
+        if guarded {
             let took = self.timed.ticks_since(now, sent);
             self.guard_heard(tick, p, pnode, answer, took);
         }
-        if let Some(spec) = self.nodes[pnode].caller.hedge() {
+        if let Some(spec) = hedge {
             let request = &self.sim.kinds[self.requests.kind[slot as usize] as usize].request;
             let terminal = |f: Failure| classify(f.kind, request) == Class::Terminal;
             let tries = self.timed.calls.get(p).tries;
@@ -244,7 +262,7 @@ impl Runner<'_, '_> {
         }
         let call = self.timed.calls.get_mut(c);
         call.tries += 1;
-        let (tries, slot, pos) = (call.tries, call.slot, call.pos);
+        let (tries, slot, pos, source) = (call.tries, call.slot, call.pos, call.source);
         if let Some(open) = self.admit_try(tick, c, node) {
             return self.finish_hedged(now, c, open);
         }
@@ -255,7 +273,7 @@ impl Runner<'_, '_> {
                 self.requests.retried[slot as usize] = true;
             }
         }
-        let child = self.new_call(slot, pos + 1, c, now);
+        let child = self.new_call((slot, source), pos + 1, c, now);
         let delay = self.timed.hedges.sent(&spec, c, child, tries);
         // The timer first: if the try answers in this moment and the call
         // moves on, the timer goes stale with the generation.
@@ -358,17 +376,18 @@ impl Runner<'_, '_> {
         d.wait
     }
 
-    /// The request in `slot` ended at `now` with `answer` after `tries`
-    /// tries at its entry node: an operation is recorded and the next one
-    /// starts at that moment (`Operations::ended`, as on the zero-time path).
+    /// The request in `slot` (from source `s`) ended at `now` with
+    /// `answer` after `tries` tries at its entry node: an operation is
+    /// recorded and the next one starts at that moment
+    /// (`Operations::ended`, as on the zero-time path).
     pub(super) fn op_ended(
         &mut self,
         now: Time,
-        slot: u32,
+        (slot, s): (u32, usize),
         answer: Answer,
         tries: u32,
     ) -> Result<(), SimError> {
-        let (sim, s) = (self.sim, self.requests.source[slot as usize] as usize);
+        let sim = self.sim;
         let kind = &sim.kinds[self.requests.kind[slot as usize] as usize];
         if kind.op.is_none() {
             return Ok(());
@@ -394,6 +413,32 @@ impl Runner<'_, '_> {
         if call.retry_open {
             call.retry_open = false;
             self.nodes[node].caller.retry_closed();
+        }
+    }
+}
+
+/// Where a call's answer goes, as its record says (read before the record
+/// is released): its request, whether its caller gave up on it, its
+/// caller's call, its field of a composite response (`NONE`: a try down
+/// the path), and when it was sent.
+#[derive(Debug, Clone, Copy)]
+struct Up {
+    slot: u32,
+    detached: bool,
+    parent: u32,
+    field: u32,
+    sent: Time,
+}
+
+impl Up {
+    #[inline(always)]
+    fn of(call: &Call) -> Up {
+        Up {
+            slot: call.slot,
+            detached: call.detached,
+            parent: call.parent,
+            field: call.field,
+            sent: call.sent,
         }
     }
 }

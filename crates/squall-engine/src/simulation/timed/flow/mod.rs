@@ -90,17 +90,25 @@ impl Runner<'_, '_> {
 
     /// A new request of `kind` from source `s` at `now`.
     pub(super) fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
-        let slot = self.new_request(self.timed.tick_of(now), s, kind);
+        let t = self.timed.tick_of(now);
+        let i = self.timed.cursor.index(&self.obs.slots, t);
+        let slot = self.new_request_at(i, s, kind);
         let deadline = self.sim.model.sources[s].deadline.as_ref();
         self.timed.open_request(slot, now, deadline);
-        let c = self.new_call(slot, 0, NONE, now);
+        let c = self.new_call((slot, s as u32), 0, NONE, now);
         self.arrive_timed(now, c)
     }
 
-    /// A new call of request `slot` at path position `pos` from `parent`.
+    /// A new call of request `slot` from `source` at path position `pos`
+    /// from `parent`.
     #[inline]
-    pub(super) fn new_call(&mut self, slot: u32, pos: u32, parent: u32, now: Time) -> u32 {
-        let source = self.requests.source[slot as usize];
+    pub(super) fn new_call(
+        &mut self,
+        (slot, source): (u32, u32),
+        pos: u32,
+        parent: u32,
+        now: Time,
+    ) -> u32 {
         let path = &self.sim.paths[source as usize];
         self.timed.new_call(slot, pos, parent, now, source, path)
     }
@@ -108,8 +116,8 @@ impl Runner<'_, '_> {
     /// Call `c` reaches its node at `now`: counted, then the server's
     /// stage (`arrival.rs`).
     pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, _) = self.timed.node_of(c);
-        let slot = self.timed.calls.get(c).slot;
+        let call = self.timed.calls.get(c);
+        let (node, slot) = (call.node as usize, call.slot);
         let t = self.timed.tick_of(now);
         let ti = self.timed.cursor.index(&self.obs.slots, t);
         self.observe_at(ti, t, slot, node);
@@ -132,12 +140,14 @@ impl Runner<'_, '_> {
             match step {
                 Step::Wait => return Ok(()),
                 Step::Limit => {
-                    // Past the rate limit: the workers (`arrival.rs`).
-                    let (node, _, _) = self.timed.node_of(c);
-                    let slot = self.timed.calls.get(c).slot as usize;
-                    let (sim, kind) = (self.sim, self.requests.kind[slot] as usize);
-                    let request = || &sim.kinds[kind].request;
-                    let r = self.timed.calls.get(c).replica as usize;
+                    // Past the rate limit: the workers (`arrival.rs`). The
+                    // request's kind is looked up only when a leaf's answer
+                    // asks for it.
+                    let call = self.timed.calls.get(c);
+                    let (node, slot) = (call.node as usize, call.slot as usize);
+                    let r = call.replica as usize;
+                    let (sim, kinds) = (self.sim, &self.requests.kind);
+                    let request = || &sim.kinds[kinds[slot] as usize].request;
                     let (spec, server) = (&sim.model.nodes[node], self.nodes[node].servers.at(r));
                     step = self
                         .timed
@@ -149,9 +159,9 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// One reference to request `slot` goes; the last frees its slot.
-    fn drop_ref(&mut self, slot: u32) {
-        if self.timed.drop_ref(slot) {
+    /// `n` references to request `slot` go; the last frees its slot.
+    fn drop_refs(&mut self, slot: u32, n: u32) {
+        if self.timed.drop_refs(slot, n) {
             self.requests.release(slot);
         }
     }
@@ -171,9 +181,10 @@ impl Runner<'_, '_> {
         if self.timed.start_fetch(now, c, spec, own, deadline)? {
             return self.assemble_fetch(now, c, node);
         }
-        let (slot, pos) = (self.timed.calls.get(c).slot, self.timed.calls.get(c).pos);
+        let call = self.timed.calls.get(c);
+        let (request, pos) = ((call.slot, call.source), call.pos);
         for (i, f) in spec.fields.iter().enumerate() {
-            let child = self.new_call(slot, pos + 1, c, now);
+            let child = self.new_call(request, pos + 1, c, now);
             self.timed.field_call(c, i, child, f.source);
             self.arrive_timed(now, child)?;
         }
@@ -199,10 +210,11 @@ impl Runner<'_, '_> {
     /// ([`ServerSide::commit`](crate::server::node::ServerSide::commit)); then a leaf answers,
     /// another node sends its first try downstream.
     pub(super) fn proceed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, leaf) = self.timed.node_of(c);
-        let own = self.timed.calls.get(c).answer;
-        let r = self.timed.calls.get(c).replica as usize;
-        let committed = self.nodes[node].servers.at(r).commit(c, own);
+        let call = self.timed.calls.get(c);
+        let (node, leaf, own) = (call.node as usize, call.leaf, call.answer);
+        let (r, slot) = (call.replica as usize, call.slot);
+        let at = &mut self.nodes[node];
+        let committed = at.servers.at(r).commit(c, own);
         if committed != own {
             return self.complete_call(now, c, committed);
         }
@@ -210,48 +222,52 @@ impl Runner<'_, '_> {
             return self.fetch_fields(now, c, node);
         }
         if leaf {
-            let a = self.timed.calls.get(c).answer;
-            return self.complete_call(now, c, a);
+            return self.complete_call(now, c, own);
         }
+        let (hedges, budget) = (at.caller.hedge().is_some(), at.caller.has_budget());
         let tick = self.timed.tick_of(now);
         self.timed.calls.get_mut(c).first_try = tick;
-        if self.nodes[node].caller.hedge().is_some() {
+        if hedges {
             return self.send_hedge(now, c);
         }
-        let slot = self.timed.calls.get(c).slot;
-        self.first_try(tick, slot, node);
+        if budget {
+            self.first_try(tick, slot, node);
+        }
         self.send_try(now, c)
     }
 
     /// The node of call `c` sends a try downstream.
     fn send_try(&mut self, now: Time, c: u32) -> Result<(), SimError> {
-        let (node, _, _) = self.timed.node_of(c);
+        let call = self.timed.calls.get_mut(c);
+        call.tries += 1;
+        let (node, slot, pos) = (call.node as usize, call.slot, call.pos);
+        let source = call.source;
         let tick = self.timed.tick_of(now);
-        self.timed.calls.get_mut(c).tries += 1;
         let deadline = self.timed.known_deadline(c);
         if deadline.is_some_and(|d| now >= d) {
             return self.complete_call(now, c, fail(FailKind::Deadline));
         }
-        let slot = self.timed.calls.get(c).slot;
         let mut held = 0;
-        if self.nodes[node].caller.has_limiter() {
+        let caller = &self.nodes[node].caller;
+        if caller.has_limiter() {
             match self.limit_try(now, tick, c, node) {
                 Ok(n) => held = n,
                 Err(limited) => return self.after_try(now, c, limited),
             }
-        } else if let Some(open) = self.admit_try(tick, c, node) {
-            return self.after_try(now, c, open);
+        } else if caller.guarded() {
+            if let Some(open) = self.guarded_try(tick, c, node) {
+                return self.after_try(now, c, open);
+            }
         }
-        let pos = self.timed.calls.get(c).pos;
-        let child = self.new_call(slot, pos + 1, c, now);
-        self.nodes[node].caller.sent();
+        let child = self.new_call((slot, source), pos + 1, c, now);
+        let caller = &mut self.nodes[node].caller;
+        caller.sent();
+        let mut budget = caller.timeout();
         let tm = &mut self.timed;
         if held != 0 {
             tm.calls.get_mut(child).limit_inflight = held;
         }
-        tm.calls.get_mut(c).child = child;
-        let gen = tm.calls.enter(c, Phase::Waiting);
-        let mut budget = self.nodes[node].caller.timeout();
+        let gen = tm.calls.wait_for(c, child);
         if let Some(d) = deadline {
             let left = d.since(now);
             budget = Some(budget.map_or(left, |b| b.min(left)));
