@@ -1,8 +1,8 @@
 //! Distinct ids counted only at some nodes
-//! ([`SimulationBuilder::distinct_ids_at`]): on the zero-time path the
-//! nodes asked for count exactly what a run that counts everywhere
-//! counts, every other node's distinct ids stay 0, and nothing else a run
-//! records changes. The expected values are the full run's: counting an
+//! ([`SimulationBuilder::distinct_ids_at`]): on either path the nodes
+//! asked for count exactly what a run that counts everywhere counts,
+//! every other node's distinct ids stay 0 and are listed as not counted
+//! (`Observations::distinct_at`), and nothing else a run records changes. The expected values are the full run's: counting an
 //! id reads nothing the walk decides on, so the two runs are the same run.
 
 use squall_engine::{Observations, Simulation};
@@ -48,6 +48,22 @@ const FIELDS: &str = r#"scenario "fields" {
   window late 31..60
 }"#;
 
+/// A chain that takes time: Poisson arrivals, exponential services, a
+/// per-try timeout and retries at `edge`, so that a request is seen more
+/// than once at `db` and the distinct ids there differ from the calls.
+const TIMED: &str = r#"scenario "timed" {
+  clock ms
+  run 20s
+  series every 1s
+  source users { rate 200/s  arrivals poisson  enters edge }
+  chain edge -> api -> db
+  service edge { timeout 30ms  retry { attempts 3  backoff fixed 5ms } }
+  service api { latency exponential mean 1ms  workers 8 }
+  service db { latency exponential mean 4ms  workers 1  queue 50 }
+  window early 1..10000
+  window late 10001..20000
+}"#;
+
 fn run(text: &str, at: Option<&[usize]>) -> Observations {
     let s =
         squall_lang::load("distinct.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
@@ -87,9 +103,30 @@ fn a_composite_counts_its_fields_where_asked() {
     }
 }
 
+#[test]
+fn a_timed_chain_counts_where_asked_as_the_full_run_does() {
+    let full = run(TIMED, None);
+    assert!(full.timed.is_some(), "the chain takes time");
+    // db is busy (ρ = 200 × 4 ms = 0.8) and edge's 30 ms timeout retries
+    // some requests, so db sees some requests twice: more calls there
+    // than distinct ids, and the comparison below sees both counts.
+    let db = 2;
+    let calls: u64 = full.nodes[db].calls.iter().map(|&c| u64::from(c)).sum();
+    let unique = full.window_unique[0][db] + full.window_unique[1][db];
+    assert!(
+        unique > 1000 && calls > unique,
+        "{calls} calls, {unique} ids"
+    );
+    for at in [&[][..], &[db], &[0, db], &[0, 1, 2]] {
+        same_but_distinct(&full, &run(TIMED, Some(at)), at);
+    }
+}
+
 /// `part`, counting distinct ids `at` those nodes, recorded what `full`
-/// did, but no distinct ids elsewhere.
+/// did, but no distinct ids elsewhere, and says where it counted them.
 fn same_but_distinct(full: &Observations, part: &Observations, at: &[usize]) {
+    assert_eq!(full.distinct_at, None);
+    assert_eq!(part.distinct_at.as_deref(), Some(at));
     for (n, (p, f)) in part.nodes.iter().zip(&full.nodes).enumerate() {
         assert_eq!(p.calls, f.calls, "calls at node {n}");
         assert_eq!(p.ok, f.ok, "served at node {n}");

@@ -319,11 +319,11 @@ fn metric_of(
     let calls = at(Counter::Calls)?;
     let served = at(Counter::Ok)?;
     // Only the unique-id metrics need the window's distinct ids, which a
-    // run that takes time counts only when its reader reads them.
-    let counted = obs.timed.as_ref().is_none_or(|t| t.observed.unique);
+    // run counts only at the nodes its reader reads them at.
     let unique = || {
-        counted
-            .then(|| obs.window_unique.get(w)?.get(node?).map(|&u| u as f64))
+        let node = node?;
+        crate::observed::counted_distinct(obs, node)
+            .then(|| obs.window_unique.get(w)?.get(node).map(|&u| u as f64))
             .flatten()
     };
     Some(match metric {

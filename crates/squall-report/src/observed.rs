@@ -2,10 +2,12 @@
 //! check a reader makes before it takes a measure from a run
 //! ([`recorded`]): a run reduced for its report records only what the
 //! report reads (the planner's `observes`), and what it did not record
-//! holds zeros, which must never be printed as numbers.
+//! holds zeros, which must never be printed as numbers. The same holds
+//! for distinct request ids, counted only at the nodes the report reads
+//! them at (the planner's `distinct_reads`; [`counted_distinct`]).
 
 use squall_engine::observe::timed::TimedObservations;
-use squall_engine::Observe;
+use squall_engine::{Observations, Observe};
 use squall_lang::Metric;
 
 /// Whether run `t` recorded what `metric` reads ([`needs`]),
@@ -25,9 +27,25 @@ pub(crate) fn recorded(t: &TimedObservations, metric: Metric, bins: bool) -> boo
     ok
 }
 
+/// Whether run `obs` counted the distinct request ids at `node`: as for
+/// [`recorded`], asking where they were not is the planner's mistake (a
+/// debug build stops, a release build answers n/a).
+pub(crate) fn counted_distinct(obs: &Observations, node: usize) -> bool {
+    let ok = obs
+        .distinct_at
+        .as_ref()
+        .is_none_or(|at| at.binary_search(&node).is_ok());
+    debug_assert!(
+        ok,
+        "distinct ids at node {node} read from a run that counted them only at {:?}",
+        obs.distinct_at
+    );
+    ok
+}
+
 /// What `metric` reads of a run's timed measures over a named window
 /// (`crate::eval`): the node latency histograms, the gauges, the
-/// counters read as shares, the distinct requests per node, the
+/// counters read as shares, the
 /// end-to-end histograms, or only counters (which are always recorded).
 /// Every metric is listed, so a new one needs a decision here.
 pub(crate) fn needs(metric: Metric) -> Observe {
@@ -56,7 +74,6 @@ pub(crate) fn needs(metric: Metric) -> Observe {
             o.shares = true;
         }),
         Metric::PWait | Metric::SuccessRate => only(|o| o.shares = true),
-        Metric::Unique | Metric::UniqueRate | Metric::Amplification => only(|o| o.unique = true),
         Metric::E2eP50
         | Metric::E2eP99
         | Metric::E2eMean
@@ -70,6 +87,11 @@ pub(crate) fn needs(metric: Metric) -> Observe {
         | Metric::Served
         | Metric::Failed
         | Metric::Refused
+        // Distinct ids: counted where the report reads them (the
+        // planner's `distinct_reads`), not a timed measure.
+        | Metric::Unique
+        | Metric::UniqueRate
+        | Metric::Amplification
         | Metric::SaturatedTicks
         | Metric::CallRate
         | Metric::ServedRate

@@ -70,6 +70,14 @@ pub struct Observations {
     pub source_ends: Vec<(Vec<u32>, Vec<u32>)>,
     /// Distinct request ids seen per window (outer) and node (inner).
     pub window_unique: Vec<Vec<u64>>,
+    /// The nodes whose distinct ids were counted (the series' `unique`
+    /// and `window_unique`), sorted, when the run was asked to count them
+    /// at some nodes only
+    /// ([`SimulationBuilder::distinct_ids_at`](crate::SimulationBuilder::distinct_ids_at));
+    /// `None` when every node's were. A node not listed holds 0s that
+    /// were not counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distinct_at: Option<Vec<usize>>,
     /// The final accounting.
     pub accounting: Accounting,
     /// Events processed.
@@ -123,6 +131,7 @@ impl Observations {
             first_try: vec![0; n],
             source_ends: Vec::new(),
             window_unique: vec![vec![0; node_names.len()]; windows],
+            distinct_at: None,
             accounting: Accounting::default(),
             events: 0,
             peak_in_flight: 0,

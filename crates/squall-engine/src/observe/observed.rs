@@ -36,12 +36,6 @@ pub struct Observe {
     /// (`Stretch::answered_ok`: a success rate). Two or three counts per
     /// call; without it these stay 0.
     pub shares: bool,
-    /// Per node, the distinct requests among its calls (the series'
-    /// `unique` and `Observations::window_unique`: unique ids,
-    /// amplification), found by looking up each call's request's last
-    /// sighting there; without it these stay 0. A run that takes no time
-    /// counts them always.
-    pub unique: bool,
     /// The per-bin stretches of the series (`TimedNode::bins`,
     /// `TimedSource::bins`): counts, and per bin whatever else is
     /// observed. Without it those lists are empty.
@@ -55,7 +49,6 @@ impl Observe {
         gauges: true,
         e2e_latency: true,
         shares: true,
-        unique: true,
         bins: true,
     };
 
@@ -65,7 +58,6 @@ impl Observe {
         gauges: false,
         e2e_latency: false,
         shares: false,
-        unique: false,
         bins: false,
     };
 
@@ -76,7 +68,6 @@ impl Observe {
             gauges: self.gauges || other.gauges,
             e2e_latency: self.e2e_latency || other.e2e_latency,
             shares: self.shares || other.shares,
-            unique: self.unique || other.unique,
             bins: self.bins || other.bins,
         }
     }

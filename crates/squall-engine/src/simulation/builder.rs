@@ -125,14 +125,17 @@ impl<'m> SimulationBuilder<'m> {
         self
     }
 
-    /// Counts distinct request ids (per tick, and per named window:
-    /// [`Observations::window_unique`](crate::Observations::window_unique))
-    /// only at `nodes` on the zero-time path; every other node's stay 0
-    /// and cost no work per call there (a round model's walk paid a
-    /// tenth of its instructions for them: issue 23). By default every
-    /// node's are counted; a caller that reads some (a report reads them
-    /// at the nodes its `unique` metrics name) asks for those. A run that
-    /// takes time counts them at every node whatever is asked.
+    /// Counts distinct request ids (the series' `unique`, and per named
+    /// window [`Observations::window_unique`](crate::Observations::window_unique))
+    /// only at `nodes`, on either path; every other node's stay 0, cost
+    /// no work per call (a round model's walk paid a tenth of its
+    /// instructions for them, a timed chain a twentieth: issue 23) and
+    /// are listed as not counted in
+    /// [`Observations::distinct_at`](crate::Observations::distinct_at),
+    /// so a reader can tell a 0 counted from one that was not. By
+    /// default every node's are counted; a caller that reads some (a
+    /// report reads them at the nodes its `unique` metrics name) asks for
+    /// those.
     pub fn distinct_ids_at(mut self, nodes: &[usize]) -> Self {
         self.distinct_at = Some(nodes.to_vec());
         self
@@ -329,7 +332,13 @@ impl<'m> SimulationBuilder<'m> {
                 }
             })
             .collect();
+        let distinct_at = self.distinct_at.map(|mut at| {
+            at.sort_unstable();
+            at.dedup();
+            at
+        });
         Ok(Simulation {
+            distinct_at,
             model: m,
             seed: self.seed,
             max_events,

@@ -171,7 +171,7 @@ pub use timed::{default_bin, estimate, series_bin, slots, takes_time, Estimate};
 
 pub(crate) use crate::time::NEVER;
 
-/// The column of a node the zero-time walk counts no distinct ids at.
+/// The column of a node a run counts no distinct ids at.
 const NO_COLUMN: u32 = u32::MAX;
 
 /// A prepared run of one model.
@@ -184,11 +184,14 @@ pub struct Simulation<'m> {
     paths: Vec<Vec<usize>>,
     /// Each path's positions as the zero-time walk reads them.
     steps: Vec<Vec<plan::Step<'m>>>,
-    /// Per node: where the zero-time walk keeps a request's last tick
-    /// there, among the nodes it counts distinct ids at
+    /// Per node: where a run keeps a request's last tick there, among
+    /// the nodes it counts distinct ids at
     /// ([`SimulationBuilder::distinct_ids_at`]); [`NO_COLUMN`] at the
     /// others.
     column: Vec<u32>,
+    /// The nodes asked for by [`SimulationBuilder::distinct_ids_at`]
+    /// (sorted, each once), or `None`: every node.
+    distinct_at: Option<Vec<usize>>,
     /// Request kinds, and where each source's kinds start.
     kinds: Vec<Kind>,
     kind_base: Vec<u32>,

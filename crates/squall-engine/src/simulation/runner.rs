@@ -106,13 +106,8 @@ impl<'s, 'm> Runner<'s, 'm> {
                     .tally_windows(&bounds, &call_now, sim.replica_latency);
             }
         }
-        // A request's last tick at each node it counts distinct ids at:
-        // every node on the timed path, those asked for on the other.
-        let columns = if timed.on {
-            m.nodes.len()
-        } else {
-            sim.column.iter().filter(|&&c| c != NO_COLUMN).count()
-        };
+        // A request's last tick at each node it counts distinct ids at.
+        let columns = sim.column.iter().filter(|&&c| c != NO_COLUMN).count();
         let keep = Keep {
             breakers: nodes.iter().any(|n| n.caller.has_breaker()),
             budgets: nodes.iter().any(|n| n.caller.has_budget()),
@@ -137,6 +132,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             .with_composites(&composite)
             .with_sources(m.sources.len());
         obs.route_calls = m.nodes.iter().map(|n| vec![0; n.routes.len()]).collect();
+        obs.distinct_at.clone_from(&sim.distinct_at);
         obs.ops = vec![Vec::new(); m.sources.len()];
         obs.traces = vec![Vec::new(); m.nodes.len()];
         if keep.breakers && sim.breaker_log {
@@ -483,11 +479,12 @@ impl<'s, 'm> Runner<'s, 'm> {
     pub(super) fn observe_at(&mut self, ti: usize, t: u64, slot: u32, node: usize) {
         let series = &mut self.obs.nodes[node];
         series.calls[ti] += 1;
-        // Distinct requests, when the run's reader reads them.
-        if !self.timed.observes_unique() {
+        // Distinct requests, at the nodes the run counts them at.
+        let column = self.sim.column[node];
+        if column == NO_COLUMN {
             return;
         }
-        let k = slot as usize * self.requests.columns + node;
+        let k = slot as usize * self.requests.columns + column as usize;
         let last = self.requests.last_seen.replace(k, t);
         if last != t {
             // Per tick, a new tick is a new slot; per bin, only a bin the

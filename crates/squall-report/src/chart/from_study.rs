@@ -144,7 +144,7 @@ pub fn value_label_in_seconds(metric: Metric, unit: &str, width: u64, clock: Clo
 fn bin_value(obs: &Observations, metric: Metric, from: u64, to: u64, node: usize) -> Option<f64> {
     let unique = || {
         let s = obs.nodes.get(node)?;
-        Some(obs.total(&s.unique, from, to) as f64)
+        crate::observed::counted_distinct(obs, node).then(|| obs.total(&s.unique, from, to) as f64)
     };
     let node = metric.needs_node().then_some(node);
     match metric {

@@ -66,8 +66,9 @@ fn only(f: fn(&mut Observe)) -> Observe {
 /// of counts from the counters (always recorded), a node's success rate
 /// and `p_wait` from the counters read as shares (answers to its calls,
 /// calls admitted and those that waited), node quantiles from the node
-/// histograms, `unique` and `amplification` from the distinct requests
-/// per node, levels (and `utilisation`, `in_flight`) from the gauges,
+/// histograms (`unique` and `amplification` read distinct ids, counted
+/// where the report reads them: `distinct_reads`, not a timed measure),
+/// levels (and `utilisation`, `in_flight`) from the gauges,
 /// Little's `wq` from the gauges and the calls admitted, `e2e_*` from the
 /// sources' histograms. Several add up; a function of ticks (`peak`) or a
 /// `diagnose` item reads bins and levels, so everything is kept.
@@ -82,7 +83,7 @@ fn a_report_observes_what_its_metrics_read() {
         ("completion_rate + timeouts", "", Observe::COUNTS),
         ("completion_rate + success_rate", "", shares),
         ("p_wait", "", shares),
-        ("unique + amplification", "", only(|o| o.unique = true)),
+        ("unique + amplification", "", Observe::COUNTS),
         ("p99", "", latency),
         ("edge.latency_mean", "", latency),
         ("queue_mean", "", gauges),
@@ -285,12 +286,23 @@ fn an_unrecorded_measure_stops_a_debug_build() {
     let _ = crate::eval::run_window_metric(&run, Metric::P99, 0, Some(1));
 }
 
+/// Distinct ids where the run did not count them: the same mistake.
+#[cfg(debug_assertions)]
+#[test]
+#[should_panic(expected = "read from a run that counted them only at")]
+fn uncounted_distinct_ids_stop_a_debug_build() {
+    let (_s, run) = narrow_chain();
+    let _ = crate::eval::run_window_metric(&run, Metric::Unique, 0, Some(1));
+}
+
 /// In a release build the same question answers n/a (no value), never 0;
 /// what the run did record still answers.
 #[cfg(not(debug_assertions))]
 #[test]
 fn an_unrecorded_measure_reads_as_no_value() {
     let (_s, run) = narrow_chain();
+    // Its report reads no distinct ids, so none were counted.
+    assert_eq!(run.obs.distinct_at.as_deref(), Some(&[][..]));
     for m in [
         Metric::P99,
         Metric::QueueMean,

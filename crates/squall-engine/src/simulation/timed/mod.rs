@@ -231,8 +231,6 @@ pub(super) struct Timed {
     refs: Vec<u32>,
     started: Vec<Time>,
     deadline: Vec<Time>,
-    /// The run counts the distinct requests per node ([`Observe::unique`]).
-    unique: bool,
     /// Some source has a deadline: else every `deadline` entry is
     /// `Time::NEVER` and `known_deadline` need not look.
     any_deadline: bool,
@@ -285,13 +283,6 @@ impl Timed {
         }
     }
 
-    /// True when the run counts the distinct requests per node
-    /// ([`Observe::unique`]; `Runner::observe_at`).
-    #[inline(always)]
-    pub(in crate::simulation) fn observes_unique(&self) -> bool {
-        self.unique
-    }
-
     /// Whole ticks from `then` to `now`, rounded up (what a breaker's
     /// slow-call rule reads: a call is slow iff it took longer than a
     /// threshold of whole ticks, and `d > T` ticks iff `ceil(d) > T`).
@@ -331,7 +322,6 @@ impl Timed {
             refs: Vec::new(),
             started: Vec::new(),
             deadline: Vec::new(),
-            unique: observe.unique,
             any_deadline: model.sources.iter().any(|s| s.deadline.is_some()),
             cursor: Default::default(),
             tick: Default::default(),
