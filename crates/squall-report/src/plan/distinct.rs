@@ -13,28 +13,21 @@
 //! context); a metric with neither reads nothing (n/a), so asks for no
 //! node.
 
-use squall_lang::{LinePart, Metric, RExpr, ReportItemSpec, Scenario};
+use squall_lang::{Metric, RExpr, ReportItemSpec, Scenario};
 
-use super::reads::expect_exprs;
+use super::reads::window_exprs;
 
 /// The nodes at which the report of `s` reads distinct ids, in order,
 /// each once.
 pub fn distinct_reads(s: &Scenario) -> Vec<usize> {
     let mut at = Vec::new();
+    for (e, node) in window_exprs(s) {
+        reads(s, e, node, 0, &mut at);
+    }
     for item in &s.report.items {
         match item {
-            ReportItemSpec::Table(t) => {
-                for c in &t.columns {
-                    reads(s, &c.expr, t.at, 0, &mut at);
-                }
-            }
-            ReportItemSpec::Line(parts, _) => {
-                for p in parts {
-                    if let LinePart::Value(e, _) = p {
-                        reads(s, e, None, 0, &mut at);
-                    }
-                }
-            }
+            // Read through `window_exprs` above.
+            ReportItemSpec::Table(_) | ReportItemSpec::Line(..) => {}
             ReportItemSpec::Diagnose(d) => at.push(d.node),
             // Answers, sizes and last answers (`isolation.rs`); records,
             // traces and charts, no metric of a window.
@@ -44,16 +37,6 @@ pub fn distinct_reads(s: &Scenario) -> Vec<usize> {
             | ReportItemSpec::Herd(_)
             | ReportItemSpec::Operations { .. }
             | ReportItemSpec::Trace { .. } => {}
-        }
-    }
-    // Measures on their own (a sweep's rows of measures) and `expect`
-    // lines are evaluated with no node of their context.
-    for m in &s.report.measures {
-        reads(s, &m.expr, None, 0, &mut at);
-    }
-    for e in &s.report.expects {
-        for x in expect_exprs(e) {
-            reads(s, x, None, 0, &mut at);
         }
     }
     at.sort_unstable();

@@ -12,9 +12,9 @@
 //! tick, keeps everything.
 
 use squall_engine::Observe;
-use squall_lang::{LinePart, Metric, RExpr, ReportItemSpec, Scenario};
+use squall_lang::{Metric, RExpr, ReportItemSpec, Scenario};
 
-use super::reads::{expect_exprs, reads_ticks};
+use super::reads::{reads_ticks, window_exprs};
 use crate::observed::needs;
 
 /// What the report of `s` reads of each run's timed measures, when runs
@@ -23,15 +23,11 @@ pub fn observes(s: &Scenario) -> Observe {
     if reads_ticks(s) {
         return Observe::EVERYTHING;
     }
-    let mut exprs: Vec<&RExpr> = Vec::new();
     let mut isolation = Observe::COUNTS;
     for item in &s.report.items {
         match item {
-            ReportItemSpec::Table(t) => exprs.extend(t.columns.iter().map(|c| &c.expr)),
-            ReportItemSpec::Line(parts, _) => exprs.extend(parts.iter().filter_map(|p| match p {
-                LinePart::Value(e, _) => Some(e),
-                _ => None,
-            })),
+            // Read through `window_exprs` below.
+            ReportItemSpec::Table(_) | ReportItemSpec::Line(..) => {}
             // Its verdicts read bins and levels (`saturation`); it makes
             // `reads_ticks` true as well.
             ReportItemSpec::Diagnose(_) => return Observe::EVERYTHING,
@@ -52,13 +48,9 @@ pub fn observes(s: &Scenario) -> Observe {
             | ReportItemSpec::Trace { .. } => {}
         }
     }
-    exprs.extend(s.report.measures.iter().map(|m| &m.expr));
-    for e in &s.report.expects {
-        exprs.extend(expect_exprs(e));
-    }
-    exprs
+    window_exprs(s)
         .into_iter()
-        .fold(isolation, |o, e| o.union(expr_needs(e)))
+        .fold(isolation, |o, (e, _)| o.union(expr_needs(e)))
 }
 
 /// What expression `e` reads of a run's timed measures.

@@ -61,6 +61,31 @@ pub(super) fn draws_breaker_state(s: &Scenario) -> bool {
     })
 }
 
+/// Every expression a report evaluates per named window, with the node
+/// its bare metrics refer to: its tables' columns (their `at`), its
+/// lines' values, its measures and its `expect` lines (no node). What a
+/// run must record or count for its report is read from these, and from
+/// the items that read a run otherwise (`diagnose`, `isolation`), which
+/// each planner treats on its own.
+pub(super) fn window_exprs(s: &Scenario) -> Vec<(&RExpr, Option<usize>)> {
+    let mut exprs = Vec::new();
+    for item in &s.report.items {
+        match item {
+            ReportItemSpec::Table(t) => exprs.extend(t.columns.iter().map(|c| (&c.expr, t.at))),
+            ReportItemSpec::Line(parts, _) => exprs.extend(parts.iter().filter_map(|p| match p {
+                LinePart::Value(e, _) => Some((e, None)),
+                _ => None,
+            })),
+            _ => {}
+        }
+    }
+    exprs.extend(s.report.measures.iter().map(|m| (&m.expr, None)));
+    for e in &s.report.expects {
+        exprs.extend(expect_exprs(e).into_iter().map(|x| (x, None)));
+    }
+    exprs
+}
+
 /// The expressions of an `expect` line: its left side, and its bound,
 /// range or target and tolerance.
 pub(crate) fn expect_exprs(e: &squall_lang::ExpectSpec) -> Vec<&RExpr> {
