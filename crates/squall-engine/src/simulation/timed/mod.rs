@@ -102,14 +102,18 @@
 //! Stale events are ignored by a generation number per call: every change
 //! of phase bumps it, and an event carries the number it was scheduled
 //! under. A try's timer goes stale when the try answers first, which is
-//! most of the time; so that the queue's memory follows the calls in
-//! flight and not the events processed, the loop drops the stale wakes
-//! whenever the queue has doubled since it last did
-//! ([`Timed::drop_stale_wakes`], the queue's compaction). Only events that
-//! would have done nothing are dropped, so a run's events and results are
-//! the same, less the stale events it would have popped (which the work
-//! budget no longer counts). Nothing is searched or removed from a node's
-//! queue.
+//! most of the time: the answer cancels it in the calendar
+//! ([`crate::queue::EventQueue::cancel`], with the [`crate::queue::Timer`]
+//! the call's record keeps), so it is neither popped nor counted. A
+//! timer the calendar cannot take out (one behind another event of its
+//! bucket, or too far ahead for the ring) and the other stale wakes stay;
+//! so that the queue's memory follows the calls in flight and not the
+//! events processed, the loop drops them whenever the queue has doubled
+//! since it last did ([`Timed::drop_stale_wakes`], the queue's
+//! compaction). Only events that would have done nothing are dropped or
+//! cancelled, so a run's events and results are the same, less the stale
+//! events it would have popped (which the work budget no longer counts).
+//! Nothing is searched or removed from a node's queue.
 //!
 //! # Work queues
 //!

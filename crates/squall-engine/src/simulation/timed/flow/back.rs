@@ -217,6 +217,12 @@ impl Runner<'_, '_> {
                 HedgeStep::Wait => Ok(()),
             };
         }
+        // Its timer would pop to do nothing: the calendar drops it (a
+        // retry or the answer moves `p` on, so the timer is stale).
+        let call = self.timed.calls.get(p);
+        let (timer, gen) = (call.timer, call.gen);
+        let mine = |e: &Event| matches!(*e, Event::Wake { call, gen: g } if call == p && g == gen);
+        self.timed.events.cancel(timer, mine);
         self.after_try(now, p, answer)
     }
 

@@ -9,6 +9,7 @@
 use crate::observe::Observations;
 use crate::outcome::{fail, Answer, FailKind};
 use crate::policy::limiter::Sample;
+use crate::queue::Timer;
 use crate::time::Time;
 
 use super::super::clients::Part;
@@ -272,11 +273,14 @@ impl Runner<'_, '_> {
             let left = d.since(now);
             budget = Some(budget.map_or(left, |b| b.min(left)));
         }
-        if let Some(b) = budget {
-            self.timed
+        let timer = match budget {
+            Some(b) => self
+                .timed
                 .events
-                .schedule(now.after(b).units(), Event::Wake { call: c, gen })?;
-        }
+                .schedule_timer(now.after(b).units(), Event::Wake { call: c, gen })?,
+            None => Timer::NONE,
+        };
+        self.timed.calls.get_mut(c).timer = timer;
         self.send_down(now, node, child)
     }
 
