@@ -422,7 +422,7 @@ impl Timed {
         now: Time,
         c: u32,
         node: usize,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(());
         };
@@ -434,7 +434,11 @@ impl Timed {
 
     /// Free consumers of work queue `node` take messages from the head;
     /// each one's work ends at a wake.
-    pub(super) fn dispatch_messages(&mut self, now: Time, node: usize) -> Result<(), SimError> {
+    pub(super) fn dispatch_messages(
+        &mut self,
+        now: Time,
+        node: usize,
+    ) -> Result<(), Box<SimError>> {
         let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(());
         };
@@ -461,7 +465,7 @@ impl Timed {
         now: Time,
         c: u32,
         node: usize,
-    ) -> Result<Option<Answer>, SimError> {
+    ) -> Result<Option<Answer>, Box<SimError>> {
         let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(None);
         };
