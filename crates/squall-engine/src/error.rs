@@ -254,3 +254,20 @@ pub(crate) fn work_drivers(m: &squall_lang::Model) -> String {
     }
     out.join("; ")
 }
+
+/// A run's error inside its loops: boxed, so that the `Result` every step
+/// returns is one pointer (null when it went on), and not the 88 bytes of
+/// a [`SimError`] written through memory at each return. The loops' entry
+/// points give the [`SimError`] itself, its message unchanged.
+impl From<Box<SimError>> for SimError {
+    fn from(e: Box<SimError>) -> Self {
+        *e
+    }
+}
+
+impl From<SchedulingError> for Box<SimError> {
+    #[cold]
+    fn from(e: SchedulingError) -> Self {
+        Box::new(SimError::Scheduling(e))
+    }
+}

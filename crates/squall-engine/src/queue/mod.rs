@@ -47,6 +47,16 @@
 //! events kept does not change (a bucket's list is unlinked in place, the
 //! heap keeps its `(time, seq)` keys), and a compaction costs the queue's
 //! length, paid for by the events scheduled since the last one.
+//!
+//! Most stale timers never get that far: [`EventQueue::schedule_timer`]
+//! returns where an event waits (a [`Timer`], its cell), and the run
+//! cancels a try's timer when the try answers ([`EventQueue::cancel`]).
+//! A list has no way back to a cell's predecessor, so only a bucket's
+//! first event is taken out; a timer is almost always alone in its
+//! ~33 µs bucket, and one that is not (or that the heap holds) stays to
+//! pop at its time or go with a compaction, as before. Taking an event
+//! out moves no other event, so the `(time, seq)` order of the rest is
+//! the one they had.
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -128,6 +138,18 @@ struct Cell<E> {
 struct List {
     head: u32,
     tail: u32,
+}
+
+/// Where a scheduled event waits, to cancel it with
+/// [`EventQueue::cancel`]: its cell in the ring, or none
+/// ([`Timer::NONE`]) for an event the heap took (too far ahead), which
+/// stays until its time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timer(u32);
+
+impl Timer {
+    /// No event to cancel.
+    pub const NONE: Timer = Timer(NIL);
 }
 
 /// An empty bucket.
@@ -226,6 +248,13 @@ impl<E: Copy> EventQueue<E> {
     /// scheduled for the same time.
     #[inline(always)]
     pub fn schedule(&mut self, time: u64, event: E) -> Result<(), SchedulingError> {
+        self.schedule_timer(time, event).map(|_| ())
+    }
+
+    /// Schedules `event` at `time` as [`Self::schedule`] does, and returns
+    /// where it waits, to cancel it with [`Self::cancel`] before its time.
+    #[inline(always)]
+    pub fn schedule_timer(&mut self, time: u64, event: E) -> Result<Timer, SchedulingError> {
         if time < self.now {
             return Err(SchedulingError {
                 at: time,
@@ -234,7 +263,7 @@ impl<E: Copy> EventQueue<E> {
         }
         let b = time >> self.shift;
         if b - self.base <= self.mask as u64 {
-            self.insert(b, time, event);
+            Ok(Timer(self.insert(b, time, event)))
         } else {
             // Heap entries need a sequence among themselves only: the
             // ring's order comes from where an event is put.
@@ -242,15 +271,16 @@ impl<E: Copy> EventQueue<E> {
             self.next_seq += 1;
             self.later.push(Reverse(Entry { time, seq, event }));
             self.later_bucket = self.later_bucket.min(b);
+            Ok(Timer::NONE)
         }
-        Ok(())
     }
 
     /// Puts the event (of bucket `b`, within the ring) behind every event
-    /// of its bucket not later than it. Inlined into `schedule`: most
-    /// events take the first two branches, a few loads and stores.
+    /// of its bucket not later than it, and returns its cell. Inlined into
+    /// `schedule`: most events take the first two branches, a few loads
+    /// and stores.
     #[inline(always)]
-    fn insert(&mut self, b: u64, time: u64, event: E) {
+    fn insert(&mut self, b: u64, time: u64, event: E) -> u32 {
         // `mask < RING`: the second mask only tells the compiler so.
         let i = (b as usize) & self.mask & (RING - 1);
         let cell = Cell {
@@ -282,6 +312,7 @@ impl<E: Copy> EventQueue<E> {
             }
         }
         self.in_ring += 1;
+        c
     }
 
     /// Adds `cell` to the pool when no cell is free, and returns it.
@@ -415,6 +446,37 @@ impl<E: Copy> EventQueue<E> {
             self.later.pop();
             self.insert(b, t, event);
         }
+    }
+
+    /// Takes out the event `timer` names if it is the first of its bucket
+    /// and `is` says it is the one meant; true when it did. The other
+    /// events keep their order; the cell goes back to the pool. An event
+    /// behind another of its bucket (a list has no way back to the cell
+    /// before it), or one the heap took ([`Timer::NONE`]), stays: it pops
+    /// at its time. A freed cell is no bucket's first, so a timer whose
+    /// event popped (or was dropped) cancels nothing, and one whose cell
+    /// was taken again cancels only what `is` accepts.
+    #[inline(always)]
+    pub fn cancel(&mut self, timer: Timer, is: impl FnOnce(&E) -> bool) -> bool {
+        let c = timer.0;
+        let Some(cell) = self.cells.get(c as usize) else {
+            return false;
+        };
+        let i = ((cell.time >> self.shift) as usize) & self.mask & (RING - 1);
+        let list = &mut self.lists[i];
+        if list.head != c || !is(&cell.event) {
+            return false;
+        }
+        let next = cell.next;
+        list.head = next;
+        if next == NIL {
+            list.tail = NIL;
+            self.occupied[i / 64] &= !(1 << (i % 64));
+        }
+        self.cells[c as usize].next = self.free;
+        self.free = c;
+        self.in_ring -= 1;
+        true
     }
 
     /// True when the queue holds twice the events its last compaction

@@ -31,7 +31,12 @@ use super::{event::Event, runner::Runner, SimError};
 impl Runner<'_, '_> {
     /// A call arrives at path position `pos`: walk down until some node
     /// answers by itself, then carry the answer up.
-    pub(super) fn arrive(&mut self, t: u64, slot: u32, mut pos: usize) -> Result<(), SimError> {
+    pub(super) fn arrive(
+        &mut self,
+        t: u64,
+        slot: u32,
+        mut pos: usize,
+    ) -> Result<(), Box<SimError>> {
         let source = self.requests.source[slot as usize] as usize;
         let depth = self.requests.depth;
         // The path's steps borrow the simulation, not `self`: looked up
@@ -445,7 +450,7 @@ impl Runner<'_, '_> {
         mut q: isize,
         answer: Answer,
         mut sent: bool,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         let source = self.requests.source[slot as usize] as usize;
         let depth = self.requests.depth;
         let kind = self.requests.kind[slot as usize] as usize;

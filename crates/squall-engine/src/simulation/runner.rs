@@ -293,7 +293,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         }
     }
 
-    pub(super) fn source_tick(&mut self, t: u64, s: usize) -> Result<(), SimError> {
+    pub(super) fn source_tick(&mut self, t: u64, s: usize) -> Result<(), Box<SimError>> {
         let spec = &self.sim.model.sources[s];
         let n = self.sources.arrivals(s, spec, t);
         let kind = self.sim.kind_base[s];
@@ -309,7 +309,7 @@ impl<'s, 'm> Runner<'s, 'm> {
 
     /// A new request of `kind` from source `s` enters its entry node (on
     /// the zero-time path: its arrival counted in the tick's counts).
-    pub(super) fn enter(&mut self, t: u64, s: usize, kind: u32) -> Result<(), SimError> {
+    pub(super) fn enter(&mut self, t: u64, s: usize, kind: u32) -> Result<(), Box<SimError>> {
         let slot = self.admit(s, kind);
         self.now.run.arrivals += 1;
         self.call_now.set((t, slot));
@@ -350,7 +350,12 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// request; a sequential source's operation is recorded out of line
     /// ([`Runner::operation_ended`]).
     #[inline(always)]
-    pub(super) fn finish(&mut self, t: u64, slot: u32, answer: Answer) -> Result<(), SimError> {
+    pub(super) fn finish(
+        &mut self,
+        t: u64,
+        slot: u32,
+        answer: Answer,
+    ) -> Result<(), Box<SimError>> {
         debug_assert!(self.obs.slots.is_per_tick() && t == self.now.tick);
         let source = self.requests.source[slot as usize];
         self.obs.source_end(source, t as usize, answer);
@@ -383,7 +388,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         source: usize,
         kind: usize,
         answer: Answer,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         let k = &self.sim.kinds[kind];
         let entry = self.sim.paths[source][0];
         let tries = self.sim.model.nodes[entry]
@@ -421,7 +426,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         });
     }
 
-    pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), SimError> {
+    pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), Box<SimError>> {
         let depth = self.requests.depth;
         self.requests.tries[slot as usize * depth + pos] += 1;
         let source = self.requests.source[slot as usize] as usize;

@@ -51,7 +51,7 @@ impl Timed {
         (servers, r): (&mut Replicas, usize),
         faults: &[FaultSpec],
         obs: &mut Observations,
-    ) -> Result<Step, SimError> {
+    ) -> Result<Step, Box<SimError>> {
         if self.is_work_queue(node) {
             self.enqueue_message(now, c, node)?;
             return Ok(Step::Wait);
@@ -104,7 +104,7 @@ impl Timed {
         request: impl FnOnce() -> &'r RequestSpec,
         server: &mut ServerSide,
         faults: &[FaultSpec],
-    ) -> Result<Step, SimError> {
+    ) -> Result<Step, Box<SimError>> {
         let (node, _, leaf) = self.node_of(c);
         if leaf && spec.composite.is_none() {
             let tick = self.tick_of(now);
@@ -145,7 +145,7 @@ impl Timed {
         &mut self,
         faults: &[FaultSpec],
         changes: impl Fn(&FaultSpec) -> Option<[u64; 2]>,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         for f in faults {
             let Some(ticks) = changes(f) else {
                 continue;
@@ -170,7 +170,7 @@ impl Timed {
         node: usize,
         server: &mut ServerSide,
         faults: &[FaultSpec],
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         server.set_workers(faults, self.tick_of(now));
         loop {
             let calls = &self.calls;
@@ -196,7 +196,7 @@ impl Timed {
         now: Time,
         node: usize,
         server: &mut ServerSide,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         while let Some((q, _)) = server.take_shed() {
             self.queue_change(node, q, now, -1);
             let gen = self.calls.enter(q, Phase::Shed);
@@ -209,7 +209,7 @@ impl Timed {
     /// Queued call `q` takes a worker of `node` that the server side gave
     /// it, and starts at a wake at `now` (not inline, so a long queue never
     /// deepens the stack).
-    fn hand_worker(&mut self, now: Time, q: u32, node: usize) -> Result<(), SimError> {
+    fn hand_worker(&mut self, now: Time, q: u32, node: usize) -> Result<(), Box<SimError>> {
         self.queue_change(node, q, now, -1);
         self.worker_taken(now, q, node);
         let gen = self.calls.enter(q, Phase::Dequeued);
@@ -247,7 +247,7 @@ impl Timed {
         now: Time,
         node: usize,
         server: &mut ServerSide,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         self.recorder.busy(node, now, -1);
         let calls = &self.calls;
         let next = server.release(now, |(q, g)| calls.current(q, g));
@@ -271,7 +271,7 @@ impl Timed {
         c: u32,
         server: &mut ServerSide,
         faults: &[FaultSpec],
-    ) -> Result<Step, SimError> {
+    ) -> Result<Step, Box<SimError>> {
         let gen = self.calls.enter(c, Phase::Service);
         let key = self.key(c);
         server.begin(c, key);

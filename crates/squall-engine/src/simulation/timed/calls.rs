@@ -13,6 +13,7 @@ use crate::observe::trace::SentTry;
 use crate::outcome::Answer;
 use crate::policy::breaker::{Admission, State};
 use crate::policy::retry::RetryLoop;
+use crate::queue::Timer;
 use crate::time::Time;
 
 /// No call.
@@ -124,6 +125,11 @@ pub(super) struct Call {
     /// limiter hears with its round trip); 0 for one sent without a
     /// limiter.
     pub(super) limit_inflight: u16,
+    /// Its try's timer (the timeout, or the deadline it knows), when the
+    /// calendar's ring holds it: cancelled when the try answers first
+    /// (`flow/back.rs`), so that it is not popped to do nothing. Four
+    /// bytes the record's padding had free.
+    pub(super) timer: Timer,
 }
 
 impl Call {
@@ -236,6 +242,7 @@ impl Calls {
             live: true,
             replica: 0,
             limit_inflight: 0,
+            timer: Timer::NONE,
             field: NONE,
             source: at.source,
             node: at.node,

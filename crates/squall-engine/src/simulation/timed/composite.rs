@@ -59,7 +59,7 @@ impl Timed {
         spec: &CompositeSpec,
         own: Option<Duration>,
         deadline: Option<Time>,
-    ) -> Result<bool, SimError> {
+    ) -> Result<bool, Box<SimError>> {
         let gen = self.calls.enter(c, Phase::Waiting);
         for at in self.fetches.start(c, spec, now, self.res, own, deadline) {
             self.events

@@ -170,7 +170,7 @@ impl Timed {
         gen: u32,
         a: Option<Time>,
         b: Option<Time>,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         let wake = match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),

@@ -102,14 +102,18 @@
 //! Stale events are ignored by a generation number per call: every change
 //! of phase bumps it, and an event carries the number it was scheduled
 //! under. A try's timer goes stale when the try answers first, which is
-//! most of the time; so that the queue's memory follows the calls in
-//! flight and not the events processed, the loop drops the stale wakes
-//! whenever the queue has doubled since it last did
-//! ([`Timed::drop_stale_wakes`], the queue's compaction). Only events that
-//! would have done nothing are dropped, so a run's events and results are
-//! the same, less the stale events it would have popped (which the work
-//! budget no longer counts). Nothing is searched or removed from a node's
-//! queue.
+//! most of the time: the answer cancels it in the calendar
+//! ([`crate::queue::EventQueue::cancel`], with the [`crate::queue::Timer`]
+//! the call's record keeps), so it is neither popped nor counted. A
+//! timer the calendar cannot take out (one behind another event of its
+//! bucket, or too far ahead for the ring) and the other stale wakes stay;
+//! so that the queue's memory follows the calls in flight and not the
+//! events processed, the loop drops them whenever the queue has doubled
+//! since it last did ([`Timed::drop_stale_wakes`], the queue's
+//! compaction). Only events that would have done nothing are dropped or
+//! cancelled, so a run's events and results are the same, less the stale
+//! events it would have popped (which the work budget no longer counts).
+//! Nothing is searched or removed from a node's queue.
 //!
 //! # Work queues
 //!
@@ -408,7 +412,7 @@ impl Timed {
         now: Time,
         c: u32,
         node: usize,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(());
         };
@@ -420,7 +424,11 @@ impl Timed {
 
     /// Free consumers of work queue `node` take messages from the head;
     /// each one's work ends at a wake.
-    pub(super) fn dispatch_messages(&mut self, now: Time, node: usize) -> Result<(), SimError> {
+    pub(super) fn dispatch_messages(
+        &mut self,
+        now: Time,
+        node: usize,
+    ) -> Result<(), Box<SimError>> {
         let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(());
         };
@@ -447,7 +455,7 @@ impl Timed {
         now: Time,
         c: u32,
         node: usize,
-    ) -> Result<Option<Answer>, SimError> {
+    ) -> Result<Option<Answer>, Box<SimError>> {
         let Some(q) = self.queues.get_mut(node).and_then(Option::as_mut) else {
             return Ok(None);
         };

@@ -48,7 +48,7 @@ impl Timed {
         node: usize,
         answer: Answer,
         faults: &[FaultSpec],
-    ) -> Result<Option<()>, SimError> {
+    ) -> Result<Option<()>, Box<SimError>> {
         let call = *self.calls.get(c);
         if call.parent == NONE || call.field != NONE || call.detached {
             return Ok(None);
@@ -81,7 +81,7 @@ impl Timed {
         c: u32,
         phase: Phase,
         wake: Option<Time>,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         self.calls.get_mut(c).child = NONE;
         let gen = self.calls.enter(c, phase);
         if let Some(at) = wake {

@@ -23,7 +23,7 @@ impl Timed {
         &mut self,
         model: &Model,
         streams: &mut Sources,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         if model.start > model.ticks {
             return Ok(());
         }
@@ -65,7 +65,7 @@ impl Timed {
         s: usize,
         spec: &SourceSpec,
         stream: &mut Stream,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         let (res, end) = (self.res, self.end);
         if let Some(at) = self.sources.next_arrival(now, s, spec, res, stream, end) {
             self.events
@@ -81,7 +81,7 @@ impl Timed {
         spec: &SourceSpec,
         source: u32,
         index: u32,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         if let Schedule::At(times) = &spec.schedule {
             if let Some(&next) = times.get(index as usize + 1) {
                 let at = self.res.at_tick(next).units();
@@ -104,7 +104,7 @@ impl Timed {
         s: usize,
         spec: &SourceSpec,
         client: u32,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         if spec.closed() {
             self.think_then_send(now, s, client)?;
         }
@@ -112,7 +112,7 @@ impl Timed {
     }
 
     #[inline(never)]
-    fn think_then_send(&mut self, now: Time, s: usize, client: u32) -> Result<(), SimError> {
+    fn think_then_send(&mut self, now: Time, s: usize, client: u32) -> Result<(), Box<SimError>> {
         if let Some(at) = self.sources.next_send(now, s, client, self.end) {
             let source = s as u32;
             self.events

@@ -28,7 +28,7 @@ impl Runner<'_, '_> {
         &mut self,
         now: Time,
         mut c: u32,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         while c != NONE {
             let call = *self.timed.calls.get(c);
             if self.timed.drop_on_link(c, &call) {
@@ -82,7 +82,7 @@ impl Runner<'_, '_> {
         now: Time,
         c: u32,
         answer: Answer,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         // The record's fields, read once here (nothing below changes them
         // before the record is released): no copy of the whole, and no
         // lookup of the record after each step.
@@ -151,7 +151,7 @@ impl Runner<'_, '_> {
     /// Call `c` (released), on a link, reaches its caller at `now` with
     /// its `answer`: a link's failure, or its node's answer after the
     /// answer leg's delay.
-    pub(super) fn off_link(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+    pub(super) fn off_link(&mut self, now: Time, c: u32) -> Result<(), Box<SimError>> {
         let call = self.timed.calls.get(c);
         let (answer, up) = (call.answer, Up::of(call));
         self.timed.calls.release(c);
@@ -170,7 +170,7 @@ impl Runner<'_, '_> {
         c: u32,
         up: Up,
         answer: Answer,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         let Up {
             slot,
             detached,
@@ -217,6 +217,12 @@ impl Runner<'_, '_> {
                 HedgeStep::Wait => Ok(()),
             };
         }
+        // Its timer would pop to do nothing: the calendar drops it (a
+        // retry or the answer moves `p` on, so the timer is stale).
+        let call = self.timed.calls.get(p);
+        let (timer, gen) = (call.timer, call.gen);
+        let mine = |e: &Event| matches!(*e, Event::Wake { call, gen: g } if call == p && g == gen);
+        self.timed.events.cancel(timer, mine);
         self.after_try(now, p, answer)
     }
 
@@ -250,7 +256,7 @@ impl Runner<'_, '_> {
     /// side's [`Hedges`](crate::caller::Hedges) keeps it), and sets its
     /// timer for the next one or the deadline; past the deadline, or
     /// refused by the breaker, the call answers instead.
-    pub(super) fn send_hedge(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+    pub(super) fn send_hedge(&mut self, now: Time, c: u32) -> Result<(), Box<SimError>> {
         let (node, _, _) = self.timed.node_of(c);
         let Some(spec) = self.nodes[node].caller.hedge() else {
             return Ok(());
@@ -290,7 +296,7 @@ impl Runner<'_, '_> {
         now: Time,
         p: u32,
         answer: Answer,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         for k in self.timed.hedges.take(p) {
             self.timed.calls.orphan_chain(k);
             self.cancel_chain(now, k)?;
@@ -301,7 +307,12 @@ impl Runner<'_, '_> {
     /// The try of call `c` ended with `answer`: success answers up; a
     /// failure is retried after a wait when the policy allows and the
     /// wait ends before the deadline, or answers up.
-    pub(super) fn after_try(&mut self, now: Time, c: u32, answer: Answer) -> Result<(), SimError> {
+    pub(super) fn after_try(
+        &mut self,
+        now: Time,
+        c: u32,
+        answer: Answer,
+    ) -> Result<(), Box<SimError>> {
         if self.timed.calls.get(c).retry_open {
             let (node, _, _) = self.timed.node_of(c);
             self.close_retry(c, node);
@@ -386,7 +397,7 @@ impl Runner<'_, '_> {
         (slot, s): (u32, usize),
         answer: Answer,
         tries: u32,
-    ) -> Result<(), SimError> {
+    ) -> Result<(), Box<SimError>> {
         let sim = self.sim;
         let kind = &sim.kinds[self.requests.kind[slot as usize] as usize];
         if kind.op.is_none() {

@@ -9,6 +9,7 @@
 use crate::observe::Observations;
 use crate::outcome::{fail, Answer, FailKind};
 use crate::policy::limiter::Sample;
+use crate::queue::Timer;
 use crate::time::Time;
 
 use super::super::clients::Part;
@@ -89,7 +90,12 @@ impl Runner<'_, '_> {
     }
 
     /// A new request of `kind` from source `s` at `now`.
-    pub(super) fn enter_timed(&mut self, now: Time, s: usize, kind: u32) -> Result<(), SimError> {
+    pub(super) fn enter_timed(
+        &mut self,
+        now: Time,
+        s: usize,
+        kind: u32,
+    ) -> Result<(), Box<SimError>> {
         let t = self.timed.tick_of(now);
         let i = self.timed.cursor.index(&self.obs.slots, t);
         let slot = self.new_request_at(i, s, kind);
@@ -115,7 +121,7 @@ impl Runner<'_, '_> {
 
     /// Call `c` reaches its node at `now`: counted, then the server's
     /// stage (`arrival.rs`).
-    pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+    pub(super) fn arrive_timed(&mut self, now: Time, c: u32) -> Result<(), Box<SimError>> {
         let call = self.timed.calls.get(c);
         let (node, slot) = (call.node as usize, call.slot);
         let t = self.timed.tick_of(now);
@@ -135,7 +141,7 @@ impl Runner<'_, '_> {
     /// Does what the server's stage decided for call `c` at `now` (a loop,
     /// not a recursion, so that it inlines into its callers).
     #[inline]
-    fn go_on(&mut self, now: Time, c: u32, mut step: Step) -> Result<(), SimError> {
+    fn go_on(&mut self, now: Time, c: u32, mut step: Step) -> Result<(), Box<SimError>> {
         loop {
             match step {
                 Step::Wait => return Ok(()),
@@ -169,7 +175,7 @@ impl Runner<'_, '_> {
     /// Call `c` at composite node `node` is done with its own work at
     /// `now`: it sends one call per field, all now, and waits for them
     /// (`composite.rs`).
-    fn fetch_fields(&mut self, now: Time, c: u32, node: usize) -> Result<(), SimError> {
+    fn fetch_fields(&mut self, now: Time, c: u32, node: usize) -> Result<(), Box<SimError>> {
         let sim = self.sim;
         let Some(spec) = &sim.model.nodes[node].composite else {
             return Ok(());
@@ -193,7 +199,7 @@ impl Runner<'_, '_> {
 
     /// Response call `p` at `node` has every field in or out at `now`: it
     /// answers what its policy makes of them.
-    fn assemble_fetch(&mut self, now: Time, p: u32, node: usize) -> Result<(), SimError> {
+    fn assemble_fetch(&mut self, now: Time, p: u32, node: usize) -> Result<(), Box<SimError>> {
         // The ledger is the service's, kept by replica 0.
         let (spec, server) = (&self.sim.model.nodes[node], self.nodes[node].servers.at(0));
         match self
@@ -209,7 +215,7 @@ impl Runner<'_, '_> {
     /// answers the conflict
     /// ([`ServerSide::commit`](crate::server::node::ServerSide::commit)); then a leaf answers,
     /// another node sends its first try downstream.
-    pub(super) fn proceed(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+    pub(super) fn proceed(&mut self, now: Time, c: u32) -> Result<(), Box<SimError>> {
         let call = self.timed.calls.get(c);
         let (node, leaf, own) = (call.node as usize, call.leaf, call.answer);
         let (r, slot) = (call.replica as usize, call.slot);
@@ -237,7 +243,7 @@ impl Runner<'_, '_> {
     }
 
     /// The node of call `c` sends a try downstream.
-    fn send_try(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+    fn send_try(&mut self, now: Time, c: u32) -> Result<(), Box<SimError>> {
         let call = self.timed.calls.get_mut(c);
         call.tries += 1;
         let (node, slot, pos) = (call.node as usize, call.slot, call.pos);
@@ -272,18 +278,26 @@ impl Runner<'_, '_> {
             let left = d.since(now);
             budget = Some(budget.map_or(left, |b| b.min(left)));
         }
-        if let Some(b) = budget {
-            self.timed
+        let timer = match budget {
+            Some(b) => self
+                .timed
                 .events
-                .schedule(now.after(b).units(), Event::Wake { call: c, gen })?;
-        }
+                .schedule_timer(now.after(b).units(), Event::Wake { call: c, gen })?,
+            None => Timer::NONE,
+        };
+        self.timed.calls.get_mut(c).timer = timer;
         self.send_down(now, node, child)
     }
 
     /// Try `child` of `node` goes down: over a link with faults
     /// (`links.rs`), or straight to its node.
     #[inline(always)]
-    pub(super) fn send_down(&mut self, now: Time, node: usize, child: u32) -> Result<(), SimError> {
+    pub(super) fn send_down(
+        &mut self,
+        now: Time,
+        node: usize,
+        child: u32,
+    ) -> Result<(), Box<SimError>> {
         if self.timed.links.sends(node) {
             return self.over_link(now, node, child);
         }
@@ -295,7 +309,7 @@ impl Runner<'_, '_> {
     /// later, or it is lost. Out of line, so a node without link faults
     /// pays one test.
     #[inline(never)]
-    fn over_link(&mut self, now: Time, node: usize, child: u32) -> Result<(), SimError> {
+    fn over_link(&mut self, now: Time, node: usize, child: u32) -> Result<(), Box<SimError>> {
         let faults = &self.sim.model.faults;
         match self.timed.link_request(now, node, child, faults) {
             Leg::After(d) if d.units() == 0 => self.arrive_timed(now, child),
@@ -377,7 +391,7 @@ impl Runner<'_, '_> {
     }
 
     /// A scheduled event for call `c`, if it is still current.
-    fn wake(&mut self, now: Time, c: u32, gen: u32) -> Result<(), SimError> {
+    fn wake(&mut self, now: Time, c: u32, gen: u32) -> Result<(), Box<SimError>> {
         if !self.timed.calls.current(c, gen) {
             return Ok(());
         }
@@ -443,7 +457,7 @@ impl Runner<'_, '_> {
     /// cancelled; a call whose caller still waits answers *deadline
     /// exceeded* (its caller's own timer, set for the same moment, normally
     /// comes first).
-    fn stop_at_deadline(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+    fn stop_at_deadline(&mut self, now: Time, c: u32) -> Result<(), Box<SimError>> {
         let call = *self.timed.calls.get(c);
         if call.detached {
             return self.cancel_chain(now, c);
@@ -457,7 +471,7 @@ impl Runner<'_, '_> {
     }
 
     /// The try of call `c` timed out at `now`.
-    fn time_out(&mut self, now: Time, c: u32) -> Result<(), SimError> {
+    fn time_out(&mut self, now: Time, c: u32) -> Result<(), Box<SimError>> {
         let (node, _, _) = self.timed.node_of(c);
         if self.nodes[node].caller.hedge().is_some() {
             return self.send_hedge(now, c);
@@ -488,7 +502,7 @@ impl Runner<'_, '_> {
     /// The node of call `c` gives up on its call `child` at `now`: with
     /// `cancel` on the node, or past a propagated deadline, the chain is
     /// cancelled; otherwise it is left behind as orphans.
-    fn give_up(&mut self, now: Time, c: u32, child: u32) -> Result<(), SimError> {
+    fn give_up(&mut self, now: Time, c: u32, child: u32) -> Result<(), Box<SimError>> {
         let (node, _, _) = self.timed.node_of(c);
         if self.nodes[node].caller.cancels() || self.timed.propagated_past(now, c) {
             return self.cancel_chain(now, child);
