@@ -13,7 +13,11 @@
 # as the programs measure it: the run alone); peak RSS is /usr/bin/time's, of the
 # whole program. Then squall's instructions per call: valgrind's cachegrind
 # (no cache simulation: a count the machine's load does not move) over one
-# run of the same settings, divided by the calls that run printed. Needs
+# run of the same settings, divided by the calls that run printed, and the
+# same at issue 23's floor setting (demand 4000/round, capacity 12000/round,
+# one brownout to 1000/round in rounds 101..160 of 400: `--scale 1000
+# --rounds 400 --period 1000`, the storm-1 run of bench/instructions.sh),
+# the figure its floor of 71 instructions per call was measured at. Needs
 # python3 with simpy (pip install -r bench/simpy/requirements.txt), Debian's
 # `time` and valgrind.
 set -euo pipefail
@@ -56,6 +60,10 @@ load_before=$(uptime)
 # The instructions of one run (cachegrind's `I refs`), its stdout kept.
 instructions=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
     target/release/examples/throughput "${args[@]}" --reps 1 2>&1 >"$out/counted" |
+    sed -n 's/.*I *refs: *//p' | tr -d ,)
+floor_args=(--scale 1000 --rounds 400 --period 1000 --reps 1)
+floor_instructions=$(valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+    target/release/examples/throughput "${floor_args[@]}" 2>&1 >"$out/floor" |
     sed -n 's/.*I *refs: *//p' | tr -d ,)
 load_after=$(uptime)
 
@@ -107,5 +115,8 @@ rss() { awk -F': ' '/Maximum resident set size/ { printf "%.1f", $2 / 1024 }' "$
     counted=$(field calls "$out/counted")
     awk -v i="$instructions" -v c="$counted" \
         'BEGIN { printf "Instructions per call (cachegrind, squall, one run of the same settings): %s / %s calls = %.0f.\n", i, c, i / c }'
+    echo
+    awk -v i="$floor_instructions" -v c="$(field calls "$out/floor")" -v a="${floor_args[*]}" \
+        'BEGIN { printf "At issue 23'"'"'s floor setting (`%s`: demand 4000/round, capacity 12000/round, one brownout to 1000/round in rounds 101..160 of 400): %s / %s calls = %.0f instructions per call (the hand-written floor: 71; the target: at most about 180).\n", a, i, c, i / c }'
 } >bench/ROUNDS.md
 cat bench/ROUNDS.md

@@ -98,6 +98,31 @@ fn each_harness_writes_instructions_per_call() {
     }
 }
 
+/// bench/compare.sh also counts one run at issue 23's floor setting (the
+/// storm-1 run): its line holds the same quotient, rounded half up.
+#[test]
+fn the_round_harness_counts_the_floor_setting() {
+    let text = read("bench/ROUNDS.md");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("At issue 23's floor setting"))
+        .unwrap_or_else(|| panic!("bench/ROUNDS.md: no line at the floor setting"));
+    let figures = line
+        .split_once("): ")
+        .and_then(|(_, f)| f.split_once(" instructions per call"))
+        .map(|(f, _)| f)
+        .unwrap_or_else(|| panic!("{line:?}"));
+    let (i, rest) = figures.split_once(" / ").unwrap_or_else(|| panic!("{line:?}"));
+    let (c, p) = rest.split_once(" calls = ").unwrap_or_else(|| panic!("{line:?}"));
+    let n = |s: &str| -> u64 { s.parse().unwrap_or_else(|_| panic!("{s:?} in {line:?}")) };
+    let (i, c, p) = (n(i), n(c), n(p));
+    // 4000 requests a round for 400 rounds through four layers: the
+    // storm's calls (1 600 000 at edge and more below) are more than
+    // 4 x 1.6 M only through retries; any run of it makes millions.
+    assert!(c > 6_400_000 && i > 0, "{line:?}");
+    assert_eq!(p, (2 * i + c) / (2 * c), "{line:?}");
+}
+
 #[test]
 fn the_per_call_reader_reads_a_harness_line() {
     let text = "x\nInstructions per call (cachegrind, squall, 5 simulated min, one job): 2621023034 / 909577 calls = 2882.\n";
