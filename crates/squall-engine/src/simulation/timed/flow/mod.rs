@@ -423,8 +423,8 @@ impl Runner<'_, '_> {
             Phase::Dequeued => {
                 let r = self.timed.calls.get(c).replica as usize;
                 let (server, faults) = (self.nodes[node].servers.at(r), &self.sim.model.faults);
-                let step = self.timed.start_service(now, c, server, faults)?;
-                self.go_on(now, c, step)
+                let at_once = self.timed.start_service(now, c, server, faults)?;
+                self.go_on(now, c, Step::after_service(at_once))
             }
             Phase::Token => self.go_on(now, c, Step::Limit),
             Phase::Service if now < self.timed.calls.get(c).service_end => {
