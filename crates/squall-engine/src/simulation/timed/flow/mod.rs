@@ -220,9 +220,8 @@ impl Runner<'_, '_> {
         let (node, leaf, own) = (call.node as usize, call.leaf, call.answer);
         let (r, slot) = (call.replica as usize, call.slot);
         let at = &mut self.nodes[node];
-        let committed = at.servers.at(r).commit(c, own);
-        if committed != own {
-            return self.complete_call(now, c, committed);
+        if let Some(conflict) = at.servers.at(r).commit(c, own) {
+            return self.complete_call(now, c, conflict);
         }
         if leaf && self.sim.model.nodes[node].composite.is_some() {
             return self.fetch_fields(now, c, node);
