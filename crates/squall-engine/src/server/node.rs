@@ -532,13 +532,14 @@ impl ServerSide {
 
     /// Call `c` ends its own service with `answer`: at a node with a
     /// versioned item it commits, or answers the conflict
-    /// ([`Versioned::commit`]); elsewhere `answer` stands.
+    /// ([`Versioned::commit`]); elsewhere `answer` stands. Returns the
+    /// answer that replaces `answer`, if any: a node that is not
+    /// `optimistic` has nothing to compare.
     #[inline]
-    pub(crate) fn commit(&mut self, c: u32, answer: Answer) -> Answer {
-        match self.versioned.as_mut() {
-            Some(v) => v.commit(c, answer),
-            None => answer,
-        }
+    pub(crate) fn commit(&mut self, c: u32, answer: Answer) -> Option<Answer> {
+        let v = self.versioned.as_mut()?;
+        let committed = v.commit(c, answer);
+        (committed != answer).then_some(committed)
     }
 
     /// The service time of a call that starts at `now` holding a worker:

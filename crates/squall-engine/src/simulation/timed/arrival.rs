@@ -37,6 +37,19 @@ pub(super) enum Step {
     Answer(Answer),
 }
 
+impl Step {
+    /// What follows [`Timed::start_service`]: on at once when it says so,
+    /// else a wait for the end of the service.
+    #[inline]
+    pub(super) fn after_service(at_once: bool) -> Step {
+        if at_once {
+            Step::Proceed
+        } else {
+            Step::Wait
+        }
+    }
+}
+
 impl Timed {
     /// Call `c` reaches `node` (its replica `r` of `servers`) at `now`: a work queue takes
     /// it as a message; past the deadline the node knows it fails;
@@ -121,7 +134,9 @@ impl Timed {
         match join {
             Join::Serve => {
                 self.worker_taken(now, c, node);
-                self.start_service(now, c, server, faults)
+                Ok(Step::after_service(
+                    self.start_service(now, c, server, faults)?,
+                ))
             }
             Join::Queued { until } => {
                 self.queue_change(node, c, now, 1);
@@ -263,27 +278,30 @@ impl Timed {
     /// Call `c` starts its node's own service time at `now` (an
     /// `optimistic` node's call reads the version, [`ServerSide::begin`];
     /// [`ServerSide::service_time`]): one that takes none goes on at once
-    /// ([`Step::Proceed`]); otherwise it wakes at the end of its service,
-    /// or at the deadline the node knows when that comes first.
+    /// (true, [`Step::Proceed`]); otherwise it wakes at the end of its
+    /// service, or at the deadline the node knows when that comes first
+    /// (false, [`Step::Wait`]). A bool, not a [`Step`]: `Result<bool, _>`
+    /// comes back in two registers, a `Result<Step, _>` (32 bytes, the
+    /// size of an [`Answer`]) through memory.
     pub(super) fn start_service(
         &mut self,
         now: Time,
         c: u32,
         server: &mut ServerSide,
         faults: &[FaultSpec],
-    ) -> Result<Step, Box<SimError>> {
+    ) -> Result<bool, Box<SimError>> {
         let gen = self.calls.enter(c, Phase::Service);
         let key = self.key(c);
         server.begin(c, key);
         let d = server.service_time(faults, now, self.res, key);
         if d.is_zero() {
-            return Ok(Step::Proceed);
+            return Ok(true);
         }
         let end = now.after(d);
         self.calls.get_mut(c).service_end = end;
         let at = self.known_deadline(c).map_or(end, |dl| end.min(dl));
         self.events
             .schedule(at.units(), Event::Wake { call: c, gen })?;
-        Ok(Step::Wait)
+        Ok(false)
     }
 }

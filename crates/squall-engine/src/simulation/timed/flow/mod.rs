@@ -220,9 +220,8 @@ impl Runner<'_, '_> {
         let (node, leaf, own) = (call.node as usize, call.leaf, call.answer);
         let (r, slot) = (call.replica as usize, call.slot);
         let at = &mut self.nodes[node];
-        let committed = at.servers.at(r).commit(c, own);
-        if committed != own {
-            return self.complete_call(now, c, committed);
+        if let Some(conflict) = at.servers.at(r).commit(c, own) {
+            return self.complete_call(now, c, conflict);
         }
         if leaf && self.sim.model.nodes[node].composite.is_some() {
             return self.fetch_fields(now, c, node);
@@ -423,8 +422,8 @@ impl Runner<'_, '_> {
             Phase::Dequeued => {
                 let r = self.timed.calls.get(c).replica as usize;
                 let (server, faults) = (self.nodes[node].servers.at(r), &self.sim.model.faults);
-                let step = self.timed.start_service(now, c, server, faults)?;
-                self.go_on(now, c, step)
+                let at_once = self.timed.start_service(now, c, server, faults)?;
+                self.go_on(now, c, Step::after_service(at_once))
             }
             Phase::Token => self.go_on(now, c, Step::Limit),
             Phase::Service if now < self.timed.calls.get(c).service_end => {
