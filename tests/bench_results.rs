@@ -112,8 +112,12 @@ fn the_round_harness_counts_the_floor_setting() {
         .and_then(|(_, f)| f.split_once(" instructions per call"))
         .map(|(f, _)| f)
         .unwrap_or_else(|| panic!("{line:?}"));
-    let (i, rest) = figures.split_once(" / ").unwrap_or_else(|| panic!("{line:?}"));
-    let (c, p) = rest.split_once(" calls = ").unwrap_or_else(|| panic!("{line:?}"));
+    let (i, rest) = figures
+        .split_once(" / ")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    let (c, p) = rest
+        .split_once(" calls = ")
+        .unwrap_or_else(|| panic!("{line:?}"));
     let n = |s: &str| -> u64 { s.parse().unwrap_or_else(|_| panic!("{s:?} in {line:?}")) };
     let (i, c, p) = (n(i), n(c), n(p));
     // 4000 requests a round for 400 rounds through four layers: the
