@@ -72,8 +72,10 @@ pub(super) struct Runner<'s, 'm> {
     /// (`SimulationBuilder::replica_windows`, on a model with `replicas`).
     pub(super) per_answer: bool,
     /// The tick and request slot of the call being made, for the
-    /// balancers that count per window (`server/replicas.rs`).
+    /// balancers that count per window (`server/replicas.rs`): read only
+    /// where `tally` (a retry sets it only then).
     pub(super) call_now: CallNow,
+    pub(super) tally: bool,
     /// The zero-time path's counts of the tick being run, added to the
     /// node series when the loop moves on (`tick.rs`).
     pub(super) now: TickCounts,
@@ -170,6 +172,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             senders: SendersRef::default(),
             per_answer: tally || sim.call_log.is_some(),
             call_now,
+            tally,
             now: TickCounts::new(m.nodes.len()),
         }
     }
@@ -198,16 +201,24 @@ impl<'s, 'm> Runner<'s, 'm> {
                 }
             }
         }
+        // The events the run may still pop within its work budget: one
+        // count down per event, and `obs.events` from it at the end.
+        let mut left = self.sim.max_events;
         while let Some((t, ev)) = self.queue.pop_before(m.ticks.saturating_add(1)) {
-            self.obs.events += 1;
             if t != self.now.tick {
                 self.now.flush(&mut self.obs, &mut self.windows, t);
             }
-            if self.obs.events > self.sim.max_events {
+            let Some(l) = left.checked_sub(1) else {
                 // The culprit is found from the series: the tick's counts
                 // go in first.
                 self.now.flush(&mut self.obs, &mut self.windows, t);
                 return Err(self.over_budget(t));
+            };
+            left = l;
+            // Most events of a busy run are retries: tested first.
+            if let Event::Retry { slot, pos } = ev {
+                self.retry(t, slot, pos as usize)?;
+                continue;
             }
             match ev {
                 Event::Source { source } => self.source_tick(t, source as usize)?,
@@ -231,14 +242,15 @@ impl<'s, 'm> Runner<'s, 'm> {
                     self.operations.start(s, t);
                     self.enter(t, s, self.sim.kind_base[s] + index)?;
                 }
-                Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
-                Event::Wake { .. }
+                Event::Retry { .. }
+                | Event::Wake { .. }
                 | Event::Think { .. }
                 | Event::Workers { .. }
                 | Event::Send(_) => {}
             }
         }
         self.now.flush(&mut self.obs, &mut self.windows, NEVER);
+        self.obs.events += self.sim.max_events - left;
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
         super::node_state::record_servers(&self.nodes, &mut self.obs);
         // The walk asks no server side at a node that passes every call
@@ -435,7 +447,9 @@ impl<'s, 'm> Runner<'s, 'm> {
         if step.budget {
             self.nodes[node].caller.retry_closed();
         }
-        self.call_now.set((t, slot));
+        if self.tally {
+            self.call_now.set((t, slot));
+        }
         // The service at `pos` sends its next try (after its breaker or
         // throttle agrees).
         if step.guarded {
