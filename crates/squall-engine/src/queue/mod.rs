@@ -297,29 +297,29 @@ impl<E: Copy, W: BucketWidth> EventQueue<E, W> {
             event,
             next: NIL,
         };
+        // `NIL` is past the pool's end (`grow`): one test finds a cell
+        // there or none, here and for the list's last.
         let c = self.free;
-        let c = if c == NIL {
-            self.grow(cell)
-        } else {
-            let free = &mut self.cells[c as usize];
-            self.free = free.next;
-            *free = cell;
-            c
+        let c = match self.cells.get_mut(c as usize) {
+            Some(free) => {
+                self.free = free.next;
+                *free = cell;
+                c
+            }
+            None => self.grow(cell),
         };
         let list = &mut self.lists[i];
-        let t = list.tail;
-        if t == NIL {
-            *list = List { head: c, tail: c };
-            self.occupied[i / 64] |= 1 << (i % 64);
-        } else {
-            let last = &mut self.cells[t as usize];
+        match self.cells.get_mut(list.tail as usize) {
+            None => {
+                *list = List { head: c, tail: c };
+                self.occupied[i / 64] |= 1 << (i % 64);
+            }
             // One-unit buckets: the last has this time.
-            if W::SHIFT == 0 || last.time <= time {
+            Some(last) if W::SHIFT == 0 || last.time <= time => {
                 last.next = c;
                 list.tail = c;
-            } else {
-                self.insert_inside(i, c);
             }
+            Some(_) => self.insert_inside(i, c),
         }
         self.in_ring += 1;
         c
@@ -329,6 +329,7 @@ impl<E: Copy, W: BucketWidth> EventQueue<E, W> {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, cell: Cell<E>) -> u32 {
+        assert!(self.cells.len() < NIL as usize, "a full calendar");
         self.cells.push(cell);
         (self.cells.len() - 1) as u32
     }
@@ -402,20 +403,8 @@ impl<E: Copy, W: BucketWidth> EventQueue<E, W> {
     #[inline(always)]
     pub fn pop_before(&mut self, limit: u64) -> Option<(u64, E)> {
         if W::SHIFT == 0 {
-            if self.drain == NIL && !self.start_drain(limit) {
-                return None;
-            }
-            if self.now >= limit {
-                return None;
-            }
-            let c = self.drain;
-            let cell = &mut self.cells[c as usize];
-            let (event, next) = (cell.event, cell.next);
-            cell.next = self.free;
-            self.free = c;
-            self.drain = next;
-            self.in_ring -= 1;
-            return Some((self.now, event));
+            let t = self.next_time_before(limit)?;
+            return self.pop_now().map(|e| (t, e));
         }
         if self.in_ring == 0 && !self.jump(limit) {
             return None;
@@ -438,6 +427,45 @@ impl<E: Copy, W: BucketWidth> EventQueue<E, W> {
         self.in_ring -= 1;
         self.advance(time);
         Some((time, event))
+    }
+
+    /// Moves the clock to the time of the earliest event if that is before
+    /// `limit`, and returns it (`None`, and nothing moves, otherwise):
+    /// the events of that time then pop with [`Self::pop_now`], in order,
+    /// and so do those scheduled at it meanwhile, unless they wait behind
+    /// the drain (one-unit buckets: `pop_now` says `None` at the drain's
+    /// end, and this finds the time again). A round model's loop runs a
+    /// tick this way: the tick and the limit looked at once per tick.
+    #[inline(always)]
+    pub fn next_time_before(&mut self, limit: u64) -> Option<u64> {
+        if W::SHIFT == 0 {
+            if self.drain == NIL && !self.start_drain(limit) {
+                return None;
+            }
+            return (self.now < limit).then_some(self.now);
+        }
+        let t = self.peek_time().filter(|&t| t < limit)?;
+        // No event is earlier; `pop_before` moves the ring on.
+        self.now = t;
+        Some(t)
+    }
+
+    /// Removes and returns the next event of the clock's time (after
+    /// [`Self::next_time_before`]), if there is one now.
+    #[inline(always)]
+    pub fn pop_now(&mut self) -> Option<E> {
+        if W::SHIFT == 0 {
+            // The drain's next cell: `NIL` is past the pool's end.
+            let c = self.drain;
+            let cell = self.cells.get_mut(c as usize)?;
+            let (event, next) = (cell.event, cell.next);
+            cell.next = self.free;
+            self.free = c;
+            self.drain = next;
+            self.in_ring -= 1;
+            return Some(event);
+        }
+        self.pop_before(self.now + 1).map(|(_, e)| e)
     }
 
     /// Moves the clock to `time`, and the ring with it to its bucket

@@ -319,3 +319,59 @@ fn an_event_scheduled_now_goes_behind_the_drain() {
     assert_eq!(q.pop(), None);
     assert!(q.is_empty());
 }
+
+/// A time at a time ([`EventQueue::next_time_before`], then
+/// [`EventQueue::pop_now`] until it says `None`) pops what `pop_before`
+/// pops, in the same order, at each shape: the same random schedule
+/// (delays of zero, a few units, across the ring's edge and beyond),
+/// an event's handler scheduling the next one as a run's would.
+#[test]
+fn a_time_at_a_time_pops_what_pop_before_pops() {
+    at_each_width!(a_time_at_a_time_at);
+}
+
+fn a_time_at_a_time_at<W: BucketWidth>() {
+    let w = name::<W>();
+    let edge = edge::<W>();
+    let limit = 400 * edge;
+    let run = |by_time: bool| {
+        let mut rng = Stream::new(23, "queue-time-test");
+        let mut next = |n: u64| (rng.next_f64() * n as f64) as u64;
+        let mut q = EventQueue::<u32, W>::new();
+        for e in 0..200 {
+            q.schedule(next(edge), e).unwrap();
+        }
+        let mut popped = Vec::new();
+        let mut handle = |q: &mut EventQueue<u32, W>, t: u64, e: u32| {
+            popped.push((t, e));
+            if popped.len() < 50_000 {
+                let delay = match next(4) {
+                    0 => 0,
+                    1 => next(4),
+                    2 => next(edge + 1),
+                    _ => next(3 * edge),
+                };
+                q.schedule(t + delay, e + 1000).unwrap();
+            }
+        };
+        if by_time {
+            while let Some(t) = q.next_time_before(limit) {
+                while let Some(e) = q.pop_now() {
+                    assert_eq!(q.now(), t, "{w}");
+                    handle(&mut q, t, e);
+                }
+            }
+        } else {
+            while let Some((t, e)) = q.pop_before(limit) {
+                handle(&mut q, t, e);
+            }
+        }
+        drop(handle);
+        (popped, q.len())
+    };
+    let (a, left_a) = run(true);
+    let (b, left_b) = run(false);
+    assert!(a.len() > 40_000, "{w}: {}", a.len());
+    assert_eq!(a, b, "{w}");
+    assert_eq!(left_a, left_b, "{w}");
+}

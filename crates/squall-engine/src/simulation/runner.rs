@@ -204,49 +204,48 @@ impl<'s, 'm> Runner<'s, 'm> {
         // The events the run may still pop within its work budget: one
         // count down per event, and `obs.events` from it at the end.
         let mut left = self.sim.max_events;
-        while let Some((t, ev)) = self.queue.pop_before(m.ticks.saturating_add(1)) {
+        // A tick at a time: its counts flushed when the loop comes to it.
+        let end = m.ticks.saturating_add(1);
+        while let Some(t) = self.queue.next_time_before(end) {
             if t != self.now.tick {
                 self.now.flush(&mut self.obs, &mut self.windows, t);
             }
-            let Some(l) = left.checked_sub(1) else {
-                // The culprit is found from the series: the tick's counts
-                // go in first.
-                self.now.flush(&mut self.obs, &mut self.windows, t);
-                return Err(self.over_budget(t));
-            };
-            left = l;
-            // Most events of a busy run are retries: tested first.
-            if let Event::Retry { slot, pos } = ev {
-                self.retry(t, slot, pos as usize)?;
-                continue;
-            }
-            match ev {
-                Event::Source { source } => self.source_tick(t, source as usize)?,
-                Event::At { source, index } => {
-                    let s = source as usize;
-                    self.enter(t, s, self.sim.kind_base[s])?;
-                    if let Schedule::At(times) = &m.sources[s].schedule {
-                        if let Some(&next) = times.get(index as usize + 1) {
-                            self.queue.schedule(
-                                next,
-                                Event::At {
-                                    source,
-                                    index: index + 1,
-                                },
-                            )?;
+            while let Some(ev) = self.queue.pop_now() {
+                let Some(l) = left.checked_sub(1) else {
+                    // The culprit is found from the series: the tick's
+                    // counts go in first.
+                    self.now.flush(&mut self.obs, &mut self.windows, t);
+                    return Err(self.over_budget(t));
+                };
+                left = l;
+                match ev {
+                    Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
+                    Event::Source { source } => self.source_tick(t, source as usize)?,
+                    Event::At { source, index } => {
+                        let s = source as usize;
+                        self.enter(t, s, self.sim.kind_base[s])?;
+                        if let Schedule::At(times) = &m.sources[s].schedule {
+                            if let Some(&next) = times.get(index as usize + 1) {
+                                self.queue.schedule(
+                                    next,
+                                    Event::At {
+                                        source,
+                                        index: index + 1,
+                                    },
+                                )?;
+                            }
                         }
                     }
+                    Event::Op { source, index } => {
+                        let s = source as usize;
+                        self.operations.start(s, t);
+                        self.enter(t, s, self.sim.kind_base[s] + index)?;
+                    }
+                    Event::Wake { .. }
+                    | Event::Think { .. }
+                    | Event::Workers { .. }
+                    | Event::Send(_) => {}
                 }
-                Event::Op { source, index } => {
-                    let s = source as usize;
-                    self.operations.start(s, t);
-                    self.enter(t, s, self.sim.kind_base[s] + index)?;
-                }
-                Event::Retry { .. }
-                | Event::Wake { .. }
-                | Event::Think { .. }
-                | Event::Workers { .. }
-                | Event::Send(_) => {}
             }
         }
         self.now.flush(&mut self.obs, &mut self.windows, NEVER);
