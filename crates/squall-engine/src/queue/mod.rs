@@ -265,6 +265,13 @@ impl<E: Copy, W: BucketWidth> EventQueue<E, W> {
     /// where it waits, to cancel it with [`Self::cancel`] before its time.
     #[inline(always)]
     pub fn schedule_timer(&mut self, time: u64, event: E) -> Result<Timer, SchedulingError> {
+        // One-unit buckets: the ring starts at `now`'s bucket, `now`
+        // itself (a pop moves both), so one test finds an event not
+        // before the clock and within the ring.
+        debug_assert!(W::SHIFT != 0 || self.base == self.now);
+        if W::SHIFT == 0 && time.wrapping_sub(self.now) <= Self::MASK as u64 {
+            return Ok(Timer(self.insert(time, time, event)));
+        }
         if time < self.now {
             return Err(SchedulingError {
                 at: time,
@@ -292,21 +299,23 @@ impl<E: Copy, W: BucketWidth> EventQueue<E, W> {
     #[inline(always)]
     fn insert(&mut self, b: u64, time: u64, event: E) -> u32 {
         let i = (b as usize) & Self::MASK & (RING - 1);
-        let cell = Cell {
-            time,
-            event,
-            next: NIL,
-        };
         // `NIL` is past the pool's end (`grow`): one test finds a cell
-        // there or none, here and for the list's last.
+        // there or none, here and for the list's last. The cell's fields
+        // are written one by one, not through a copy on the stack.
         let c = self.free;
         let c = match self.cells.get_mut(c as usize) {
             Some(free) => {
                 self.free = free.next;
-                *free = cell;
+                free.time = time;
+                free.event = event;
+                free.next = NIL;
                 c
             }
-            None => self.grow(cell),
+            None => self.grow(Cell {
+                time,
+                event,
+                next: NIL,
+            }),
         };
         let list = &mut self.lists[i];
         match self.cells.get_mut(list.tail as usize) {
