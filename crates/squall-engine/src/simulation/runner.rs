@@ -76,6 +76,9 @@ pub(super) struct Runner<'s, 'm> {
     /// where `tally` (a retry sets it only then).
     pub(super) call_now: CallNow,
     pub(super) tally: bool,
+    /// Some path has a retry budget, a breaker or a throttle
+    /// ([`Runner::retry`]).
+    retry_sides: bool,
     /// The zero-time path's counts of the tick being run, added to the
     /// node series when the loop moves on (`tick.rs`).
     pub(super) now: TickCounts,
@@ -173,6 +176,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             per_answer: tally || sim.call_log.is_some(),
             call_now,
             tally,
+            retry_sides: sim.steps.iter().flatten().any(|s| s.budget || s.guarded),
             now: TickCounts::new(m.nodes.len()),
         }
     }
@@ -264,44 +268,10 @@ impl<'s, 'm> Runner<'s, 'm> {
         Ok(self.obs)
     }
 
-    /// Why the run stopped at tick `t` past its work budget: the node whose
-    /// retry policy multiplies its calls the most (calls it sends down per
-    /// call it receives).
+    /// Why the run stopped at tick `t` past its work budget
+    /// ([`crate::error::over_budget`]).
     pub(super) fn over_budget(&self, t: u64) -> SimError {
-        let m = self.sim.model;
-        let calls =
-            |i: usize| -> u64 { self.obs.nodes[i].calls.iter().map(|&c| u64::from(c)).sum() };
-        let culprit = m
-            .nodes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, n)| {
-                let retry = n.retry.as_ref()?;
-                let down = n.downstream?;
-                let (own, sent) = (calls(i), calls(down));
-                let ratio = if own == 0 {
-                    0.0
-                } else {
-                    sent as f64 / own as f64
-                };
-                Some((ratio, n.name.clone(), retry.attempts))
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        let (ratio, node, attempts) = culprit.unwrap_or((0.0, String::new(), 0));
-        let product: f64 = m
-            .nodes
-            .iter()
-            .filter_map(|n| n.retry.as_ref().map(|r| f64::from(r.attempts)))
-            .product();
-        SimError::WorkBudget {
-            events: self.sim.max_events,
-            tick: t,
-            node,
-            attempts,
-            ratio,
-            product,
-            driver: crate::error::work_drivers(m),
-        }
+        crate::error::over_budget(self.sim.model, &self.obs, self.sim.max_events, t)
     }
 
     pub(super) fn source_tick(&mut self, t: u64, s: usize) -> Result<(), Box<SimError>> {
@@ -437,9 +407,26 @@ impl<'s, 'm> Runner<'s, 'm> {
         });
     }
 
+    /// The service at `pos` of the request in `slot` makes its next try.
+    /// A run with no retry budget, breaker or throttle on any path looks
+    /// at no step: the try goes down at once.
     pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), Box<SimError>> {
         let depth = self.requests.depth;
         self.requests.tries[slot as usize * depth + pos] += 1;
+        if self.retry_sides {
+            return self.retry_past_sides(t, slot, pos);
+        }
+        if self.tally {
+            self.call_now.set((t, slot));
+        }
+        self.arrive(t, slot, pos + 1)
+    }
+
+    /// [`Runner::retry`]'s try, its count made, where a path has a retry
+    /// budget, a breaker or a throttle: the budget hears of it, and the
+    /// breaker or throttle may block it.
+    #[inline(never)]
+    fn retry_past_sides(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), Box<SimError>> {
         let source = self.requests.source[slot as usize] as usize;
         let step = self.sim.steps[source][pos];
         let node = step.node as usize;
