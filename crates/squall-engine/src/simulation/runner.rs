@@ -76,8 +76,8 @@ pub(super) struct Runner<'s, 'm> {
     /// where `tally` (a retry sets it only then).
     pub(super) call_now: CallNow,
     pub(super) tally: bool,
-    /// Some path has a retry budget, a breaker or a throttle
-    /// ([`Runner::retry`]).
+    /// Some path has a retry budget, a breaker or a throttle, or the run
+    /// keeps `call_now` (`tally`): [`Runner::retry`]'s way out of line.
     retry_sides: bool,
     /// The zero-time path's counts of the tick being run, added to the
     /// node series when the loop moves on (`tick.rs`).
@@ -176,7 +176,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             per_answer: tally || sim.call_log.is_some(),
             call_now,
             tally,
-            retry_sides: sim.steps.iter().flatten().any(|s| s.budget || s.guarded),
+            retry_sides: tally || sim.steps.iter().flatten().any(|s| s.budget || s.guarded),
             now: TickCounts::new(m.nodes.len()),
         }
     }
@@ -222,33 +222,12 @@ impl<'s, 'm> Runner<'s, 'm> {
                     return Err(self.over_budget(t));
                 };
                 left = l;
-                match ev {
-                    Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
-                    Event::Source { source } => self.source_tick(t, source as usize)?,
-                    Event::At { source, index } => {
-                        let s = source as usize;
-                        self.enter(t, s, self.sim.kind_base[s])?;
-                        if let Schedule::At(times) = &m.sources[s].schedule {
-                            if let Some(&next) = times.get(index as usize + 1) {
-                                self.queue.schedule(
-                                    next,
-                                    Event::At {
-                                        source,
-                                        index: index + 1,
-                                    },
-                                )?;
-                            }
-                        }
-                    }
-                    Event::Op { source, index } => {
-                        let s = source as usize;
-                        self.operations.start(s, t);
-                        self.enter(t, s, self.sim.kind_base[s] + index)?;
-                    }
-                    Event::Wake { .. }
-                    | Event::Think { .. }
-                    | Event::Workers { .. }
-                    | Event::Send(_) => {}
+                // Most events of a busy run are retries; the others go
+                // out of line, so a retry takes one test.
+                if let Event::Retry { slot, pos } = ev {
+                    self.retry(t, slot, pos as usize)?;
+                } else {
+                    self.source_event(t, ev)?;
                 }
             }
         }
@@ -266,6 +245,43 @@ impl<'s, 'm> Runner<'s, 'm> {
             }
         }
         Ok(self.obs)
+    }
+
+    /// A source's event on the zero-time path (a rate source's tick, an
+    /// `at` source's send, a sequential source's operation); out of line
+    /// from the loop, which runs retries itself.
+    #[inline(never)]
+    fn source_event(&mut self, t: u64, ev: Event) -> Result<(), Box<SimError>> {
+        let m = self.sim.model;
+        match ev {
+            Event::Source { source } => self.source_tick(t, source as usize)?,
+            Event::At { source, index } => {
+                let s = source as usize;
+                self.enter(t, s, self.sim.kind_base[s])?;
+                if let Schedule::At(times) = &m.sources[s].schedule {
+                    if let Some(&next) = times.get(index as usize + 1) {
+                        self.queue.schedule(
+                            next,
+                            Event::At {
+                                source,
+                                index: index + 1,
+                            },
+                        )?;
+                    }
+                }
+            }
+            Event::Op { source, index } => {
+                let s = source as usize;
+                self.operations.start(s, t);
+                self.enter(t, s, self.sim.kind_base[s] + index)?;
+            }
+            Event::Retry { .. }
+            | Event::Wake { .. }
+            | Event::Think { .. }
+            | Event::Workers { .. }
+            | Event::Send(_) => {}
+        }
+        Ok(())
     }
 
     /// Why the run stopped at tick `t` past its work budget
@@ -408,23 +424,21 @@ impl<'s, 'm> Runner<'s, 'm> {
     }
 
     /// The service at `pos` of the request in `slot` makes its next try.
-    /// A run with no retry budget, breaker or throttle on any path looks
-    /// at no step: the try goes down at once.
+    /// A run with no retry budget, breaker or throttle on any path, and
+    /// no balancer that reads `call_now`, looks at no step: the try goes
+    /// down at once.
     pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), Box<SimError>> {
         let depth = self.requests.depth;
         self.requests.tries[slot as usize * depth + pos] += 1;
         if self.retry_sides {
             return self.retry_past_sides(t, slot, pos);
         }
-        if self.tally {
-            self.call_now.set((t, slot));
-        }
         self.arrive(t, slot, pos + 1)
     }
 
     /// [`Runner::retry`]'s try, its count made, where a path has a retry
-    /// budget, a breaker or a throttle: the budget hears of it, and the
-    /// breaker or throttle may block it.
+    /// budget, a breaker or a throttle (the budget hears of it, and the
+    /// breaker or throttle may block it) or the run keeps `call_now`.
     #[inline(never)]
     fn retry_past_sides(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), Box<SimError>> {
         let source = self.requests.source[slot as usize] as usize;
