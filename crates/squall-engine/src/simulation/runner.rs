@@ -214,20 +214,20 @@ impl<'s, 'm> Runner<'s, 'm> {
             if t != self.now.tick {
                 self.now.flush(&mut self.obs, &mut self.windows, t);
             }
-            while let Some(ev) = self.queue.pop_now() {
-                let Some(l) = left.checked_sub(1) else {
-                    // The culprit is found from the series: the tick's
-                    // counts go in first.
-                    self.now.flush(&mut self.obs, &mut self.windows, t);
-                    return Err(self.over_budget(t));
-                };
-                left = l;
-                // Most events of a busy run are retries; the others go
-                // out of line, so a retry takes one test.
-                if let Event::Retry { slot, pos } = ev {
-                    self.retry(t, slot, pos as usize)?;
-                } else {
-                    self.source_event(t, ev)?;
+            // Most events of a busy run are retries; the others go out of
+            // line, so a retry takes one test. Each counts against the
+            // budget first.
+            loop {
+                match self.queue.pop_now() {
+                    Some(Event::Retry { slot, pos }) => {
+                        left = left.checked_sub(1).ok_or_else(|| self.past_budget(t))?;
+                        self.retry(t, slot, pos as usize)?;
+                    }
+                    Some(ev) => {
+                        left = left.checked_sub(1).ok_or_else(|| self.past_budget(t))?;
+                        self.source_event(t, ev)?;
+                    }
+                    None => break,
                 }
             }
         }
@@ -282,6 +282,14 @@ impl<'s, 'm> Runner<'s, 'm> {
             | Event::Send(_) => {}
         }
         Ok(())
+    }
+
+    /// The run stops at tick `t` past its work budget: the culprit is
+    /// found from the series, so the tick's counts go in first.
+    #[cold]
+    fn past_budget(&mut self, t: u64) -> SimError {
+        self.now.flush(&mut self.obs, &mut self.windows, t);
+        self.over_budget(t)
     }
 
     /// Why the run stopped at tick `t` past its work budget
