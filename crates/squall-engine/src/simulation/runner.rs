@@ -72,12 +72,11 @@ pub(super) struct Runner<'s, 'm> {
     /// (`SimulationBuilder::replica_windows`, on a model with `replicas`).
     pub(super) per_answer: bool,
     /// The tick and request slot of the call being made, for the
-    /// balancers that count per window (`server/replicas.rs`): read only
-    /// where `tally` (a retry sets it only then).
+    /// balancers that count per window (`server/replicas.rs`; a retry
+    /// sets it only where they do: `retry_sides`).
     pub(super) call_now: CallNow,
-    pub(super) tally: bool,
     /// Some path has a retry budget, a breaker or a throttle, or the run
-    /// keeps `call_now` (`tally`): [`Runner::retry`]'s way out of line.
+    /// keeps `call_now`: [`Runner::retry_past_sides`].
     retry_sides: bool,
     /// The zero-time path's counts of the tick being run, added to the
     /// node series when the loop moves on (`tick.rs`).
@@ -175,7 +174,6 @@ impl<'s, 'm> Runner<'s, 'm> {
             senders: SendersRef::default(),
             per_answer: tally || sim.call_log.is_some(),
             call_now,
-            tally,
             retry_sides: tally || sim.steps.iter().flatten().any(|s| s.budget || s.guarded),
             now: TickCounts::new(m.nodes.len()),
         }
@@ -205,18 +203,15 @@ impl<'s, 'm> Runner<'s, 'm> {
                 }
             }
         }
-        // The events the run may still pop within its work budget: one
-        // count down per event, and `obs.events` from it at the end.
+        // Events left in the work budget (`obs.events` from it at the
+        // end), and a tick at a time: its counts flushed when it comes.
         let mut left = self.sim.max_events;
-        // A tick at a time: its counts flushed when the loop comes to it.
         let end = m.ticks.saturating_add(1);
         while let Some(t) = self.queue.next_time_before(end) {
             if t != self.now.tick {
                 self.now.flush(&mut self.obs, &mut self.windows, t);
             }
-            // Most events of a busy run are retries; the others go out of
-            // line, so a retry takes one test. Each counts against the
-            // budget first.
+            // Most events are retries: other events go out of line.
             loop {
                 match self.queue.pop_now() {
                     Some(Event::Retry { slot, pos }) => {
@@ -248,8 +243,7 @@ impl<'s, 'm> Runner<'s, 'm> {
     }
 
     /// A source's event on the zero-time path (a rate source's tick, an
-    /// `at` source's send, a sequential source's operation); out of line
-    /// from the loop, which runs retries itself.
+    /// `at` source's send, a sequential source's operation).
     #[inline(never)]
     fn source_event(&mut self, t: u64, ev: Event) -> Result<(), Box<SimError>> {
         let m = self.sim.model;
@@ -431,10 +425,8 @@ impl<'s, 'm> Runner<'s, 'm> {
         });
     }
 
-    /// The service at `pos` of the request in `slot` makes its next try.
-    /// A run with no retry budget, breaker or throttle on any path, and
-    /// no balancer that reads `call_now`, looks at no step: the try goes
-    /// down at once.
+    /// The service at `pos` of the request in `slot` makes its next try:
+    /// at once, unless `retry_sides`.
     pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), Box<SimError>> {
         let depth = self.requests.depth;
         self.requests.tries[slot as usize * depth + pos] += 1;
@@ -455,9 +447,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         if step.budget {
             self.nodes[node].caller.retry_closed();
         }
-        if self.tally {
-            self.call_now.set((t, slot));
-        }
+        self.call_now.set((t, slot));
         // The service at `pos` sends its next try (after its breaker or
         // throttle agrees).
         if step.guarded {
