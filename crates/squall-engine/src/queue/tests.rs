@@ -366,7 +366,6 @@ fn a_time_at_a_time_at<W: BucketWidth>() {
                 handle(&mut q, t, e);
             }
         }
-        drop(handle);
         (popped, q.len())
     };
     let (a, left_a) = run(true);
