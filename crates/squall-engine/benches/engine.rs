@@ -98,7 +98,7 @@ fn healthy(rounds: u64) -> Model {
 /// each handler schedules one event 4 ticks on (the storm's retry spacing),
 /// as long as more are wanted.
 fn bare_event_queue(events: u64, held: usize) -> u64 {
-    let mut q = EventQueue::new();
+    let mut q: EventQueue<u32> = EventQueue::new();
     let mut scheduled = 0u64;
     for i in 0..held.min(events as usize) {
         q.schedule(1 + (i % 4) as u64, i as u32)

@@ -195,6 +195,50 @@ fn budget_cause(node: &str, attempts: u32, ratio: f64, product: f64, driver: &st
     )
 }
 
+/// Why a run of `m` stopped at tick `t` past its work budget of
+/// `max_events` events: the node whose retry policy multiplies its calls
+/// the most (calls it sends down per call it receives, from the series
+/// in `obs`).
+pub(crate) fn over_budget(
+    m: &squall_lang::Model,
+    obs: &crate::observe::Observations,
+    max_events: u64,
+    t: u64,
+) -> SimError {
+    let calls = |i: usize| -> u64 { obs.nodes[i].calls.iter().map(|&c| u64::from(c)).sum() };
+    let culprit = m
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, n)| {
+            let retry = n.retry.as_ref()?;
+            let down = n.downstream?;
+            let (own, sent) = (calls(i), calls(down));
+            let ratio = if own == 0 {
+                0.0
+            } else {
+                sent as f64 / own as f64
+            };
+            Some((ratio, n.name.clone(), retry.attempts))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0));
+    let (ratio, node, attempts) = culprit.unwrap_or((0.0, String::new(), 0));
+    let product: f64 = m
+        .nodes
+        .iter()
+        .filter_map(|n| n.retry.as_ref().map(|r| f64::from(r.attempts)))
+        .product();
+    SimError::WorkBudget {
+        events: max_events,
+        tick: t,
+        node,
+        attempts,
+        ratio,
+        product,
+        driver: crate::error::work_drivers(m),
+    }
+}
+
 /// What drives the work of a run in which no node retries, in words for
 /// [`SimError::WorkBudget`]: each work queue that redelivers failed
 /// messages, each node that hedges, each closed loop whose clients do not

@@ -10,14 +10,15 @@
 //!
 //! Time is an integer and most events fall a little ahead of the current
 //! time (the next source tick, a retry after its backoff, a service time),
-//! so the queue is a calendar: time is cut into buckets of `2^shift` units
-//! (its [`BucketWidth`]), and a ring of `slots` buckets covers the ones from
-//! the current time's on. A round model's ticks are coarse and its events
-//! close, so a bucket there is one tick and the ring 64 ticks
-//! ([`BucketWidth::TICK`]); a run that takes time keys events in
-//! nanoseconds, so there a bucket is `2^15` units (about 33 µs) and the
-//! ring 8 192 buckets (about 270 ms, which holds every service time,
-//! timeout and backoff of a usual run: [`BucketWidth::NANOSECONDS`]).
+//! so the queue is a calendar: time is cut into buckets of `2^SHIFT` units
+//! (its [`BucketWidth`], a type parameter, so that the queue's code has
+//! its numbers as constants), and a ring of `slots` buckets covers the
+//! ones from the current time's on. A round model's ticks are coarse and
+//! its events close, so a bucket there is one tick and the ring 64 ticks
+//! ([`Ticks`]); a run that takes time keys events in nanoseconds, so there
+//! a bucket is `2^15` units (about 33 µs) and the ring 8 192 buckets
+//! (about 270 ms, which holds every service time, timeout and backoff of a
+//! usual run: [`Nanoseconds`]).
 //!
 //! Each bucket is a list kept sorted by `(time, sequence)`: an event goes
 //! behind every event of its bucket not later than it, which for the usual
@@ -34,6 +35,17 @@
 //! next one a push takes. So the ring's memory follows the most events it
 //! held at once, not `slots` times the most one bucket ever held (a bucket
 //! of its own per tick keeps its busiest capacity: tens of MB in a storm).
+//!
+//! A bucket one unit wide holds one time, so its order is its list's: the
+//! first pop at that time takes the whole list out of the ring (the
+//! `drain`, [`EventQueue::pop_before`]) and the pops after it take its
+//! cells one by one, without looking for the bucket again, nor at the
+//! event's time or the clock (a round model's retry storm pops millions
+//! of events in a few hundred ticks). An event scheduled at that time
+//! meanwhile goes into the bucket, emptied, behind the drain: it pops
+//! after every event the drain holds, which were all scheduled before it.
+//! A wider bucket's list stays in the ring, since an event scheduled into
+//! it may go before some of its events.
 //!
 //! # Events that went stale
 //!
@@ -60,34 +72,38 @@
 
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
+use std::marker::PhantomData;
 
-/// The calendar's shape: buckets `2^shift` time units wide, `64 * words`
-/// of them in the ring.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BucketWidth {
-    /// A bucket is `2^shift` units wide.
-    pub shift: u32,
-    /// The ring has `64 * words` buckets (one bitmap word per 64).
-    pub words: usize,
+/// The calendar's shape: buckets `2^SHIFT` time units wide, `64 * WORDS`
+/// of them in the ring (`SHIFT < 64`, `1 <= WORDS <= 128`).
+pub trait BucketWidth {
+    /// A bucket is `2^SHIFT` units wide.
+    const SHIFT: u32;
+    /// The ring has `64 * WORDS` buckets (one bitmap word per 64).
+    const WORDS: usize;
 }
 
-impl BucketWidth {
-    /// One tick per bucket, 64 buckets: a round model (ticks are rounds
-    /// or milliseconds, events a few ticks apart).
-    pub const TICK: BucketWidth = BucketWidth { shift: 0, words: 1 };
-    /// `2^15`-unit buckets, 8 192 of them: a run that takes time, keyed
-    /// in nanoseconds (a bucket about 33 µs, the ring about 270 ms).
-    pub const NANOSECONDS: BucketWidth = BucketWidth {
-        shift: 15,
-        words: 128,
-    };
+/// One tick per bucket, 64 buckets: a round model (ticks are rounds or
+/// milliseconds, events a few ticks apart).
+#[derive(Debug, Clone, Copy)]
+pub struct Ticks;
 
-    fn slots(self) -> usize {
-        64 * self.words
-    }
+impl BucketWidth for Ticks {
+    const SHIFT: u32 = 0;
+    const WORDS: usize = 1;
 }
 
-/// The most buckets a ring holds ([`BucketWidth::NANOSECONDS`]'s): the
+/// `2^15`-unit buckets, 8 192 of them: a run that takes time, keyed in
+/// nanoseconds (a bucket about 33 µs, the ring about 270 ms).
+#[derive(Debug, Clone, Copy)]
+pub struct Nanoseconds;
+
+impl BucketWidth for Nanoseconds {
+    const SHIFT: u32 = 15;
+    const WORDS: usize = 128;
+}
+
+/// The most buckets a ring holds ([`Nanoseconds`]'s): the
 /// ring's arrays have this size whatever the shape, so that an index
 /// masked to it needs no bounds check; a smaller ring uses their front.
 const RING: usize = 8192;
@@ -159,24 +175,22 @@ const EMPTY: List = List {
 };
 
 /// A priority queue of events keyed by `(time, seq)`, for times that never
-/// go back.
+/// go back, in buckets of the shape `W`.
 #[derive(Debug)]
-pub struct EventQueue<E> {
-    shift: u32,
-    /// `slots - 1`: the ring index of bucket `b` is `b & mask`.
-    mask: usize,
-    /// Ring bucket `b & mask` holds the events of bucket `b`, for
+pub struct EventQueue<E, W = Ticks> {
+    /// Ring bucket `b & MASK` holds the events of bucket `b`, for
     /// `base <= b < base + slots`: the first and last cell of its list
     /// (`NIL` when empty), side by side so that one look finds both.
     lists: Box<[List; RING]>,
     /// The cells of every bucket, and the first free one.
     cells: Vec<Cell<E>>,
     free: u32,
+    /// One-unit buckets only: the rest of the list of the bucket of
+    /// `now`, taken out of the ring, first cell first (`NIL`: none).
+    drain: u32,
     /// Bit `i` set when ring bucket `i` is not empty.
     occupied: Box<[u64; RING / 64]>,
-    /// The ring's bitmap words in use (`slots / 64`).
-    words: usize,
-    /// Events in the ring.
+    /// Events in the ring (and the drain).
     in_ring: usize,
     /// Events of bucket `base + slots` or later, and the bucket of the
     /// earliest of them (`u64::MAX` when there is none).
@@ -191,6 +205,7 @@ pub struct EventQueue<E> {
     /// the length left by the last compaction (at least
     /// [`COMPACT_FLOOR`]).
     compact_at: usize,
+    width: PhantomData<W>,
 }
 
 /// No compaction below this many waiting events: a small queue's stale
@@ -207,33 +222,27 @@ pub struct SchedulingError {
     pub now: u64,
 }
 
-impl<E: Copy> Default for EventQueue<E> {
+impl<E: Copy, W: BucketWidth> Default for EventQueue<E, W> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E: Copy> EventQueue<E> {
-    /// An empty queue at time 0 with one-tick buckets
-    /// ([`BucketWidth::TICK`]).
-    pub fn new() -> Self {
-        Self::with_width(BucketWidth::TICK)
-    }
+impl<E: Copy, W: BucketWidth> EventQueue<E, W> {
+    /// `slots - 1`: the ring index of bucket `b` is `b & MASK`.
+    const MASK: usize = 64 * W::WORDS - 1;
 
-    /// An empty queue at time 0 with buckets of the given shape. The ring
+    /// An empty queue at time 0 with buckets of the shape `W`. The ring
     /// is allocated here: a queue per run, not per event.
-    pub fn with_width(width: BucketWidth) -> Self {
-        assert!(width.words > 0 && width.shift < 64, "an empty calendar");
-        assert!(width.slots() <= RING, "a ring of more than {RING} buckets");
-        let slots = width.slots();
+    pub fn new() -> Self {
+        assert!(W::WORDS > 0 && W::SHIFT < 64, "an empty calendar");
+        assert!(64 * W::WORDS <= RING, "a ring of more than {RING} buckets");
         EventQueue {
-            shift: width.shift,
-            mask: slots - 1,
             lists: Box::new([EMPTY; RING]),
             cells: Vec::new(),
             free: NIL,
+            drain: NIL,
             occupied: Box::new([0; RING / 64]),
-            words: width.words,
             in_ring: 0,
             later: BinaryHeap::new(),
             later_bucket: u64::MAX,
@@ -241,6 +250,7 @@ impl<E: Copy> EventQueue<E> {
             base: 0,
             now: 0,
             compact_at: COMPACT_FLOOR,
+            width: PhantomData,
         }
     }
 
@@ -255,14 +265,21 @@ impl<E: Copy> EventQueue<E> {
     /// where it waits, to cancel it with [`Self::cancel`] before its time.
     #[inline(always)]
     pub fn schedule_timer(&mut self, time: u64, event: E) -> Result<Timer, SchedulingError> {
+        // One-unit buckets: the ring starts at `now`'s bucket, `now`
+        // itself (a pop moves both), so one test finds an event not
+        // before the clock and within the ring.
+        debug_assert!(W::SHIFT != 0 || self.base == self.now);
+        if W::SHIFT == 0 && time.wrapping_sub(self.now) <= Self::MASK as u64 {
+            return Ok(Timer(self.insert(time, time, event)));
+        }
         if time < self.now {
             return Err(SchedulingError {
                 at: time,
                 now: self.now,
             });
         }
-        let b = time >> self.shift;
-        if b - self.base <= self.mask as u64 {
+        let b = time >> W::SHIFT;
+        if b - self.base <= Self::MASK as u64 {
             Ok(Timer(self.insert(b, time, event)))
         } else {
             // Heap entries need a sequence among themselves only: the
@@ -281,35 +298,37 @@ impl<E: Copy> EventQueue<E> {
     /// and stores.
     #[inline(always)]
     fn insert(&mut self, b: u64, time: u64, event: E) -> u32 {
-        // `mask < RING`: the second mask only tells the compiler so.
-        let i = (b as usize) & self.mask & (RING - 1);
-        let cell = Cell {
-            time,
-            event,
-            next: NIL,
-        };
+        let i = (b as usize) & Self::MASK & (RING - 1);
+        // `NIL` is past the pool's end (`grow`): one test finds a cell
+        // there or none, here and for the list's last. The cell's fields
+        // are written one by one, not through a copy on the stack.
         let c = self.free;
-        let c = if c == NIL {
-            self.grow(cell)
-        } else {
-            let free = &mut self.cells[c as usize];
-            self.free = free.next;
-            *free = cell;
-            c
+        let c = match self.cells.get_mut(c as usize) {
+            Some(free) => {
+                self.free = free.next;
+                free.time = time;
+                free.event = event;
+                free.next = NIL;
+                c
+            }
+            None => self.grow(Cell {
+                time,
+                event,
+                next: NIL,
+            }),
         };
         let list = &mut self.lists[i];
-        let t = list.tail;
-        if t == NIL {
-            *list = List { head: c, tail: c };
-            self.occupied[i / 64] |= 1 << (i % 64);
-        } else {
-            let last = &mut self.cells[t as usize];
-            if last.time <= time {
+        match self.cells.get_mut(list.tail as usize) {
+            None => {
+                *list = List { head: c, tail: c };
+                self.occupied[i / 64] |= 1 << (i % 64);
+            }
+            // One-unit buckets: the last has this time.
+            Some(last) if W::SHIFT == 0 || last.time <= time => {
                 last.next = c;
                 list.tail = c;
-            } else {
-                self.insert_inside(i, c);
             }
+            Some(_) => self.insert_inside(i, c),
         }
         self.in_ring += 1;
         c
@@ -319,6 +338,7 @@ impl<E: Copy> EventQueue<E> {
     #[cold]
     #[inline(never)]
     fn grow(&mut self, cell: Cell<E>) -> u32 {
+        assert!(self.cells.len() < NIL as usize, "a full calendar");
         self.cells.push(cell);
         (self.cells.len() - 1) as u32
     }
@@ -348,8 +368,8 @@ impl<E: Copy> EventQueue<E> {
         if self.in_ring == 0 {
             return None;
         }
-        let words = self.words;
-        let p = (self.base as usize) & self.mask & (RING - 1);
+        let words = W::WORDS;
+        let p = (self.base as usize) & Self::MASK & (RING - 1);
         let (w0, bit) = (p / 64, p % 64);
         let here = self.occupied[w0] & (!0u64 << bit);
         if here != 0 {
@@ -371,6 +391,9 @@ impl<E: Copy> EventQueue<E> {
 
     /// The time of the earliest event.
     pub fn peek_time(&self) -> Option<u64> {
+        if self.drain != NIL {
+            return Some(self.now);
+        }
         match self.front() {
             Some(i) => Some(self.cells[self.lists[i].head as usize].time),
             None => self.later.peek().map(|Reverse(e)| e.time),
@@ -384,8 +407,14 @@ impl<E: Copy> EventQueue<E> {
 
     /// Removes and returns the earliest event if it is before `limit`,
     /// moving the clock to it; `None` (and nothing moves) otherwise.
+    /// One-unit buckets pop from the drain, and take the next bucket's
+    /// list out of the ring into it when it is empty.
     #[inline(always)]
     pub fn pop_before(&mut self, limit: u64) -> Option<(u64, E)> {
+        if W::SHIFT == 0 {
+            let t = self.next_time_before(limit)?;
+            return self.pop_now().map(|e| (t, e));
+        }
         if self.in_ring == 0 && !self.jump(limit) {
             return None;
         }
@@ -405,15 +434,86 @@ impl<E: Copy> EventQueue<E> {
             self.occupied[i / 64] &= !(1 << (i % 64));
         }
         self.in_ring -= 1;
+        self.advance(time);
+        Some((time, event))
+    }
+
+    /// Moves the clock to the time of the earliest event if that is before
+    /// `limit`, and returns it (`None`, and nothing moves, otherwise):
+    /// the events of that time then pop with [`Self::pop_now`], in order,
+    /// and so do those scheduled at it meanwhile, unless they wait behind
+    /// the drain (one-unit buckets: `pop_now` says `None` at the drain's
+    /// end, and this finds the time again). A round model's loop runs a
+    /// tick this way: the tick and the limit looked at once per tick.
+    #[inline(always)]
+    pub fn next_time_before(&mut self, limit: u64) -> Option<u64> {
+        if W::SHIFT == 0 {
+            if self.drain == NIL && !self.start_drain(limit) {
+                return None;
+            }
+            return (self.now < limit).then_some(self.now);
+        }
+        let t = self.peek_time().filter(|&t| t < limit)?;
+        // No event is earlier; `pop_before` moves the ring on.
+        self.now = t;
+        Some(t)
+    }
+
+    /// Removes and returns the next event of the clock's time (after
+    /// [`Self::next_time_before`]), if there is one now.
+    #[inline(always)]
+    pub fn pop_now(&mut self) -> Option<E> {
+        if W::SHIFT == 0 {
+            // The drain's next cell: `NIL` is past the pool's end.
+            let c = self.drain;
+            let cell = self.cells.get_mut(c as usize)?;
+            let (event, next) = (cell.event, cell.next);
+            cell.next = self.free;
+            self.free = c;
+            self.drain = next;
+            self.in_ring -= 1;
+            return Some(event);
+        }
+        self.pop_before(self.now + 1).map(|(_, e)| e)
+    }
+
+    /// Moves the clock to `time`, and the ring with it to its bucket
+    /// (bringing in the heap's events it now reaches).
+    #[inline(always)]
+    fn advance(&mut self, time: u64) {
         self.now = time;
-        let b = time >> self.shift;
+        let b = time >> W::SHIFT;
         if b != self.base {
             self.base = b;
-            if self.later_bucket <= b + self.mask as u64 {
+            if self.later_bucket <= b + Self::MASK as u64 {
                 self.bring_in();
             }
         }
-        Some((time, event))
+    }
+
+    /// One-unit buckets, the drain empty: takes the list of the earliest
+    /// bucket out of the ring into the drain and moves the clock to its
+    /// time, if that is before `limit` (false, and nothing moves,
+    /// otherwise). Once per time, so out of line.
+    #[inline(never)]
+    fn start_drain(&mut self, limit: u64) -> bool {
+        if self.in_ring == 0 && !self.jump(limit) {
+            return false;
+        }
+        let Some(i) = self.front() else {
+            return false;
+        };
+        let i = i & (RING - 1);
+        let head = self.lists[i].head;
+        let time = self.cells[head as usize].time;
+        if time >= limit {
+            return false;
+        }
+        self.lists[i] = EMPTY;
+        self.occupied[i / 64] &= !(1 << (i % 64));
+        self.drain = head;
+        self.advance(time);
+        true
     }
 
     /// With the ring empty, moves the ring to the earliest event of the
@@ -422,7 +522,7 @@ impl<E: Copy> EventQueue<E> {
     fn jump(&mut self, limit: u64) -> bool {
         match self.later.peek() {
             Some(Reverse(first)) if first.time < limit => {
-                self.base = first.time >> self.shift;
+                self.base = first.time >> W::SHIFT;
                 self.bring_in();
                 true
             }
@@ -437,8 +537,8 @@ impl<E: Copy> EventQueue<E> {
     fn bring_in(&mut self) {
         self.later_bucket = u64::MAX;
         while let Some(Reverse(e)) = self.later.peek() {
-            let b = e.time >> self.shift;
-            if b - self.base > self.mask as u64 {
+            let b = e.time >> W::SHIFT;
+            if b - self.base > Self::MASK as u64 {
                 self.later_bucket = b;
                 break;
             }
@@ -446,85 +546,6 @@ impl<E: Copy> EventQueue<E> {
             self.later.pop();
             self.insert(b, t, event);
         }
-    }
-
-    /// Takes out the event `timer` names if it is the first of its bucket
-    /// and `is` says it is the one meant; true when it did. The other
-    /// events keep their order; the cell goes back to the pool. An event
-    /// behind another of its bucket (a list has no way back to the cell
-    /// before it), or one the heap took ([`Timer::NONE`]), stays: it pops
-    /// at its time. A freed cell is no bucket's first, so a timer whose
-    /// event popped (or was dropped) cancels nothing, and one whose cell
-    /// was taken again cancels only what `is` accepts.
-    #[inline(always)]
-    pub fn cancel(&mut self, timer: Timer, is: impl FnOnce(&E) -> bool) -> bool {
-        let c = timer.0;
-        let Some(cell) = self.cells.get(c as usize) else {
-            return false;
-        };
-        let i = ((cell.time >> self.shift) as usize) & self.mask & (RING - 1);
-        let list = &mut self.lists[i];
-        if list.head != c || !is(&cell.event) {
-            return false;
-        }
-        let next = cell.next;
-        list.head = next;
-        if next == NIL {
-            list.tail = NIL;
-            self.occupied[i / 64] &= !(1 << (i % 64));
-        }
-        self.cells[c as usize].next = self.free;
-        self.free = c;
-        self.in_ring -= 1;
-        true
-    }
-
-    /// True when the queue holds twice the events its last compaction
-    /// left (and at least a few thousand): the time to drop the stale ones
-    /// with [`Self::retain`].
-    #[inline(always)]
-    pub fn needs_compaction(&self) -> bool {
-        self.len() > self.compact_at
-    }
-
-    /// Drops every waiting event for which `keep` says false; the others
-    /// keep their order. Returns how many were dropped. The cells freed go
-    /// back to the pool, so the next events reuse them.
-    #[cold]
-    pub fn retain(&mut self, mut keep: impl FnMut(&E) -> bool) -> usize {
-        let before = self.len();
-        for i in 0..=self.mask {
-            if self.lists[i].head == NIL {
-                continue;
-            }
-            let (mut prev, mut at) = (NIL, self.lists[i].head);
-            while at != NIL {
-                let next = self.cells[at as usize].next;
-                if keep(&self.cells[at as usize].event) {
-                    prev = at;
-                } else {
-                    match prev {
-                        NIL => self.lists[i].head = next,
-                        p => self.cells[p as usize].next = next,
-                    }
-                    self.cells[at as usize].next = self.free;
-                    self.free = at;
-                    self.in_ring -= 1;
-                }
-                at = next;
-            }
-            self.lists[i].tail = prev;
-            if prev == NIL {
-                self.occupied[i / 64] &= !(1 << (i % 64));
-            }
-        }
-        self.later.retain(|Reverse(e)| keep(&e.event));
-        self.later_bucket = self
-            .later
-            .peek()
-            .map_or(u64::MAX, |Reverse(e)| e.time >> self.shift);
-        self.compact_at = (2 * self.len()).max(COMPACT_FLOOR);
-        before - self.len()
     }
 
     /// The current time: that of the last event popped.
@@ -543,5 +564,6 @@ impl<E: Copy> EventQueue<E> {
     }
 }
 
+mod stale;
 #[cfg(test)]
 mod tests;

@@ -11,7 +11,7 @@
 //! `(time, sequence)`; the derived `Ord` here is never used for that.
 
 use crate::error::SimError;
-use crate::queue::EventQueue;
+use crate::queue::{BucketWidth, EventQueue};
 use crate::sending::{Calendar, SendEvent, CALENDAR_EVENT_BYTES};
 
 /// An event in the queue.
@@ -45,7 +45,7 @@ pub(super) enum Event {
 // memory estimate counts this size for each of its pending events.
 const _: () = assert!(std::mem::size_of::<Event>() == CALENDAR_EVENT_BYTES);
 
-impl Calendar for EventQueue<Event> {
+impl<W: BucketWidth> Calendar for EventQueue<Event, W> {
     #[inline]
     fn schedule_send(&mut self, at: u64, event: SendEvent) -> Result<(), SimError> {
         Ok(self.schedule(at, Event::Send(event))?)

@@ -72,8 +72,12 @@ pub(super) struct Runner<'s, 'm> {
     /// (`SimulationBuilder::replica_windows`, on a model with `replicas`).
     pub(super) per_answer: bool,
     /// The tick and request slot of the call being made, for the
-    /// balancers that count per window (`server/replicas.rs`).
+    /// balancers that count per window (`server/replicas.rs`; a retry
+    /// sets it only where they do: `retry_sides`).
     pub(super) call_now: CallNow,
+    /// Some path has a retry budget, a breaker or a throttle, or the run
+    /// keeps `call_now`: [`Runner::retry_past_sides`].
+    retry_sides: bool,
     /// The zero-time path's counts of the tick being run, added to the
     /// node series when the loop moves on (`tick.rs`).
     pub(super) now: TickCounts,
@@ -170,6 +174,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             senders: SendersRef::default(),
             per_answer: tally || sim.call_log.is_some(),
             call_now,
+            retry_sides: tally || sim.steps.iter().flatten().any(|s| s.budget || s.guarded),
             now: TickCounts::new(m.nodes.len()),
         }
     }
@@ -198,47 +203,31 @@ impl<'s, 'm> Runner<'s, 'm> {
                 }
             }
         }
-        while let Some((t, ev)) = self.queue.pop_before(m.ticks.saturating_add(1)) {
-            self.obs.events += 1;
+        // Events left in the work budget (`obs.events` from it at the
+        // end), and a tick at a time: its counts flushed when it comes.
+        let mut left = self.sim.max_events;
+        let end = m.ticks.saturating_add(1);
+        while let Some(t) = self.queue.next_time_before(end) {
             if t != self.now.tick {
                 self.now.flush(&mut self.obs, &mut self.windows, t);
             }
-            if self.obs.events > self.sim.max_events {
-                // The culprit is found from the series: the tick's counts
-                // go in first.
-                self.now.flush(&mut self.obs, &mut self.windows, t);
-                return Err(self.over_budget(t));
-            }
-            match ev {
-                Event::Source { source } => self.source_tick(t, source as usize)?,
-                Event::At { source, index } => {
-                    let s = source as usize;
-                    self.enter(t, s, self.sim.kind_base[s])?;
-                    if let Schedule::At(times) = &m.sources[s].schedule {
-                        if let Some(&next) = times.get(index as usize + 1) {
-                            self.queue.schedule(
-                                next,
-                                Event::At {
-                                    source,
-                                    index: index + 1,
-                                },
-                            )?;
-                        }
+            // Most events are retries: other events go out of line.
+            loop {
+                match self.queue.pop_now() {
+                    Some(Event::Retry { slot, pos }) => {
+                        left = left.checked_sub(1).ok_or_else(|| self.past_budget(t))?;
+                        self.retry(t, slot, pos as usize)?;
                     }
+                    Some(ev) => {
+                        left = left.checked_sub(1).ok_or_else(|| self.past_budget(t))?;
+                        self.source_event(t, ev)?;
+                    }
+                    None => break,
                 }
-                Event::Op { source, index } => {
-                    let s = source as usize;
-                    self.operations.start(s, t);
-                    self.enter(t, s, self.sim.kind_base[s] + index)?;
-                }
-                Event::Retry { slot, pos } => self.retry(t, slot, pos as usize)?,
-                Event::Wake { .. }
-                | Event::Think { .. }
-                | Event::Workers { .. }
-                | Event::Send(_) => {}
             }
         }
         self.now.flush(&mut self.obs, &mut self.windows, NEVER);
+        self.obs.events += self.sim.max_events - left;
         self.obs.accounting.in_flight = self.requests.live + self.past_end;
         super::node_state::record_servers(&self.nodes, &mut self.obs);
         // The walk asks no server side at a node that passes every call
@@ -253,44 +242,54 @@ impl<'s, 'm> Runner<'s, 'm> {
         Ok(self.obs)
     }
 
-    /// Why the run stopped at tick `t` past its work budget: the node whose
-    /// retry policy multiplies its calls the most (calls it sends down per
-    /// call it receives).
-    pub(super) fn over_budget(&self, t: u64) -> SimError {
+    /// A source's event on the zero-time path (a rate source's tick, an
+    /// `at` source's send, a sequential source's operation).
+    #[inline(never)]
+    fn source_event(&mut self, t: u64, ev: Event) -> Result<(), Box<SimError>> {
         let m = self.sim.model;
-        let calls =
-            |i: usize| -> u64 { self.obs.nodes[i].calls.iter().map(|&c| u64::from(c)).sum() };
-        let culprit = m
-            .nodes
-            .iter()
-            .enumerate()
-            .filter_map(|(i, n)| {
-                let retry = n.retry.as_ref()?;
-                let down = n.downstream?;
-                let (own, sent) = (calls(i), calls(down));
-                let ratio = if own == 0 {
-                    0.0
-                } else {
-                    sent as f64 / own as f64
-                };
-                Some((ratio, n.name.clone(), retry.attempts))
-            })
-            .max_by(|a, b| a.0.total_cmp(&b.0));
-        let (ratio, node, attempts) = culprit.unwrap_or((0.0, String::new(), 0));
-        let product: f64 = m
-            .nodes
-            .iter()
-            .filter_map(|n| n.retry.as_ref().map(|r| f64::from(r.attempts)))
-            .product();
-        SimError::WorkBudget {
-            events: self.sim.max_events,
-            tick: t,
-            node,
-            attempts,
-            ratio,
-            product,
-            driver: crate::error::work_drivers(m),
+        match ev {
+            Event::Source { source } => self.source_tick(t, source as usize)?,
+            Event::At { source, index } => {
+                let s = source as usize;
+                self.enter(t, s, self.sim.kind_base[s])?;
+                if let Schedule::At(times) = &m.sources[s].schedule {
+                    if let Some(&next) = times.get(index as usize + 1) {
+                        self.queue.schedule(
+                            next,
+                            Event::At {
+                                source,
+                                index: index + 1,
+                            },
+                        )?;
+                    }
+                }
+            }
+            Event::Op { source, index } => {
+                let s = source as usize;
+                self.operations.start(s, t);
+                self.enter(t, s, self.sim.kind_base[s] + index)?;
+            }
+            Event::Retry { .. }
+            | Event::Wake { .. }
+            | Event::Think { .. }
+            | Event::Workers { .. }
+            | Event::Send(_) => {}
         }
+        Ok(())
+    }
+
+    /// The run stops at tick `t` past its work budget: the culprit is
+    /// found from the series, so the tick's counts go in first.
+    #[cold]
+    fn past_budget(&mut self, t: u64) -> SimError {
+        self.now.flush(&mut self.obs, &mut self.windows, t);
+        self.over_budget(t)
+    }
+
+    /// Why the run stopped at tick `t` past its work budget
+    /// ([`crate::error::over_budget`]).
+    pub(super) fn over_budget(&self, t: u64) -> SimError {
+        crate::error::over_budget(self.sim.model, &self.obs, self.sim.max_events, t)
     }
 
     pub(super) fn source_tick(&mut self, t: u64, s: usize) -> Result<(), Box<SimError>> {
@@ -426,9 +425,22 @@ impl<'s, 'm> Runner<'s, 'm> {
         });
     }
 
+    /// The service at `pos` of the request in `slot` makes its next try:
+    /// at once, unless `retry_sides`.
     pub(super) fn retry(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), Box<SimError>> {
         let depth = self.requests.depth;
         self.requests.tries[slot as usize * depth + pos] += 1;
+        if self.retry_sides {
+            return self.retry_past_sides(t, slot, pos);
+        }
+        self.arrive(t, slot, pos + 1)
+    }
+
+    /// [`Runner::retry`]'s try, its count made, where a path has a retry
+    /// budget, a breaker or a throttle (the budget hears of it, and the
+    /// breaker or throttle may block it) or the run keeps `call_now`.
+    #[inline(never)]
+    fn retry_past_sides(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), Box<SimError>> {
         let source = self.requests.source[slot as usize] as usize;
         let step = self.sim.steps[source][pos];
         let node = step.node as usize;

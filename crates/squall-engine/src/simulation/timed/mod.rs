@@ -176,7 +176,7 @@ use crate::caller::Hedges;
 use crate::observe::replica_queues::ReplicaQueues;
 use crate::observe::{Observations, Observe, Slots};
 use crate::outcome::Answer;
-use crate::queue::{BucketWidth, EventQueue};
+use crate::queue::{EventQueue, Nanoseconds};
 use crate::server::composite::Fetches;
 use crate::server::work_queue::{WorkQueue, Worked};
 use crate::time::{Resolution, Time};
@@ -268,7 +268,7 @@ pub(super) struct Timed {
     replica_queues: Option<Box<ReplicaQueues>>,
     /// The events to come: the one calendar queue ([`crate::queue`]),
     /// with buckets sized for nanosecond keys.
-    pub(super) events: EventQueue<Event>,
+    pub(super) events: EventQueue<Event, Nanoseconds>,
 }
 
 impl Timed {
@@ -351,7 +351,7 @@ impl Timed {
             keys: Keys::new(model, seed),
             links: Links::new(model, seed, res),
             replica_queues: None,
-            events: EventQueue::with_width(BucketWidth::NANOSECONDS),
+            events: EventQueue::new(),
         }
     }
 
