@@ -6,14 +6,17 @@
 //! service's retry loop and asking its breaker or throttle
 //! ([`Runner::admit_guarded`]) on the way; each path position's step
 //! (`plan.rs`) says which of these its node holds, so a plain node pays
-//! one test for each it lacks. [`Runner::deliver`] carries the answer
-//! back up: each service with a breaker records it (one [`TraceRow`]), and
+//! one test for each it lacks, and a stretch of nodes that only count
+//! the call (`Step::bare`) is passed at once. [`Runner::deliver`]
+//! carries the answer back up: each service with a breaker records it
+//! (one [`TraceRow`]), and
 //! the first service whose retry policy allows another try
 //! ([`retry::next_wait`]) schedules it and the request waits. When the
 //! answer reaches the source, [`Runner::finish`] ends the request (and
 //! records a sequential source's operation). A success answered below
 //! nodes that only count it (no breaker, throttle, budget or gate above:
-//! the step's `quiet_above`) is counted at each and ends the request
+//! the step's `quiet_above`) is counted at them (once, in the tick's
+//! counts: `tick.rs`) and ends the request
 //! without the walk up, unless the run sees every answer (`per_answer`).
 
 use crate::caller::{Decision, NO_GRANT};
@@ -45,7 +48,17 @@ impl Runner<'_, '_> {
         let sim = self.sim;
         let steps = &sim.steps[source][..];
         loop {
-            let step = steps[pos];
+            let mut step = steps[pos];
+            if step.bare != 0 {
+                // A stretch of bare positions (`plan.rs`): its calls are
+                // counted once for it, and its retry loops opened. The
+                // stretch ends above a position that is not bare.
+                let n = step.bare as usize;
+                self.now.positions[step.at as usize].passed += 1;
+                self.requests.open_loops(slot as usize * depth + pos, n, t);
+                pos += n;
+                step = steps[pos];
+            }
             let node = step.node as usize;
             self.observe(t, slot, node, step.column);
             // A node that passes every call (`plan.rs`) is not asked: its
@@ -61,10 +74,9 @@ impl Runner<'_, '_> {
                 if self.per_answer {
                     self.answer_seen(t, slot, pos, node, (answer, true));
                 } else if answer == Answer::Ok && step.quiet_above {
-                    // All `deliver` would do above (`plan.rs`).
-                    for s in &steps[..pos] {
-                        self.count_answer(t, s.node as usize, answer);
-                    }
+                    // All `deliver` would do above (`plan.rs`): a success
+                    // at each node there, counted once for them (`tick.rs`).
+                    self.now.positions[step.at as usize].quiet_ok += 1;
                     return self.finish(t, slot, answer);
                 }
                 return self.deliver(t, slot, pos as isize - 1, answer, true);

@@ -183,9 +183,28 @@ impl Requests {
     #[inline]
     pub(super) fn open_loop(&mut self, k: usize, t: u64) {
         self.tries[k] = 1;
-        if !self.loop_extras {
-            return;
+        if self.loop_extras {
+            self.open_extras(k, t);
         }
+    }
+
+    /// The services at the `n` indices from `k` on (positions `pos` to
+    /// `pos + n - 1` of a path: `slot * depth + pos`) make their first
+    /// tries at tick `t`, as [`Requests::open_loop`] at each.
+    #[inline(always)]
+    pub(super) fn open_loops(&mut self, k: usize, n: usize, t: u64) {
+        self.tries[k..k + n].fill(1);
+        if self.loop_extras {
+            for k in k..k + n {
+                self.open_extras(k, t);
+            }
+        }
+    }
+
+    /// What a retry loop opened at index `k` at tick `t` keeps beyond its
+    /// tries.
+    #[inline]
+    fn open_extras(&mut self, k: usize, t: u64) {
         if self.keep.deadlines {
             self.started[k] = t;
         }

@@ -170,7 +170,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             senders: SendersRef::default(),
             per_answer: tally || sim.call_log.is_some(),
             call_now,
-            now: TickCounts::new(m.nodes.len()),
+            now: TickCounts::new(m.nodes.len(), &sim.steps),
         }
     }
 
