@@ -80,7 +80,7 @@ impl Runner<'_, '_> {
                     // All `deliver` would do above (`plan.rs`): a success
                     // at each node there, counted once for them (`tick.rs`).
                     self.now.positions[step.at as usize].quiet_ok += 1;
-                    return self.finish(t, slot, answer);
+                    return self.end(t, slot, source, Answer::Ok);
                 }
                 return self.deliver(t, slot, pos as isize - 1, answer, true);
             }

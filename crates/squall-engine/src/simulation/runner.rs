@@ -161,7 +161,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             obs,
             sources: Sources::new(m.sources.len(), sim.seed),
             gens,
-            operations: Operations::new(m.sources.len()),
+            operations: Operations::new(&m.sources),
             next_id: 1,
             windows: Windows::new(m.windows.iter().map(|w| (w.from, w.to)).collect()),
             past_end: 0,
@@ -356,9 +356,23 @@ impl<'s, 'm> Runner<'s, 'm> {
         slot: u32,
         answer: Answer,
     ) -> Result<(), Box<SimError>> {
+        let source = self.requests.source[slot as usize] as usize;
+        self.end(t, slot, source, answer)
+    }
+
+    /// [`Runner::finish`] where the request's `source` is at hand (the
+    /// walk down looked it up).
+    #[inline(always)]
+    pub(super) fn end(
+        &mut self,
+        t: u64,
+        slot: u32,
+        source: usize,
+        answer: Answer,
+    ) -> Result<(), Box<SimError>> {
         debug_assert!(self.obs.slots.is_per_tick() && t == self.now.tick);
-        let source = self.requests.source[slot as usize];
-        self.obs.source_end(source, t as usize, answer);
+        debug_assert_eq!(source, self.requests.source[slot as usize] as usize);
+        self.obs.source_end(source as u32, t as usize, answer);
         let (run, retried) = (&mut self.now.run, &self.requests.retried);
         count_end(&mut self.obs.accounting, answer, |e| match e {
             End::Completed => run.completed += 1,
@@ -369,9 +383,12 @@ impl<'s, 'm> Runner<'s, 'm> {
             }
             End::Dropped => run.dropped += 1,
         });
-        let kind = self.requests.kind[slot as usize] as usize;
-        if self.sim.kinds[kind].op.is_some() {
-            self.operation_ended(t, slot, source as usize, kind, answer)?;
+        // Only a sequential source's requests are operations.
+        if self.operations.any() {
+            let kind = self.requests.kind[slot as usize] as usize;
+            if self.sim.kinds[kind].op.is_some() {
+                self.operation_ended(t, slot, source, kind, answer)?;
+            }
         }
         self.requests.release(slot);
         Ok(())
