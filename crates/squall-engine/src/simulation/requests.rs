@@ -111,8 +111,9 @@ impl Requests {
 
     /// A slot for a new request. A path position's retry loop is set when
     /// the request first reaches it ([`Requests::open_loop`]); only
-    /// position 0's tries are cleared here, which a sequential source's
-    /// record reads even when the entry node answered by itself. Inlined
+    /// position 0's tries are cleared here, in a run with a sequential
+    /// source, whose record reads them even when the entry node answered
+    /// by itself. Inlined
     /// where a request enters, with a slot to reuse; a new one is made
     /// out of line ([`Requests::grow`]).
     #[inline(always)]
@@ -135,7 +136,9 @@ impl Requests {
             self.client[s] = 0;
         }
         self.retried[s] = false;
-        self.tries[s * d] = 0;
+        if keep.operations {
+            self.tries[s * d] = 0;
+        }
         self.last_seen.clear(s * n, (s + 1) * n);
         slot
     }

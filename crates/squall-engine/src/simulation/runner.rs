@@ -113,6 +113,10 @@ impl<'s, 'm> Runner<'s, 'm> {
             budgets: nodes.iter().any(|n| n.caller.has_budget()),
             ids: sim.call_log.is_some(),
             clients: timed.on || m.sources.iter().any(|s| s.clients.is_some()),
+            operations: m
+                .sources
+                .iter()
+                .any(|s| matches!(s.schedule, Schedule::Sequential(_))),
             ..Keep::default()
         }
         .retries(
