@@ -34,13 +34,23 @@ use super::{event::Event, runner::Runner, SimError};
 impl Runner<'_, '_> {
     /// A call arrives at path position `pos`: walk down until some node
     /// answers by itself, then carry the answer up.
-    pub(super) fn arrive(
+    #[inline(always)]
+    pub(super) fn arrive(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), Box<SimError>> {
+        let source = self.requests.source[slot as usize] as usize;
+        self.walk_down(t, slot, source, pos)
+    }
+
+    /// [`Runner::arrive`] with the request's `source` at hand (a request
+    /// that enters).
+    #[inline(never)]
+    pub(super) fn walk_down(
         &mut self,
         t: u64,
         slot: u32,
+        source: usize,
         mut pos: usize,
     ) -> Result<(), Box<SimError>> {
-        let source = self.requests.source[slot as usize] as usize;
+        debug_assert_eq!(source, self.requests.source[slot as usize] as usize);
         let depth = self.requests.depth;
         // The path's steps borrow the simulation, not `self`: looked up
         // once, not at every node the walk passes (the calls below take

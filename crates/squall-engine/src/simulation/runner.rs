@@ -317,7 +317,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         let slot = self.admit(s, kind);
         self.now.run.arrivals += 1;
         self.call_now.set((t, slot));
-        self.arrive(t, slot, 0)
+        self.walk_down(t, slot, s, 0)
     }
 
     /// A slot for a new request of `kind` from source `s`, counted as an
