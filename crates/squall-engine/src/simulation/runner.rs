@@ -485,7 +485,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             return;
         }
         let k = slot as usize * self.requests.columns + column as usize;
-        let last = self.requests.last_seen.replace(k, t);
+        let last = self.requests.last_seen.replace_short(k, t, self.now.short);
         if last != t {
             counts.unique += 1;
             // As `window_new`, into the tick's counts (`tick.rs`).

@@ -71,6 +71,9 @@ pub(super) struct PositionTick {
 pub(super) struct TickCounts {
     /// The tick counted.
     pub(super) tick: u64,
+    /// How a request's last-seen ticks keep `tick` when they are short
+    /// ([`last_seen::short`](super::last_seen::short)): found once a tick.
+    pub(super) short: u16,
     /// The run's own (arrivals and ends of requests).
     pub(super) run: RunTick,
     /// Per node.
@@ -104,6 +107,7 @@ impl TickCounts {
             .collect();
         TickCounts {
             tick: NEVER,
+            short: super::last_seen::short(NEVER),
             run: RunTick::default(),
             nodes: vec![NodeTick::default(); nodes],
             open: Vec::new(),
@@ -158,6 +162,7 @@ impl TickCounts {
             }
         }
         self.tick = next;
+        self.short = super::last_seen::short(next);
         self.open.clear();
         self.open.extend_from_slice(windows.open_at(next));
         self.window_new.clear();
