@@ -64,6 +64,29 @@ const TIMED: &str = r#"scenario "timed" {
   window late 10001..20000
 }"#;
 
+/// Two paths through one chain, one from its entry and one from its
+/// middle, with a node of each kind between plain ones: a capacity
+/// (`gate`), a breaker (`mid`), a retry budget (`worker`), so that a
+/// walk meets stretches of plain nodes (`simulation/plan.rs`,
+/// `Step::bare`: their calls counted once for the stretch) of one and
+/// two nodes, above and below the others, as their distinct ids are
+/// counted or not.
+const STRETCHES: &str = r#"scenario "stretches" {
+  clock round
+  run 300 rounds
+  source users { rate 5/round  enters edge }
+  source jobs { rate 2/round  enters api }
+  chain edge -> proxy -> gate -> api -> mid -> worker -> db
+  service edge, api, worker { retry { attempts 3  backoff fixed 2 rounds } }
+  service gate { capacity 20/round }
+  service mid { breaker { after 5 failures  cooldown 3 rounds } }
+  service worker { budget aws }
+  service db { capacity 6/round }
+  fault brownout { on db  during 101..160  capacity 1/round }
+  window before 1..100
+  window during 101..160
+}"#;
+
 fn run(text: &str, at: Option<&[usize]>) -> Observations {
     let s =
         squall_lang::load("distinct.squall", text).unwrap_or_else(|d| panic!("{}", d.to_plain()));
@@ -89,6 +112,39 @@ fn the_storm_counts_where_asked_as_the_full_run_does() {
     assert_eq!(full.window_unique[0][db], 400);
     for at in [&[][..], &[db], &[1, db], &[0, 1, 2, 3]] {
         same_but_distinct(&full, &run(STORM, Some(at)), at);
+    }
+}
+
+#[test]
+fn stretches_of_plain_nodes_count_as_the_full_run_does() {
+    // The full run counts distinct ids at every node, so that no node is
+    // bare and the walk counts each call at its node: the general way.
+    let full = run(STRETCHES, None);
+    // The two sources send 7 requests a round and `db` serves 6: it
+    // refuses at least one call every round, so failures reach the entry
+    // node of each path, and the comparison sees failed calls on both.
+    let failed = |n: usize| {
+        full.nodes[n]
+            .failed
+            .iter()
+            .map(|&c| u64::from(c))
+            .sum::<u64>()
+    };
+    assert!(
+        failed(0) > 0 && failed(3) > 0,
+        "{} {}",
+        failed(0),
+        failed(3)
+    );
+    let (edge, proxy, gate, api, mid, worker, db) = (0, 1, 2, 3, 4, 5, 6);
+    for at in [
+        &[][..],
+        &[db],
+        &[proxy, db],
+        &[gate, worker],
+        &[edge, api, mid],
+    ] {
+        same_but_distinct(&full, &run(STRETCHES, Some(at)), at);
     }
 }
 

@@ -8,6 +8,8 @@
 
 use serde::Serialize;
 
+use crate::outcome::Answer;
+
 /// Where every request ended up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct Accounting {
@@ -26,4 +28,33 @@ impl Accounting {
     pub fn balances(&self) -> bool {
         self.entered == self.completed + self.dropped + self.in_flight
     }
+
+    /// The end of a request with `answer`, counted here and handed to
+    /// `add` for the series (both paths of the run; each keeps its series
+    /// its own way).
+    #[inline(always)]
+    pub(crate) fn count_end(&mut self, answer: Answer, mut add: impl FnMut(End)) {
+        match answer {
+            Answer::Ok => {
+                add(End::Completed);
+                self.completed += 1;
+                add(End::FirstTry);
+            }
+            Answer::Fail(_) => {
+                add(End::Dropped);
+                self.dropped += 1;
+            }
+        }
+    }
+}
+
+/// A count the end of a request adds to its tick's (or bin's) series.
+pub(crate) enum End {
+    /// It completed.
+    Completed,
+    /// It completed, and did so on its first try if nothing retried it
+    /// (the caller checks).
+    FirstTry,
+    /// It was dropped.
+    Dropped,
 }

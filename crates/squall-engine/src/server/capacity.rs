@@ -51,19 +51,28 @@ impl Capacity {
     #[inline]
     pub(crate) fn take(&mut self, t: u64, faults: &[FaultSpec]) -> bool {
         if self.tick != t {
-            self.tick = t;
-            let mut cap = self.base;
-            for &(from, to, c, k) in &self.faults {
-                if from <= t && t <= to && faults[k].periodic.is_none_or(|p| p.strikes(t, 0)) {
-                    cap = Some(c);
-                }
-            }
-            self.left = cap.unwrap_or(u64::MAX);
+            self.start_tick(t, faults);
         }
         if self.left == 0 {
             return false;
         }
         self.left -= 1;
         true
+    }
+
+    /// The first call of tick `t`: the capacity in force then, none of it
+    /// used. Out of line: it runs once a tick, and in line its loop over
+    /// the capacity faults took registers from the walk down a path
+    /// around every call (issue 23).
+    #[inline(never)]
+    fn start_tick(&mut self, t: u64, faults: &[FaultSpec]) {
+        self.tick = t;
+        let mut cap = self.base;
+        for &(from, to, c, k) in &self.faults {
+            if from <= t && t <= to && faults[k].periodic.is_none_or(|p| p.strikes(t, 0)) {
+                cap = Some(c);
+            }
+        }
+        self.left = cap.unwrap_or(u64::MAX);
     }
 }

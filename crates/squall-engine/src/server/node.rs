@@ -152,6 +152,10 @@ pub(crate) struct ServerSide {
     /// no rate limit), so [`arrive`](Self::arrive) passes it with one
     /// test.
     open: bool,
+    /// The node has no composite response and no routes: at the bottom
+    /// of a path it answers success ([`own_answer`](Self::own_answer)
+    /// does not look its spec up).
+    plain: bool,
 }
 
 impl ServerSide {
@@ -188,6 +192,7 @@ impl ServerSide {
             versioned: None,
             refused: 0,
             open: false,
+            plain: n.composite.is_none() && n.routes.is_empty(),
         };
         let Some(res) = res else {
             return side;
@@ -268,7 +273,11 @@ impl ServerSide {
         if !leaf {
             return Own::Pass;
         }
-        // Without routes, success: the request is not looked up.
+        // Without routes, success: neither the node's spec nor the
+        // request is looked up.
+        if self.plain {
+            return Own::Answer(Answer::Ok);
+        }
         Own::Answer(match spec() {
             s if s.composite.is_some() => return Own::Assemble,
             s if s.routes.is_empty() => Answer::Ok,

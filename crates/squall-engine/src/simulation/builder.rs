@@ -344,7 +344,11 @@ impl<'m> SimulationBuilder<'m> {
             max_events,
             steps: paths
                 .iter()
-                .map(|p| super::plan::steps(m, p, &column))
+                .scan(0, |first, p| {
+                    let steps = super::plan::steps(m, p, &column, *first);
+                    *first += p.len();
+                    Some(steps)
+                })
                 .collect(),
             column,
             paths,

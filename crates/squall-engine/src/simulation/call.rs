@@ -6,14 +6,17 @@
 //! service's retry loop and asking its breaker or throttle
 //! ([`Runner::admit_guarded`]) on the way; each path position's step
 //! (`plan.rs`) says which of these its node holds, so a plain node pays
-//! one test for each it lacks. [`Runner::deliver`] carries the answer
-//! back up: each service with a breaker records it (one [`TraceRow`]), and
+//! one test for each it lacks, and a stretch of nodes that only count
+//! the call (`Step::bare`) is passed at once. [`Runner::deliver`]
+//! carries the answer back up: each service with a breaker records it
+//! (one [`TraceRow`]), and
 //! the first service whose retry policy allows another try
 //! ([`retry::next_wait`]) schedules it and the request waits. When the
 //! answer reaches the source, [`Runner::finish`] ends the request (and
 //! records a sequential source's operation). A success answered below
 //! nodes that only count it (no breaker, throttle, budget or gate above:
-//! the step's `quiet_above`) is counted at each and ends the request
+//! the step's `quiet_above`) is counted at them (once, in the tick's
+//! counts: `tick.rs`) and ends the request
 //! without the walk up, unless the run sees every answer (`per_answer`).
 
 use crate::caller::{Decision, NO_GRANT};
@@ -31,21 +34,44 @@ use super::{event::Event, runner::Runner, SimError};
 impl Runner<'_, '_> {
     /// A call arrives at path position `pos`: walk down until some node
     /// answers by itself, then carry the answer up.
-    pub(super) fn arrive(
+    #[inline(always)]
+    pub(super) fn arrive(&mut self, t: u64, slot: u32, pos: usize) -> Result<(), Box<SimError>> {
+        let source = self.requests.source[slot as usize] as usize;
+        self.walk_down(t, slot, source, pos)
+    }
+
+    /// [`Runner::arrive`] with the request's `source` at hand (a request
+    /// that enters).
+    #[inline(never)]
+    pub(super) fn walk_down(
         &mut self,
         t: u64,
         slot: u32,
+        source: usize,
         mut pos: usize,
     ) -> Result<(), Box<SimError>> {
-        let source = self.requests.source[slot as usize] as usize;
+        debug_assert_eq!(source, self.requests.source[slot as usize] as usize);
         let depth = self.requests.depth;
         // The path's steps borrow the simulation, not `self`: looked up
         // once, not at every node the walk passes (the calls below take
-        // `&mut self`); each step says what its node holds.
+        // `&mut self`); each step says what its node holds. A step is
+        // read where the walk asks it, not copied: a copy put each of its
+        // flags in a stack slot of its own (storm-1 paid 29 M
+        // instructions for it).
         let sim = self.sim;
         let steps = &sim.steps[source][..];
         loop {
-            let step = steps[pos];
+            let mut step = &steps[pos];
+            if step.bare != 0 {
+                // A stretch of bare positions (`plan.rs`): its calls are
+                // counted once for it, and its retry loops opened. The
+                // stretch ends above a position that is not bare.
+                let n = step.bare as usize;
+                self.now.positions[step.at as usize].passed += 1;
+                self.requests.open_loops(slot as usize * depth + pos, n, t);
+                pos += n;
+                step = &steps[pos];
+            }
             let node = step.node as usize;
             self.observe(t, slot, node, step.column);
             // A node that passes every call (`plan.rs`) is not asked: its
@@ -61,11 +87,10 @@ impl Runner<'_, '_> {
                 if self.per_answer {
                     self.answer_seen(t, slot, pos, node, (answer, true));
                 } else if answer == Answer::Ok && step.quiet_above {
-                    // All `deliver` would do above (`plan.rs`).
-                    for s in &steps[..pos] {
-                        self.count_answer(t, s.node as usize, answer);
-                    }
-                    return self.finish(t, slot, answer);
+                    // All `deliver` would do above (`plan.rs`): a success
+                    // at each node there, counted once for them (`tick.rs`).
+                    self.now.positions[step.at as usize].quiet_ok += 1;
+                    return self.end(t, slot, source, Answer::Ok);
                 }
                 return self.deliver(t, slot, pos as isize - 1, answer, true);
             }

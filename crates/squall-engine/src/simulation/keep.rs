@@ -27,6 +27,10 @@ pub(super) struct Keep {
     /// A source stands for clients, or the run takes time (a closed loop
     /// names its client): `client`.
     pub(super) clients: bool,
+    /// A source is sequential: a new request's entry tries are cleared
+    /// (an operation's record reads them, even when the entry answered
+    /// by itself).
+    pub(super) operations: bool,
 }
 
 impl Keep {

@@ -27,6 +27,12 @@ pub(super) enum LastSeen {
     Wide(Vec<u64>),
 }
 
+/// How a short [`LastSeen`] keeps tick `t`.
+#[inline(always)]
+pub(super) fn short(t: u64) -> u16 {
+    t.min(SHORT_TICKS) as u16 + 1
+}
+
 impl LastSeen {
     /// Room for a run whose last tick is `ticks`.
     pub(super) fn for_ticks(ticks: u64) -> Self {
@@ -42,10 +48,17 @@ impl LastSeen {
     /// or [`NEVER`].
     #[inline(always)]
     pub(super) fn replace(&mut self, k: usize, t: u64) -> u64 {
+        self.replace_short(k, t, short(t))
+    }
+
+    /// [`LastSeen::replace`] with `t`'s short form ([`short`]) at hand:
+    /// the zero-time path finds it once a tick.
+    #[inline(always)]
+    pub(super) fn replace_short(&mut self, k: usize, t: u64, short: u16) -> u64 {
         match self {
             LastSeen::Short(v) => {
                 let last = u64::from(v[k]).wrapping_sub(1);
-                v[k] = t.min(SHORT_TICKS) as u16 + 1;
+                v[k] = short;
                 last
             }
             LastSeen::Wide(v) => std::mem::replace(&mut v[k], t),

@@ -27,15 +27,29 @@ pub(super) struct Operations {
     waits: Vec<Vec<u64>>,
     /// Start tick of the running operation of each source.
     start: Vec<u64>,
+    /// Some source is sequential: without one, no request is an
+    /// operation.
+    any: bool,
 }
 
 impl Operations {
-    /// No operation running, for `count` sources.
-    pub(super) fn new(count: usize) -> Self {
+    /// No operation running, for `sources`.
+    pub(super) fn new(sources: &[SourceSpec]) -> Self {
+        let count = sources.len();
         Operations {
             waits: vec![Vec::new(); count],
             start: vec![0; count],
+            any: sources
+                .iter()
+                .any(|s| matches!(s.schedule, Schedule::Sequential(_))),
         }
+    }
+
+    /// Whether any source is sequential (only then can a request be an
+    /// operation).
+    #[inline(always)]
+    pub(super) fn any(&self) -> bool {
+        self.any
     }
 
     /// Source `s` starts an operation at tick `t`.

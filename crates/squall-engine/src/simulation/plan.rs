@@ -13,7 +13,13 @@
 //! node states it builds agree. So is whether the node takes every call
 //! it gets ([`passes`]): then the walk asks its server side for no answer
 //! of its own, which on such a node is always to pass the call on (a
-//! test here holds the two to the same answers).
+//! test here holds the two to the same answers). A node that passes
+//! every call, holds none of the components and counts no distinct ids
+//! is bare: the walk only counts the call there and opens the node's
+//! retry loop, so it passes a stretch of bare positions at once
+//! (`Step::bare`) and counts its calls once for the stretch (a test in
+//! `tests/distinct.rs` holds this to the walk node by node, which a run
+//! that counts distinct ids at every node takes).
 
 use squall_lang::{Model, RetrySpec};
 
@@ -48,16 +54,34 @@ pub(super) struct Step<'m> {
     /// The node's retry policy (at the entry, position 0, the request's
     /// kind says which: `Kind::entry_retry`; `None` here).
     pub(super) retry: Option<&'m RetrySpec>,
+    /// This position's index among the positions of every path, path
+    /// after path: where the tick's counts keep what a walk counts for
+    /// it ([`TickCounts`](super::tick::TickCounts)).
+    pub(super) at: u32,
+    /// How many positions from this one on are bare, 0 when this one is
+    /// not: its node passes every call (`passes`), has no breaker,
+    /// throttle, budget or gate, and counts no distinct ids (no
+    /// `column`), so all the walk does there is count the call and open
+    /// the node's retry loop. A walk passes the whole stretch at once,
+    /// its calls counted once for the stretch (in the tick's counts).
+    pub(super) bare: u32,
 }
 
 /// The steps of `path` (node indices, entry first) in `model`, with each
-/// node's `column` of last-seen ticks.
-pub(super) fn steps<'m>(model: &'m Model, path: &[usize], column: &[u32]) -> Vec<Step<'m>> {
+/// node's `column` of last-seen ticks; `first`: the index of the path's
+/// entry among the positions of every path (`Step::at`).
+pub(super) fn steps<'m>(
+    model: &'m Model,
+    path: &[usize],
+    column: &[u32],
+    first: usize,
+) -> Vec<Step<'m>> {
     let quiet = |node: usize| {
         let holds = CallerSide::holds(model, node);
         !holds.guarded && !holds.budget
     };
-    path.iter()
+    let mut steps: Vec<Step<'m>> = path
+        .iter()
         .enumerate()
         .map(|(pos, &node)| {
             let holds = CallerSide::holds(model, node);
@@ -73,9 +97,19 @@ pub(super) fn steps<'m>(model: &'m Model, path: &[usize], column: &[u32]) -> Vec
                 retry: (pos > 0)
                     .then(|| model.nodes[node].retry.as_ref())
                     .flatten(),
+                at: (first + pos) as u32,
+                bare: 0,
             }
         })
-        .collect()
+        .collect();
+    // Each bare position's stretch, from the bottom up.
+    let mut below = 0;
+    for s in steps.iter_mut().rev() {
+        let bare = s.passes && !s.guarded && !s.budget && s.column == super::NO_COLUMN;
+        below = if bare { below + 1 } else { 0 };
+        s.bare = below;
+    }
+    steps
 }
 
 /// Whether node `node` of `model` takes every call on the zero-time path:
@@ -96,6 +130,38 @@ mod tests {
 
     use super::*;
     use crate::server::node::{Own, ServerSide};
+
+    /// Each position's stretch of bare positions, by hand: a node with a
+    /// breaker, one with a budget, one that counts distinct ids (a
+    /// column) and the leaf end a stretch; the others pass every call.
+    #[test]
+    fn a_stretch_runs_to_the_next_position_that_is_not_bare() {
+        let text = r#"scenario "stretch" {
+  clock round
+  run 10 rounds
+  source users { rate 1/round  enters a }
+  chain a -> b -> c -> d -> e -> f -> g -> h
+  service c { breaker { after 5 failures  cooldown 3 rounds } }
+  service f { retry { attempts 2  backoff fixed 1 round }  budget aws }
+}"#;
+        let s = squall_lang::load("stretch.squall", text).unwrap_or_else(|e| panic!("{e:?}"));
+        let m = s
+            .model_for(RunKey::Variant(0), &[])
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let path: Vec<usize> = (0..8).collect();
+        let bare = |column: &[u32]| -> Vec<u32> {
+            let s = steps(&m, &path, column, 5);
+            assert!(s.iter().enumerate().all(|(pos, s)| s.at == 5 + pos as u32));
+            s.iter().map(|s| s.bare).collect()
+        };
+        let no = super::super::NO_COLUMN;
+        // a b | c | d e | f | g | h: stretches of 2, 2 and 1.
+        assert_eq!(bare(&[no; 8]), [2, 1, 0, 2, 1, 0, 1, 0]);
+        // Distinct ids counted at b and e, every node's own: their
+        // positions are no longer bare.
+        let column = [no, 0, no, no, 1, no, no, no];
+        assert_eq!(bare(&column), [1, 0, 0, 1, 0, 0, 1, 0]);
+    }
 
     /// A node the plan says passes every call is one whose server side
     /// answers every call of the run by passing it on, and the others

@@ -111,8 +111,9 @@ impl Requests {
 
     /// A slot for a new request. A path position's retry loop is set when
     /// the request first reaches it ([`Requests::open_loop`]); only
-    /// position 0's tries are cleared here, which a sequential source's
-    /// record reads even when the entry node answered by itself. Inlined
+    /// position 0's tries are cleared here, in a run with a sequential
+    /// source, whose record reads them even when the entry node answered
+    /// by itself. Inlined
     /// where a request enters, with a slot to reuse; a new one is made
     /// out of line ([`Requests::grow`]).
     #[inline(always)]
@@ -135,7 +136,9 @@ impl Requests {
             self.client[s] = 0;
         }
         self.retried[s] = false;
-        self.tries[s * d] = 0;
+        if keep.operations {
+            self.tries[s * d] = 0;
+        }
         self.last_seen.clear(s * n, (s + 1) * n);
         slot
     }
@@ -183,9 +186,28 @@ impl Requests {
     #[inline]
     pub(super) fn open_loop(&mut self, k: usize, t: u64) {
         self.tries[k] = 1;
-        if !self.loop_extras {
-            return;
+        if self.loop_extras {
+            self.open_extras(k, t);
         }
+    }
+
+    /// The services at the `n` indices from `k` on (positions `pos` to
+    /// `pos + n - 1` of a path: `slot * depth + pos`) make their first
+    /// tries at tick `t`, as [`Requests::open_loop`] at each.
+    #[inline(always)]
+    pub(super) fn open_loops(&mut self, k: usize, n: usize, t: u64) {
+        self.tries[k..k + n].fill(1);
+        if self.loop_extras {
+            for k in k..k + n {
+                self.open_extras(k, t);
+            }
+        }
+    }
+
+    /// What a retry loop opened at index `k` at tick `t` keeps beyond its
+    /// tries.
+    #[inline]
+    fn open_extras(&mut self, k: usize, t: u64) {
         if self.keep.deadlines {
             self.started[k] = t;
         }

@@ -11,6 +11,7 @@
 
 use squall_lang::Schedule;
 
+use crate::observe::accounting::End;
 use crate::observe::windows::Windows;
 use crate::observe::Observations;
 use crate::outcome::Answer;
@@ -117,6 +118,10 @@ impl<'s, 'm> Runner<'s, 'm> {
             budgets: nodes.iter().any(|n| n.caller.has_budget()),
             ids: sim.call_log.is_some(),
             clients: timed.on || m.sources.iter().any(|s| s.clients.is_some()),
+            operations: m
+                .sources
+                .iter()
+                .any(|s| matches!(s.schedule, Schedule::Sequential(_))),
             ..Keep::default()
         }
         .retries(
@@ -165,7 +170,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             obs,
             sources: Sources::new(m.sources.len(), sim.seed),
             gens,
-            operations: Operations::new(m.sources.len()),
+            operations: Operations::new(&m.sources),
             next_id: 1,
             windows: Windows::new(m.windows.iter().map(|w| (w.from, w.to)).collect()),
             past_end: 0,
@@ -175,7 +180,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             per_answer: tally || sim.call_log.is_some(),
             call_now,
             retry_sides: tally || sim.steps.iter().flatten().any(|s| s.budget || s.guarded),
-            now: TickCounts::new(m.nodes.len()),
+            now: TickCounts::new(m.nodes.len(), &sim.steps),
         }
     }
 
@@ -312,7 +317,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         let slot = self.admit(s, kind);
         self.now.run.arrivals += 1;
         self.call_now.set((t, slot));
-        self.arrive(t, slot, 0)
+        self.walk_down(t, slot, s, 0)
     }
 
     /// A slot for a new request of `kind` from source `s`, counted as an
@@ -355,11 +360,25 @@ impl<'s, 'm> Runner<'s, 'm> {
         slot: u32,
         answer: Answer,
     ) -> Result<(), Box<SimError>> {
+        let source = self.requests.source[slot as usize] as usize;
+        self.end(t, slot, source, answer)
+    }
+
+    /// [`Runner::finish`] where the request's `source` is at hand (the
+    /// walk down looked it up).
+    #[inline(always)]
+    pub(super) fn end(
+        &mut self,
+        t: u64,
+        slot: u32,
+        source: usize,
+        answer: Answer,
+    ) -> Result<(), Box<SimError>> {
         debug_assert!(self.obs.slots.is_per_tick() && t == self.now.tick);
-        let source = self.requests.source[slot as usize];
-        self.obs.source_end(source, t as usize, answer);
+        debug_assert_eq!(source, self.requests.source[slot as usize] as usize);
+        self.obs.source_end(source as u32, t as usize, answer);
         let (run, retried) = (&mut self.now.run, &self.requests.retried);
-        count_end(&mut self.obs.accounting, answer, |e| match e {
+        self.obs.accounting.count_end(answer, |e| match e {
             End::Completed => run.completed += 1,
             End::FirstTry => {
                 if !retried[slot as usize] {
@@ -368,9 +387,12 @@ impl<'s, 'm> Runner<'s, 'm> {
             }
             End::Dropped => run.dropped += 1,
         });
-        let kind = self.requests.kind[slot as usize] as usize;
-        if self.sim.kinds[kind].op.is_some() {
-            self.operation_ended(t, slot, source as usize, kind, answer)?;
+        // Only a sequential source's requests are operations.
+        if self.operations.any() {
+            let kind = self.requests.kind[slot as usize] as usize;
+            if self.sim.kinds[kind].op.is_some() {
+                self.operation_ended(t, slot, source, kind, answer)?;
+            }
         }
         self.requests.release(slot);
         Ok(())
@@ -414,7 +436,7 @@ impl<'s, 'm> Runner<'s, 'm> {
         self.obs
             .source_end(self.requests.source[slot as usize], ti, answer);
         let (obs, retried) = (&mut self.obs, &self.requests.retried);
-        count_end(&mut obs.accounting, answer, |e| match e {
+        obs.accounting.count_end(answer, |e| match e {
             End::Completed => obs.completed[ti] += 1,
             End::FirstTry => {
                 if !retried[slot as usize] {
@@ -476,7 +498,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             return;
         }
         let k = slot as usize * self.requests.columns + column as usize;
-        let last = self.requests.last_seen.replace(k, t);
+        let last = self.requests.last_seen.replace_short(k, t, self.now.short);
         if last != t {
             counts.unique += 1;
             // As `window_new`, into the tick's counts (`tick.rs`).
@@ -557,35 +579,6 @@ impl<'s, 'm> Runner<'s, 'm> {
         match pos.checked_sub(1) {
             None => 1,
             Some(p) => self.requests.tries[slot as usize * self.requests.depth + p],
-        }
-    }
-}
-
-/// A count the end of a request adds to its tick's (or bin's) series.
-enum End {
-    /// It completed.
-    Completed,
-    /// It completed, and did so on its first try if nothing retried it
-    /// (the caller checks).
-    FirstTry,
-    /// It was dropped.
-    Dropped,
-}
-
-/// The end of a request with `answer`, counted in the run's accounting
-/// and handed to `add` for the series (both paths; each keeps its
-/// series its own way).
-#[inline(always)]
-fn count_end(accounting: &mut crate::Accounting, answer: Answer, mut add: impl FnMut(End)) {
-    match answer {
-        Answer::Ok => {
-            add(End::Completed);
-            accounting.completed += 1;
-            add(End::FirstTry);
-        }
-        Answer::Fail(_) => {
-            add(End::Dropped);
-            accounting.dropped += 1;
         }
     }
 }

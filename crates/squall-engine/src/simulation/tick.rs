@@ -14,11 +14,16 @@
 //! distinct ids per named window: the windows that hold the tick are
 //! found once per tick, and a request new to them at a node is counted in
 //! one flat array (open window by node), not in the run's window by node
-//! vectors.
+//! vectors. What a walk counts at several nodes of its path at once is
+//! kept once per path position ([`PositionTick`]) and added to those
+//! nodes here too: the calls of a stretch of bare positions
+//! (`plan.rs`, `Step::bare`), and a success counted at every node above
+//! where it was answered (`Step::quiet_above`).
 
 use crate::observe::windows::Windows;
 use crate::observe::Observations;
 
+use super::plan::Step;
 use super::NEVER;
 
 /// One node's counts in the current tick.
@@ -49,11 +54,26 @@ pub(super) struct RunTick {
     pub(super) dropped: u32,
 }
 
+/// What walks counted once for one path position (`Step::at`) in the
+/// current tick, for several nodes of its path.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct PositionTick {
+    /// Walks that passed the stretch of bare positions starting here
+    /// (`Step::bare`): a call at each of its nodes.
+    pub(super) passed: u32,
+    /// Successes answered here that only count at the nodes above
+    /// (`Step::quiet_above`): a success at each of them.
+    pub(super) quiet_ok: u32,
+}
+
 /// The counts of every node in tick `tick`, not yet in the series.
 #[derive(Debug, Clone, Default)]
 pub(super) struct TickCounts {
     /// The tick counted.
     pub(super) tick: u64,
+    /// How a request's last-seen ticks keep `tick` when they are short
+    /// ([`last_seen::short`](super::last_seen::short)): found once a tick.
+    pub(super) short: u16,
     /// The run's own (arrivals and ends of requests).
     pub(super) run: RunTick,
     /// Per node.
@@ -63,19 +83,38 @@ pub(super) struct TickCounts {
     pub(super) open: Vec<(usize, u64)>,
     /// Request ids new to open window `j` at node `n`, at `j * nodes + n`.
     pub(super) window_new: Vec<u64>,
+    /// Per path position (`Step::at`).
+    pub(super) positions: Vec<PositionTick>,
+    /// The node at each path position, path after path.
+    path_nodes: Vec<u32>,
+    /// Per path position: the position of its path's entry, and the
+    /// length of the stretch of bare positions starting there.
+    spans: Vec<(u32, u32)>,
 }
 
 impl TickCounts {
-    /// Counters for `nodes` nodes, at no tick yet ([`NEVER`]: the run's
-    /// first event moves to its tick and finds its windows, even at tick
-    /// 0; nothing is counted before it).
-    pub(super) fn new(nodes: usize) -> Self {
+    /// Counters for `nodes` nodes and the positions of the paths whose
+    /// `steps` the walk reads, at no tick yet ([`NEVER`]: the run's first
+    /// event moves to its tick and finds its windows, even at tick 0;
+    /// nothing is counted before it).
+    pub(super) fn new(nodes: usize, steps: &[Vec<Step<'_>>]) -> Self {
+        let spans: Vec<(u32, u32)> = steps
+            .iter()
+            .flat_map(|path| {
+                let first = path.first().map_or(0, |s| s.at);
+                path.iter().map(move |s| (first, s.bare))
+            })
+            .collect();
         TickCounts {
             tick: NEVER,
+            short: super::last_seen::short(NEVER),
             run: RunTick::default(),
             nodes: vec![NodeTick::default(); nodes],
             open: Vec::new(),
             window_new: Vec::new(),
+            positions: vec![PositionTick::default(); spans.len()],
+            path_nodes: steps.iter().flatten().map(|s| s.node).collect(),
+            spans,
         }
     }
 
@@ -90,6 +129,19 @@ impl TickCounts {
             for (sum, &c) in obs.window_unique[w].iter_mut().zip(new) {
                 *sum += c;
             }
+        }
+        for (at, c) in self.positions.iter_mut().enumerate() {
+            if c.passed | c.quiet_ok == 0 {
+                continue;
+            }
+            let (first, bare) = (self.spans[at].0 as usize, self.spans[at].1 as usize);
+            for &node in &self.path_nodes[at..at + bare] {
+                self.nodes[node as usize].calls += c.passed;
+            }
+            for &node in &self.path_nodes[first..at] {
+                self.nodes[node as usize].ok += c.quiet_ok;
+            }
+            *c = PositionTick::default();
         }
         let i = self.tick as usize;
         let r = std::mem::take(&mut self.run);
@@ -110,6 +162,7 @@ impl TickCounts {
             }
         }
         self.tick = next;
+        self.short = super::last_seen::short(next);
         self.open.clear();
         self.open.extend_from_slice(windows.open_at(next));
         self.window_new.clear();
