@@ -16,7 +16,7 @@
 //! the step's `quiet_above`) is counted at each and ends the request
 //! without the walk up, unless the run sees every answer (`per_answer`).
 
-use crate::caller::{Decision, NO_GRANT};
+use crate::caller::{unbudgeted, Decision, NO_GRANT};
 use crate::observe::trace::{self, TraceRow};
 use crate::observe::CallRow;
 use crate::outcome::{Answer, FailKind, Failure};
@@ -299,25 +299,53 @@ impl Runner<'_, '_> {
     /// The decision after a failed try of the request in `slot` at `node`
     /// under `policy` (both paths): the node's caller side, with the
     /// budget the request spends; a refusal is counted, and so is a retry
-    /// (the node's `retries` series).
+    /// (the node's `retries` series). `budget`: the node has a retry
+    /// budget or gate (its caller side's `has_budget`, which the
+    /// zero-time walk's step carries): a node without one is not reached
+    /// ([`unbudgeted`]).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn decide(
         &mut self,
         t: u64,
         slot: u32,
+        (node, budget): (usize, bool),
+        f: Failure,
+        policy: &squall_lang::RetrySpec,
+        request: &squall_lang::RequestSpec,
+        state: &mut RetryLoop,
+    ) -> Decision {
+        let d = if budget {
+            self.decide_budgeted(t, slot, node, f, policy, request, state)
+        } else {
+            unbudgeted(policy, request, f, t, state, &mut self.gens)
+        };
+        if d.wait.is_some() {
+            let i = self.obs.slots.index(t);
+            let series = &mut self.obs.nodes[node];
+            if series.retries.is_empty() {
+                series.retries = vec![0; series.calls.len()];
+            }
+            series.retries[i] += 1;
+        }
+        d
+    }
+
+    /// [`Self::decide`] at a node with a retry budget or gate: out of
+    /// line, as `heard_guarded`; a refusal is counted here.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn decide_budgeted(
+        &mut self,
+        t: u64,
+        slot: u32,
         node: usize,
         f: Failure,
         policy: &squall_lang::RetrySpec,
-        kind: usize,
+        request: &squall_lang::RequestSpec,
         state: &mut RetryLoop,
     ) -> Decision {
-        let client = if self.nodes[node].caller.has_budget() {
-            self.client_part(Part::Budget, slot, node)
-        } else {
-            None
-        };
-        let request = &self.sim.kinds[kind].request;
+        let client = self.client_part(Part::Budget, slot, node);
         let d = self.nodes[node].caller.budgets.next_try(
             policy,
             request,
@@ -330,14 +358,6 @@ impl Runner<'_, '_> {
         if d.refused {
             let i = self.obs.slots.index(t);
             self.obs.nodes[node].retries_refused[i] += 1;
-        }
-        if d.wait.is_some() {
-            let i = self.obs.slots.index(t);
-            let series = &mut self.obs.nodes[node];
-            if series.retries.is_empty() {
-                series.retries = vec![0; series.calls.len()];
-            }
-            series.retries[i] += 1;
         }
         d
     }
@@ -472,7 +492,9 @@ impl Runner<'_, '_> {
                     step.retry
                 };
                 if let Some(policy) = policy {
-                    if let Some(wait) = self.retry_wait(t, slot, pos, node, f, policy, kind) {
+                    if let Some(wait) =
+                        self.retry_wait(t, slot, pos, (node, step.budget), f, policy, kind)
+                    {
                         self.requests.retried[slot as usize] = true;
                         let at = t.saturating_add(wait);
                         if pos == 0 {
@@ -546,14 +568,15 @@ impl Runner<'_, '_> {
         t: u64,
         slot: u32,
         pos: usize,
-        node: usize,
+        node: (usize, bool),
         f: Failure,
         policy: &squall_lang::RetrySpec,
         kind: usize,
     ) -> Option<u64> {
         let k = slot as usize * self.requests.depth + pos;
         let mut state = self.requests.retry_loop(k);
-        let d = self.decide(t, slot, node, f, policy, kind, &mut state);
+        let request = &self.sim.kinds[kind].request;
+        let d = self.decide(t, slot, node, f, policy, request, &mut state);
         self.requests.save_loop(k, &state);
         if d.grant != NO_GRANT {
             self.requests.grant[k] = d.grant;
