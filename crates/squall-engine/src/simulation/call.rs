@@ -298,8 +298,8 @@ impl Runner<'_, '_> {
 
     /// The decision after a failed try of the request in `slot` at `node`
     /// under `policy` (both paths): the node's caller side, with the
-    /// budget the request spends; a refusal is counted, and so is a retry
-    /// (the node's `retries` series). `budget`: the node has a retry
+    /// budget the request spends; a refusal is counted (the caller counts
+    /// a retry in the node's `retries` series). `budget`: the node has a retry
     /// budget or gate (its caller side's `has_budget`, which the
     /// zero-time walk's step carries): a node without one is not reached
     /// ([`unbudgeted`]).
@@ -320,14 +320,6 @@ impl Runner<'_, '_> {
         } else {
             unbudgeted(policy, request, f, t, state, &mut self.gens)
         };
-        if d.wait.is_some() {
-            let i = self.obs.slots.index(t);
-            let series = &mut self.obs.nodes[node];
-            if series.retries.is_empty() {
-                series.retries = vec![0; series.calls.len()];
-            }
-            series.retries[i] += 1;
-        }
         d
     }
 
@@ -577,6 +569,10 @@ impl Runner<'_, '_> {
         let mut state = self.requests.retry_loop(k);
         let request = &self.sim.kinds[kind].request;
         let d = self.decide(t, slot, node, f, policy, request, &mut state);
+        if d.wait.is_some() {
+            // In the tick's counts (`tick.rs`), as `count_answer`.
+            self.now.nodes[node.0].retries += 1;
+        }
         self.requests.save_loop(k, &state);
         if d.grant != NO_GRANT {
             self.requests.grant[k] = d.grant;

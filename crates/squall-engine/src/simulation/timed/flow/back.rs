@@ -382,6 +382,10 @@ impl Runner<'_, '_> {
         let (sim, budget) = (self.sim, self.nodes[node].caller.has_budget());
         let request = &sim.kinds[kind].request;
         let d = self.decide(tick, slot, (node, budget), f, policy, request, &mut state);
+        if d.wait.is_some() {
+            let i = self.obs.slots.index(tick);
+            self.obs.nodes[node].count_retries(i, 1);
+        }
         if let (Some(g), Some(last)) = (saved, self.gens.last_mut()) {
             *last = g;
         }
