@@ -299,10 +299,8 @@ impl Runner<'_, '_> {
     /// The decision after a failed try of the request in `slot` at `node`
     /// under `policy` (both paths): the node's caller side, with the
     /// budget the request spends; a refusal is counted (the caller counts
-    /// a retry in the node's `retries` series). `budget`: the node has a retry
-    /// budget or gate (its caller side's `has_budget`, which the
-    /// zero-time walk's step carries): a node without one is not reached
-    /// ([`unbudgeted`]).
+    /// a retry). `budget`: the node has a retry budget or gate (its caller
+    /// side's `has_budget`); a node without one is not reached.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn decide(
@@ -315,38 +313,12 @@ impl Runner<'_, '_> {
         request: &squall_lang::RequestSpec,
         state: &mut RetryLoop,
     ) -> Decision {
-        let d = if budget {
-            self.decide_budgeted(t, slot, node, f, policy, request, state)
-        } else {
-            unbudgeted(policy, request, f, t, state, &mut self.gens)
-        };
-        d
-    }
-
-    /// [`Self::decide`] at a node with a retry budget or gate: out of
-    /// line, as `heard_guarded`; a refusal is counted here.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    fn decide_budgeted(
-        &mut self,
-        t: u64,
-        slot: u32,
-        node: usize,
-        f: Failure,
-        policy: &squall_lang::RetrySpec,
-        request: &squall_lang::RequestSpec,
-        state: &mut RetryLoop,
-    ) -> Decision {
+        if !budget {
+            return unbudgeted(policy, request, f, t, state, &mut self.gens);
+        }
         let client = self.client_part(Part::Budget, slot, node);
-        let d = self.nodes[node].caller.budgets.next_try(
-            policy,
-            request,
-            f,
-            t,
-            state,
-            &mut self.gens,
-            client,
-        );
+        let budgets = &mut self.nodes[node].caller.budgets;
+        let d = budgets.next_try(policy, request, f, t, state, &mut self.gens, client);
         if d.refused {
             let i = self.obs.slots.index(t);
             self.obs.nodes[node].retries_refused[i] += 1;
@@ -469,6 +441,7 @@ impl Runner<'_, '_> {
         // As in `arrive`: the path's steps looked up once.
         let sim = self.sim;
         let steps = &sim.steps[source][..];
+        let spec = &sim.kinds[kind];
         while q >= 0 {
             let pos = q as usize;
             let step = steps[pos];
@@ -479,18 +452,19 @@ impl Runner<'_, '_> {
             }
             if let Answer::Fail(f) = answer {
                 let policy = if pos == 0 {
-                    sim.kinds[kind].entry_retry.as_ref()
+                    spec.entry_retry.as_ref()
                 } else {
                     step.retry
                 };
                 if let Some(policy) = policy {
+                    let request = &spec.request;
                     if let Some(wait) =
-                        self.retry_wait(t, slot, pos, (node, step.budget), f, policy, kind)
+                        self.retry_wait(t, slot, pos, (node, step.budget), f, policy, request)
                     {
                         self.requests.retried[slot as usize] = true;
                         let at = t.saturating_add(wait);
                         if pos == 0 {
-                            self.operations.wait(source, &sim.kinds[kind], wait);
+                            self.operations.wait(source, spec, wait);
                         }
                         if at <= self.sim.model.ticks {
                             self.queue.schedule(
@@ -552,7 +526,9 @@ impl Runner<'_, '_> {
     /// The wait before the next try of the service `node` at `pos` under
     /// `policy`, or `None` when it makes no more tries (the caller side's
     /// [`Decision`] on the request's retry loop; a grant is kept for
-    /// [`Self::budget_leave`]).
+    /// [`Self::budget_leave`]). A node without a budget or gate, whose
+    /// loop keeps only its tries, asks the retry rule alone
+    /// ([`unbudgeted`]; `Requests::save_loop` would keep nothing).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn retry_wait(
@@ -560,19 +536,39 @@ impl Runner<'_, '_> {
         t: u64,
         slot: u32,
         pos: usize,
-        node: (usize, bool),
+        (node, budget): (usize, bool),
         f: Failure,
         policy: &squall_lang::RetrySpec,
-        kind: usize,
+        request: &squall_lang::RequestSpec,
     ) -> Option<u64> {
         let k = slot as usize * self.requests.depth + pos;
-        let mut state = self.requests.retry_loop(k);
-        let request = &self.sim.kinds[kind].request;
-        let d = self.decide(t, slot, node, f, policy, request, &mut state);
-        if d.wait.is_some() {
+        let wait = if budget || self.requests.keeps_loop_extras() {
+            self.kept_wait(t, slot, (k, node, budget), f, policy, request)
+        } else {
+            let mut state = self.requests.retry_loop(k);
+            unbudgeted(policy, request, f, t, &mut state, &mut self.gens).wait
+        };
+        if wait.is_some() {
             // In the tick's counts (`tick.rs`), as `count_answer`.
-            self.now.nodes[node.0].retries += 1;
+            self.now.nodes[node].retries += 1;
         }
+        wait
+    }
+
+    /// [`Self::retry_wait`] at a node with a budget or gate, or for a loop
+    /// that keeps more than its tries: out of line.
+    #[inline(never)]
+    fn kept_wait(
+        &mut self,
+        t: u64,
+        slot: u32,
+        (k, node, budget): (usize, usize, bool),
+        f: Failure,
+        policy: &squall_lang::RetrySpec,
+        request: &squall_lang::RequestSpec,
+    ) -> Option<u64> {
+        let mut state = self.requests.retry_loop(k);
+        let d = self.decide(t, slot, (node, budget), f, policy, request, &mut state);
         self.requests.save_loop(k, &state);
         if d.grant != NO_GRANT {
             self.requests.grant[k] = d.grant;
