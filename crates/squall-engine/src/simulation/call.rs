@@ -21,7 +21,7 @@ use crate::observe::trace::{self, TraceRow};
 use crate::observe::CallRow;
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::breaker::{counts_against_dependency, Admission, State};
-use crate::policy::retry::RetryLoop;
+use crate::policy::retry::{self, RetryLoop};
 use crate::server::composite::Assembly;
 use crate::server::node::Own;
 
@@ -450,7 +450,7 @@ impl Runner<'_, '_> {
             if sent && step.guarded {
                 self.heard_guarded(t, slot, node, k, answer);
             }
-            if let Answer::Fail(f) = answer {
+            if let Answer::Fail(f) = &answer {
                 let policy = if pos == 0 {
                     spec.entry_retry.as_ref()
                 } else {
@@ -526,9 +526,10 @@ impl Runner<'_, '_> {
     /// The wait before the next try of the service `node` at `pos` under
     /// `policy`, or `None` when it makes no more tries (the caller side's
     /// [`Decision`] on the request's retry loop; a grant is kept for
-    /// [`Self::budget_leave`]). A node without a budget or gate, whose
-    /// loop keeps only its tries, asks the retry rule alone
-    /// ([`unbudgeted`]; `Requests::save_loop` would keep nothing).
+    /// [`Self::budget_leave`]). A node without a budget or gate
+    /// ([`unbudgeted`]) whose loop keeps only its tries (nothing for
+    /// `Requests::save_loop` to keep), under a policy the retry rule
+    /// takes its short way with, asks that way alone ([`retry::fixed_wait`]).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn retry_wait(
@@ -537,16 +538,18 @@ impl Runner<'_, '_> {
         slot: u32,
         pos: usize,
         (node, budget): (usize, bool),
-        f: Failure,
+        f: &Failure,
         policy: &squall_lang::RetrySpec,
         request: &squall_lang::RequestSpec,
     ) -> Option<u64> {
         let k = slot as usize * self.requests.depth + pos;
-        let wait = if budget || self.requests.keeps_loop_extras() {
-            self.kept_wait(t, slot, (k, node, budget), f, policy, request)
-        } else {
-            let mut state = self.requests.retry_loop(k);
-            unbudgeted(policy, request, f, t, &mut state, &mut self.gens).wait
+        let plain = !budget && !self.requests.keeps_loop_extras();
+        let wait = match retry::fixed_short_way(policy) {
+            Some(wait) if plain => {
+                let tries = self.requests.tries[k];
+                retry::fixed_wait(policy, request, *f, t, tries, wait)
+            }
+            _ => self.kept_wait(t, slot, (k, node, budget), f, policy, request),
         };
         if wait.is_some() {
             // In the tick's counts (`tick.rs`), as `count_answer`.
@@ -555,20 +558,19 @@ impl Runner<'_, '_> {
         wait
     }
 
-    /// [`Self::retry_wait`] at a node with a budget or gate, or for a loop
-    /// that keeps more than its tries: out of line.
+    /// [`Self::retry_wait`] the general way: out of line.
     #[inline(never)]
     fn kept_wait(
         &mut self,
         t: u64,
         slot: u32,
         (k, node, budget): (usize, usize, bool),
-        f: Failure,
+        f: &Failure,
         policy: &squall_lang::RetrySpec,
         request: &squall_lang::RequestSpec,
     ) -> Option<u64> {
         let mut state = self.requests.retry_loop(k);
-        let d = self.decide(t, slot, (node, budget), f, policy, request, &mut state);
+        let d = self.decide(t, slot, (node, budget), *f, policy, request, &mut state);
         self.requests.save_loop(k, &state);
         if d.grant != NO_GRANT {
             self.requests.grant[k] = d.grant;
