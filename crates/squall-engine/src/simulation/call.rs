@@ -459,7 +459,7 @@ impl Runner<'_, '_> {
                 if let Some(policy) = policy {
                     let request = &spec.request;
                     if let Some(wait) =
-                        self.retry_wait(t, slot, pos, (node, step.budget), f, policy, request)
+                        self.retry_wait(t, slot, k, (node, step.budget), f, policy, request)
                     {
                         self.requests.retried[slot as usize] = true;
                         let at = t.saturating_add(wait);
@@ -523,8 +523,8 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// The wait before the next try of the service `node` at `pos` under
-    /// `policy`, or `None` when it makes no more tries (the caller side's
+    /// The wait before the next try of the service `node` (its retry loop
+    /// at `k` in the slab, as the walk found it) under `policy`, or `None` when it makes no more tries (the caller side's
     /// [`Decision`] on the request's retry loop; a grant is kept for
     /// [`Self::budget_leave`]). A node without a budget or gate
     /// ([`unbudgeted`]) whose loop keeps only its tries (nothing for
@@ -536,13 +536,12 @@ impl Runner<'_, '_> {
         &mut self,
         t: u64,
         slot: u32,
-        pos: usize,
+        k: usize,
         (node, budget): (usize, bool),
         f: &Failure,
         policy: &squall_lang::RetrySpec,
         request: &squall_lang::RequestSpec,
     ) -> Option<u64> {
-        let k = slot as usize * self.requests.depth + pos;
         let plain = !budget && !self.requests.keeps_loop_extras();
         let wait = match retry::fixed_short_way(policy) {
             Some(wait) if plain => {
