@@ -65,6 +65,26 @@ pub(crate) struct Decision {
     pub(crate) refused: bool,
 }
 
+/// [`Budgets::next_try`] at a node with neither a budget nor a retry gate:
+/// the retry rule alone ([`retry::next_wait`]), nothing granted or
+/// refused. The zero-time walk, which knows from its step that a node has
+/// none, asks here without reaching the node's caller side.
+#[inline(always)]
+pub(crate) fn unbudgeted(
+    policy: &RetrySpec,
+    request: &RequestSpec,
+    f: Failure,
+    tick: u64,
+    state: &mut RetryLoop,
+    gens: &mut [Generator],
+) -> Decision {
+    Decision {
+        wait: retry::next_wait(policy, request, f, tick, state, gens),
+        grant: NO_GRANT,
+        refused: false,
+    }
+}
+
 /// A node's retry budgets and the counts they read.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Budgets {
@@ -190,11 +210,7 @@ impl Budgets {
         client: Option<usize>,
     ) -> Decision {
         if !self.is_some() {
-            return Decision {
-                wait: retry::next_wait(policy, request, f, tick, state, gens),
-                grant: NO_GRANT,
-                refused: false,
-            };
+            return unbudgeted(policy, request, f, tick, state, gens);
         }
         self.gated(policy, request, f, tick, state, gens, client)
     }

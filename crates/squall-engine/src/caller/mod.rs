@@ -73,7 +73,7 @@ use crate::rng::Stream;
 use crate::time::{Duration, Resolution, Time};
 
 pub(crate) use breakers::Breakers;
-pub(crate) use budget::{Budgets, Decision, NO_GRANT};
+pub(crate) use budget::{unbudgeted, Budgets, Decision, NO_GRANT};
 pub(crate) use hedge::{HedgeStep, Hedges};
 pub(crate) use throttle::Throttles;
 

@@ -73,6 +73,16 @@ impl NodeSeries {
         self.rejected_locally[i] += 1;
     }
 
+    /// `n` retries decided in slot `i`: the series is made at the node's
+    /// first.
+    #[inline]
+    pub(crate) fn count_retries(&mut self, i: usize, n: u32) {
+        if self.retries.is_empty() {
+            self.retries = vec![0; self.calls.len()];
+        }
+        self.retries[i] += n;
+    }
+
     pub(crate) fn new(name: &str, n: usize, binned: bool) -> Self {
         NodeSeries {
             name: name.to_string(),

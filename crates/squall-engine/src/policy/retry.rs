@@ -115,33 +115,49 @@ pub fn next_wait(
     state: &mut RetryLoop,
     generators: &mut [Generator],
 ) -> Option<u64> {
-    if let Backoff::Fixed { wait } = policy.backoff {
-        if policy.pushback.is_none() && policy.deadline.is_none() {
-            return fixed_wait(policy, request, failure, now, state, wait);
+    if let Some(wait) = fixed_short_way(policy) {
+        let next = fixed_wait(policy, request, failure, now, state.tries, wait);
+        if next.is_some() {
+            state.previous = Some(wait);
         }
+        return next;
     }
     next_wait_gated(policy, request, failure, now, state, generators, || true)
 }
 
-/// [`next_wait_gated`]'s rule, ungated, for a `fixed` backoff of `wait`
-/// without pushback or deadline: the steps that apply to it alone (no
-/// generator to pick and nothing to draw, no pushback, no deadline to
-/// check), so a plain retry storm's decision pays for none of them
-/// (issue 23). `tests::fixed_wait_is_the_general_rule` holds the two to
-/// the same answers.
+/// The wait of `policy`'s `fixed` backoff when [`next_wait`] takes its
+/// short way with it (no pushback, no deadline: [`fixed_wait`]), so that
+/// a caller can tell whether it will.
 #[inline(always)]
-fn fixed_wait(
+pub fn fixed_short_way(policy: &RetrySpec) -> Option<u64> {
+    match policy.backoff {
+        Backoff::Fixed { wait } if policy.pushback.is_none() && policy.deadline.is_none() => {
+            Some(wait)
+        }
+        _ => None,
+    }
+}
+
+/// [`next_wait_gated`]'s rule, ungated, for a `fixed` backoff of `wait`
+/// without pushback or deadline ([`fixed_short_way`]) after `tries` tries:
+/// the steps that apply to it alone (no generator to pick and nothing to
+/// draw, no pushback, no deadline to check), so a plain retry storm's
+/// decision pays for none of them (issue 23); the loop's previous wait
+/// becomes `wait` when it gives one ([`next_wait`]; a caller whose loop
+/// keeps no previous wait asks here). `tests::fixed_wait_is_the_general_rule`
+/// holds the two to the same answers.
+#[inline(always)]
+pub fn fixed_wait(
     policy: &RetrySpec,
     request: &RequestSpec,
     failure: Failure,
     now: u64,
-    state: &mut RetryLoop,
+    tries: u32,
     wait: u64,
 ) -> Option<u64> {
-    if state.tries >= try_limit(policy, failure, request)? {
+    if tries >= try_limit(policy, failure, request)? {
         return None;
     }
-    state.previous = Some(wait);
     let after = failure.not_before.map(|nb| nb.saturating_sub(now));
     Some(honoured(wait, after, policy.honor_retry_after))
 }

@@ -19,12 +19,12 @@
 //! counts: `tick.rs`) and ends the request
 //! without the walk up, unless the run sees every answer (`per_answer`).
 
-use crate::caller::{Decision, NO_GRANT};
+use crate::caller::{unbudgeted, Decision, NO_GRANT};
 use crate::observe::trace::{self, TraceRow};
 use crate::observe::CallRow;
 use crate::outcome::{Answer, FailKind, Failure};
 use crate::policy::breaker::{counts_against_dependency, Admission, State};
-use crate::policy::retry::RetryLoop;
+use crate::policy::retry::{self, RetryLoop};
 use crate::server::composite::Assembly;
 use crate::server::node::Own;
 
@@ -323,46 +323,30 @@ impl Runner<'_, '_> {
 
     /// The decision after a failed try of the request in `slot` at `node`
     /// under `policy` (both paths): the node's caller side, with the
-    /// budget the request spends; a refusal is counted, and so is a retry
-    /// (the node's `retries` series).
+    /// budget the request spends; a refusal is counted (the caller counts
+    /// a retry). `budget`: the node has a retry budget or gate (its caller
+    /// side's `has_budget`); a node without one is not reached.
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn decide(
         &mut self,
         t: u64,
         slot: u32,
-        node: usize,
+        (node, budget): (usize, bool),
         f: Failure,
         policy: &squall_lang::RetrySpec,
-        kind: usize,
+        request: &squall_lang::RequestSpec,
         state: &mut RetryLoop,
     ) -> Decision {
-        let client = if self.nodes[node].caller.has_budget() {
-            self.client_part(Part::Budget, slot, node)
-        } else {
-            None
-        };
-        let request = &self.sim.kinds[kind].request;
-        let d = self.nodes[node].caller.budgets.next_try(
-            policy,
-            request,
-            f,
-            t,
-            state,
-            &mut self.gens,
-            client,
-        );
+        if !budget {
+            return unbudgeted(policy, request, f, t, state, &mut self.gens);
+        }
+        let client = self.client_part(Part::Budget, slot, node);
+        let budgets = &mut self.nodes[node].caller.budgets;
+        let d = budgets.next_try(policy, request, f, t, state, &mut self.gens, client);
         if d.refused {
             let i = self.obs.slots.index(t);
             self.obs.nodes[node].retries_refused[i] += 1;
-        }
-        if d.wait.is_some() {
-            let i = self.obs.slots.index(t);
-            let series = &mut self.obs.nodes[node];
-            if series.retries.is_empty() {
-                series.retries = vec![0; series.calls.len()];
-            }
-            series.retries[i] += 1;
         }
         d
     }
@@ -482,6 +466,7 @@ impl Runner<'_, '_> {
         // As in `arrive`: the path's steps looked up once.
         let sim = self.sim;
         let steps = &sim.steps[source][..];
+        let spec = &sim.kinds[kind];
         while q >= 0 {
             let pos = q as usize;
             let step = steps[pos];
@@ -490,18 +475,21 @@ impl Runner<'_, '_> {
             if sent && step.guarded {
                 self.heard_guarded(t, slot, node, k, answer);
             }
-            if let Answer::Fail(f) = answer {
+            if let Answer::Fail(f) = &answer {
                 let policy = if pos == 0 {
-                    sim.kinds[kind].entry_retry.as_ref()
+                    spec.entry_retry.as_ref()
                 } else {
                     step.retry
                 };
                 if let Some(policy) = policy {
-                    if let Some(wait) = self.retry_wait(t, slot, pos, node, f, policy, kind) {
+                    let request = &spec.request;
+                    if let Some(wait) =
+                        self.retry_wait(t, slot, k, (node, step.budget), f, policy, request)
+                    {
                         self.requests.retried[slot as usize] = true;
                         let at = t.saturating_add(wait);
                         if pos == 0 {
-                            self.operations.wait(source, &sim.kinds[kind], wait);
+                            self.operations.wait(source, spec, wait);
                         }
                         if at <= self.sim.model.ticks {
                             self.queue.schedule(
@@ -560,25 +548,53 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// The wait before the next try of the service `node` at `pos` under
-    /// `policy`, or `None` when it makes no more tries (the caller side's
+    /// The wait before the next try of the service `node` (its retry loop
+    /// at `k` in the slab, as the walk found it) under `policy`, or `None` when it makes no more tries (the caller side's
     /// [`Decision`] on the request's retry loop; a grant is kept for
-    /// [`Self::budget_leave`]).
+    /// [`Self::budget_leave`]). A node without a budget or gate
+    /// ([`unbudgeted`]) whose loop keeps only its tries (nothing for
+    /// `Requests::save_loop` to keep), under a policy the retry rule
+    /// takes its short way with, asks that way alone ([`retry::fixed_wait`]).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn retry_wait(
         &mut self,
         t: u64,
         slot: u32,
-        pos: usize,
-        node: usize,
-        f: Failure,
+        k: usize,
+        (node, budget): (usize, bool),
+        f: &Failure,
         policy: &squall_lang::RetrySpec,
-        kind: usize,
+        request: &squall_lang::RequestSpec,
     ) -> Option<u64> {
-        let k = slot as usize * self.requests.depth + pos;
+        let plain = !budget && !self.requests.keeps_loop_extras();
+        let wait = match retry::fixed_short_way(policy) {
+            Some(wait) if plain => {
+                let tries = self.requests.tries[k];
+                retry::fixed_wait(policy, request, *f, t, tries, wait)
+            }
+            _ => self.kept_wait(t, slot, (k, node, budget), f, policy, request),
+        };
+        if wait.is_some() {
+            // In the tick's counts (`tick.rs`), as `count_answer`.
+            self.now.nodes[node].retries += 1;
+        }
+        wait
+    }
+
+    /// [`Self::retry_wait`] the general way: out of line.
+    #[inline(never)]
+    fn kept_wait(
+        &mut self,
+        t: u64,
+        slot: u32,
+        (k, node, budget): (usize, usize, bool),
+        f: &Failure,
+        policy: &squall_lang::RetrySpec,
+        request: &squall_lang::RequestSpec,
+    ) -> Option<u64> {
         let mut state = self.requests.retry_loop(k);
-        let d = self.decide(t, slot, node, f, policy, kind, &mut state);
+        let d = self.decide(t, slot, (node, budget), *f, policy, request, &mut state);
         self.requests.save_loop(k, &state);
         if d.grant != NO_GRANT {
             self.requests.grant[k] = d.grant;

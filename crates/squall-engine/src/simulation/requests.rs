@@ -257,6 +257,12 @@ impl Requests {
         }
     }
 
+    /// The retry loops keep more than their tries.
+    #[inline(always)]
+    pub(super) fn keeps_loop_extras(&self) -> bool {
+        self.loop_extras
+    }
+
     /// The client that sent the request in `slot` (0 without clients).
     #[inline]
     pub(super) fn client(&self, slot: u32) -> u32 {

@@ -39,6 +39,8 @@ pub(super) struct NodeTick {
     pub(super) ok: u32,
     /// Calls it answered with failure.
     pub(super) failed: u32,
+    /// Retries it decided on (its series is made at the node's first).
+    pub(super) retries: u32,
 }
 
 /// The run's own counts in the current tick.
@@ -152,12 +154,15 @@ impl TickCounts {
             obs.dropped[i] += r.dropped;
         }
         for (c, s) in self.nodes.iter_mut().zip(&mut obs.nodes) {
-            if c.calls | c.ok | c.failed | c.refused != 0 {
+            if c.calls | c.ok | c.failed | c.refused | c.retries != 0 {
                 s.calls[i] += c.calls;
                 s.unique[i] += c.unique;
                 s.refused[i] += c.refused;
                 s.ok[i] += c.ok;
                 s.failed[i] += c.failed;
+                if c.retries != 0 {
+                    s.count_retries(i, c.retries);
+                }
                 *c = NodeTick::default();
             }
         }

@@ -379,7 +379,13 @@ impl Runner<'_, '_> {
             (Some(g), Some(last)) => Some(std::mem::replace(last, g)),
             _ => None,
         };
-        let d = self.decide(tick, slot, node, f, policy, kind, &mut state);
+        let (sim, budget) = (self.sim, self.nodes[node].caller.has_budget());
+        let request = &sim.kinds[kind].request;
+        let d = self.decide(tick, slot, (node, budget), f, policy, request, &mut state);
+        if d.wait.is_some() {
+            let i = self.obs.slots.index(tick);
+            self.obs.nodes[node].count_retries(i, 1);
+        }
         if let (Some(g), Some(last)) = (saved, self.gens.last_mut()) {
             *last = g;
         }
