@@ -12,6 +12,8 @@
 
 use serde::Serialize;
 
+use crate::outcome::Answer;
+
 /// Counters of one node per slot; index 0 is unused.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct NodeSeries {
@@ -56,6 +58,23 @@ pub struct NodeSeries {
 }
 
 impl NodeSeries {
+    /// The node's answer at `t`, in series slot `i` (the timed path,
+    /// which finds the slot with its
+    /// [`SlotCursor`](crate::observe::slots::SlotCursor); the round walk
+    /// counts answers in its tick's counts, `simulation/tick.rs`).
+    #[inline(always)]
+    pub(crate) fn count_answer(&mut self, i: usize, t: u64, answer: Answer) {
+        match answer {
+            Answer::Ok => {
+                self.ok[i] += 1;
+                if let Some(last) = self.last_ok.get_mut(i) {
+                    *last = (*last).max(t);
+                }
+            }
+            Answer::Fail(_) => self.failed[i] += 1,
+        }
+    }
+
     /// A hedged try in slot `i`: the series is made at the node's first.
     pub(crate) fn count_hedged(&mut self, i: usize) {
         if self.hedged.is_empty() {

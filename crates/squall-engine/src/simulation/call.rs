@@ -430,25 +430,6 @@ impl Runner<'_, '_> {
         }
     }
 
-    /// [`Runner::count_answer`] with the slot `i` of tick `t` already found
-    /// (the timed path finds it with its
-    /// [`SlotCursor`](crate::observe::slots::SlotCursor); the round path's
-    /// walk keeps its own lookup, whose code generation the storm's
-    /// instruction count is sensitive to).
-    #[inline(always)]
-    pub(super) fn count_answer_at(&mut self, i: usize, t: u64, node: usize, answer: Answer) {
-        let s = &mut self.obs.nodes[node];
-        match answer {
-            Answer::Ok => {
-                s.ok[i] += 1;
-                if let Some(last) = s.last_ok.get_mut(i) {
-                    *last = (*last).max(t);
-                }
-            }
-            Answer::Fail(_) => s.failed[i] += 1,
-        }
-    }
-
     /// Carries `answer` up: it arrives at the service at position `q` from
     /// its downstream (`sent`: the try really went out). A service with
     /// tries left schedules a retry; otherwise it answers its own caller.

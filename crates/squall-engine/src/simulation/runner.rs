@@ -429,7 +429,7 @@ impl<'s, 'm> Runner<'s, 'm> {
     /// Counts the end of the request in `slot` in series slot `ti` (the
     /// timed path, which finds it with its
     /// [`SlotCursor`](crate::observe::slots::SlotCursor), as for
-    /// [`Runner::count_answer_at`]; the zero-time path counts it in the
+    /// `NodeSeries::count_answer`; the zero-time path counts it in the
     /// tick's counts: [`Runner::finish`]).
     #[inline(always)]
     pub(super) fn tally_end_at(&mut self, ti: usize, slot: u32, answer: Answer) {

@@ -240,7 +240,7 @@ pub(super) struct Timed {
     any_deadline: bool,
     /// The slot a count at a tick goes to, remembered from the last
     /// lookup: a call's arrival and its answer are counted through it
-    /// (`observe_at`, `count_answer_at`). The round walk keeps
+    /// (`observe_at`, `NodeSeries::count_answer`). The round walk keeps
     /// `Slots::index` (its slots are per tick).
     pub(in crate::simulation) cursor: crate::observe::slots::SlotCursor,
     /// The last moment whose tick was asked for \[units\] and that tick

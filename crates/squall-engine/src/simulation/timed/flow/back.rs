@@ -109,7 +109,7 @@ impl Runner<'_, '_> {
             self.timed.recorder.answered_ok(node, arrived);
         }
         let i = self.timed.cursor.index(&self.obs.slots, tick);
-        self.count_answer_at(i, tick, node, answer);
+        self.obs.nodes[node].count_answer(i, tick, answer);
         let latency = now.since(arrived).units();
         self.log_call(now.units(), slot, node, try_no, answer, latency);
         if budget {
