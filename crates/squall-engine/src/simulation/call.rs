@@ -530,8 +530,9 @@ impl Runner<'_, '_> {
     }
 
     /// The wait before the next try of the service `node` (its retry loop
-    /// at `k` in the slab, as the walk found it) under `policy`, or `None` when it makes no more tries (the caller side's
-    /// [`Decision`] on the request's retry loop; a grant is kept for
+    /// at `k` in the slab, as the walk found it) under `policy`, or `None`
+    /// when it makes no more tries (the caller side's [`Decision`] on the
+    /// request's retry loop; a grant is kept for
     /// [`Self::budget_leave`]). A node without a budget or gate
     /// ([`unbudgeted`]) whose loop keeps only its tries (nothing for
     /// `Requests::save_loop` to keep), under a policy the retry rule
