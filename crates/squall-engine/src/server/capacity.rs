@@ -19,9 +19,10 @@ pub(crate) struct Capacity {
     left: u64,
     /// Base capacity \[calls/tick\]; `None`: unlimited.
     base: Option<u64>,
-    /// Capacity faults on this node: (from, to, capacity, fault index), in
-    /// declaration order.
-    faults: Vec<(u64, u64, u64, usize)>,
+    /// Capacity faults on this node: (capacity, fault index), in
+    /// declaration order (each in force by the rule every fault follows:
+    /// [`FaultSpec::in_force`](squall_lang::FaultSpec::in_force)).
+    faults: Vec<(u64, usize)>,
 }
 
 impl Capacity {
@@ -37,7 +38,7 @@ impl Capacity {
                 .iter()
                 .enumerate()
                 .filter(|(_, f)| f.node == node && f.strikes_replica(replica))
-                .filter_map(|(k, f)| f.capacity.map(|c| (f.from, f.to, c, k)))
+                .filter_map(|(k, f)| f.capacity.map(|c| (c, k)))
                 .collect(),
         }
     }
@@ -68,8 +69,8 @@ impl Capacity {
     fn start_tick(&mut self, t: u64, faults: &[FaultSpec]) {
         self.tick = t;
         let mut cap = self.base;
-        for &(from, to, c, k) in &self.faults {
-            if from <= t && t <= to && faults[k].periodic.is_none_or(|p| p.strikes(t, 0)) {
+        for &(c, k) in &self.faults {
+            if faults[k].in_force(t) {
                 cap = Some(c);
             }
         }

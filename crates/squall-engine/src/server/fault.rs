@@ -21,8 +21,9 @@ use crate::time::{Duration, Resolution};
 /// The failing faults on one node.
 #[derive(Debug, Clone)]
 pub(crate) struct Failing {
-    /// (from, to, fault index), in declaration order.
-    faults: Vec<(u64, u64, usize)>,
+    /// Their indices among the model's faults, in declaration order (each
+    /// in force by the rule every fault follows: [`FaultSpec::in_force_for`]).
+    faults: Vec<usize>,
 }
 
 impl Failing {
@@ -35,7 +36,7 @@ impl Failing {
                 .iter()
                 .enumerate()
                 .filter(|(_, f)| f.node == node && f.strikes_replica(replica) && f.fail.is_some())
-                .map(|(k, f)| (f.from, f.to, k))
+                .map(|(k, _)| k)
                 .collect(),
         }
     }
@@ -49,10 +50,21 @@ impl Failing {
     /// field `field`; 0 otherwise), if any.
     #[inline]
     pub(crate) fn answer(&self, faults: &[FaultSpec], t: u64, field: usize) -> Option<Answer> {
-        let active = |&&(from, to, k): &&(u64, u64, usize)| {
-            from <= t && t <= to && faults[k].periodic.is_none_or(|p| p.strikes(t, field))
-        };
-        let &(_, _, k) = self.faults.iter().rev().find(active)?;
+        if self.faults.is_empty() {
+            return None;
+        }
+        self.answer_of(faults, t, field)
+    }
+
+    /// [`Failing::answer`] at a node with failing faults: out of line, so
+    /// that the walk past a node without one keeps its registers.
+    #[inline(never)]
+    fn answer_of(&self, faults: &[FaultSpec], t: u64, field: usize) -> Option<Answer> {
+        let &k = self
+            .faults
+            .iter()
+            .rev()
+            .find(|&&k| faults[k].in_force_for(t, field))?;
         faults[k].fail.as_ref().map(|resp| answer_of(resp, t))
     }
 }
