@@ -273,16 +273,16 @@ impl ServerSide {
         if !leaf {
             return Own::Pass;
         }
-        // Without routes, success: neither the node's spec nor the
-        // request is looked up.
+        // Without routes or fields, success: neither the node's spec nor
+        // the request is looked up.
         if self.plain {
             return Own::Answer(Answer::Ok);
         }
-        Own::Answer(match spec() {
-            s if s.composite.is_some() => return Own::Assemble,
-            s if s.routes.is_empty() => Answer::Ok,
-            s => self.script.answer(&s.routes, request(), t),
-        })
+        let s = spec();
+        if s.composite.is_some() {
+            return Own::Assemble;
+        }
+        Own::Answer(self.script.answer(&s.routes, request(), t))
     }
 
     /// A call arrives at `now` (`deadline`: the one the node knows):

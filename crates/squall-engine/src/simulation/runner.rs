@@ -113,15 +113,13 @@ impl<'s, 'm> Runner<'s, 'm> {
         }
         // A request's last tick at each node it counts distinct ids at.
         let columns = sim.column.iter().filter(|&&c| c != NO_COLUMN).count();
+        let operations = Operations::new(&m.sources);
         let keep = Keep {
             breakers: nodes.iter().any(|n| n.caller.has_breaker()),
             budgets: nodes.iter().any(|n| n.caller.has_budget()),
             ids: sim.call_log.is_some(),
             clients: timed.on || m.sources.iter().any(|s| s.clients.is_some()),
-            operations: m
-                .sources
-                .iter()
-                .any(|s| matches!(s.schedule, Schedule::Sequential(_))),
+            operations: operations.any(),
             ..Keep::default()
         }
         .retries(
@@ -170,7 +168,7 @@ impl<'s, 'm> Runner<'s, 'm> {
             obs,
             sources: Sources::new(m.sources.len(), sim.seed),
             gens,
-            operations: Operations::new(&m.sources),
+            operations,
             next_id: 1,
             windows: Windows::new(m.windows.iter().map(|w| (w.from, w.to)).collect()),
             past_end: 0,
